@@ -1,0 +1,65 @@
+//! The crate's single error type.
+
+use core::fmt;
+
+/// Errors returned by every fallible operation of this crate.
+///
+/// Decoders say exactly what was wrong with their input; verifiers only ever say
+/// [`Error::InvalidProof`], whichever internal check failed.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Error {
+    /// An encoding had the wrong length (too short, too long, or trailing bytes).
+    InvalidLength,
+    /// A point encoding was malformed: wrong tag, non-canonical coordinate, or not on the curve.
+    InvalidPoint,
+    /// A point decoded to the identity element, which no protocol message may carry.
+    IdentityElement,
+    /// A scalar encoding was not the canonical big-endian encoding of a value below the group order.
+    NonCanonicalScalar,
+    /// A scalar that must be non-zero was zero.
+    ZeroScalar,
+    /// A proof failed to verify (RFC 9497 `VerifyError`).
+    InvalidProof,
+    /// The protocol input hashed to the identity, or a POPRF tweaked key was the identity
+    /// (RFC 9497 `InvalidInputError`).
+    InvalidInput,
+    /// POPRF: `skS + m == 0`; the key must be rotated (RFC 9497 `InverseError`).
+    Inverse,
+    /// `DeriveKeyPair` found no non-zero scalar in 256 tries (RFC 9497 `DeriveKeyPairError`).
+    DeriveKeyPair,
+    /// A batch was empty, larger than 65535 elements, or its parts had different lengths.
+    Batch,
+    /// An input or info string was 2^16 bytes or longer.
+    InputTooLong,
+    /// A message carried a token type or key identifier this party does not handle.
+    UnsupportedValue,
+    /// Expanding a message for hash-to-curve or hash-to-scalar failed (DST or output too long).
+    HashToCurve,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Error::InvalidLength => "encoding has the wrong length",
+            Error::InvalidPoint => "invalid point encoding",
+            Error::IdentityElement => "point is the identity element",
+            Error::NonCanonicalScalar => "scalar is not canonical",
+            Error::ZeroScalar => "scalar is zero",
+            Error::InvalidProof => "proof verification failed",
+            Error::InvalidInput => "input maps to the identity element",
+            Error::Inverse => "tweaked key is not invertible",
+            Error::DeriveKeyPair => "key derivation failed",
+            Error::Batch => "invalid batch size",
+            Error::InputTooLong => "input longer than 65535 bytes",
+            Error::UnsupportedValue => "unsupported token type or key id",
+            Error::HashToCurve => "message expansion failed",
+        })
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for Error {}
+
+/// `Result` with this crate's [`Error`] as the default error type.
+pub type Result<T, E = Error> = core::result::Result<T, E>;

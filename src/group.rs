@@ -1,0 +1,448 @@
+//! The group layer: the only module that names the curve crates.
+//!
+//! Strict element and scalar codecs, hash-to-group and hash-to-scalar with caller-chosen DSTs,
+//! batched affine conversion (one field inversion per batch), batched scalar inversion, and the
+//! multiplication routines: constant time for secret scalars, `vartime_` for public data.
+
+mod mul;
+
+use core::fmt;
+
+use elliptic_curve::{
+    ff::{BatchInverter, Field, PrimeField},
+    generic_array::{ArrayLength, GenericArray},
+    group::{Group as _, GroupEncoding},
+    sec1::{EncodedPoint, FromEncodedPoint, ToEncodedPoint},
+    FieldBytes, NonZeroScalar,
+};
+use primeorder::PrimeCurveParams;
+use rand_core::{CryptoRng, RngCore};
+use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
+
+use crate::{Error, Result};
+
+pub use mul::GeneratorTable;
+
+/// A point in projective coordinates.
+pub type Point<C> = primeorder::ProjectivePoint<C>;
+/// A point in affine coordinates.
+pub type Affine<C> = primeorder::AffinePoint<C>;
+/// A scalar modulo the group order.
+pub type Scalar<C> = elliptic_curve::Scalar<C>;
+
+/// A fixed-size byte array, used for encodings sized by the curve.
+pub trait ByteArray:
+    Copy + Default + AsRef<[u8]> + AsMut<[u8]> + fmt::Debug + PartialEq + Eq + Send + Sync + 'static
+{
+}
+
+impl<N: ArrayLength<u8>> ByteArray for GenericArray<u8, N> where N::ArrayType: Copy + Send + Sync {}
+
+/// Which `expand_message_xmd` hash a hash-to-curve or hash-to-scalar call uses (RFC 9380 §5.3.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Xmd {
+    /// SHA-256.
+    Sha256,
+    /// SHA-384.
+    Sha384,
+    /// SHA-512.
+    Sha512,
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for p256::NistP256 {}
+    impl Sealed for p384::NistP384 {}
+}
+
+/// A prime-order curve this crate supports (sealed: P-256 and P-384).
+pub trait Curve:
+    PrimeCurveParams + sealed::Sealed + Copy + fmt::Debug + Default + Send + Sync + 'static
+{
+    /// Compressed SEC1 encoding (`0x02|0x03 || x`).
+    type Compressed: ByteArray;
+    /// Uncompressed SEC1 encoding (`0x04 || x || y`).
+    type Uncompressed: ByteArray;
+    /// Big-endian scalar encoding.
+    type ScalarBytes: ByteArray + zeroize::Zeroize;
+    /// Two scalar encodings back to back (a DLEQ proof `c || s`).
+    type ScalarPairBytes: ByteArray;
+    /// Length of a scalar encoding (`Ns`).
+    const SCALAR_LEN: usize;
+    /// Length of a compressed point (`Ne`).
+    const COMPRESSED_LEN: usize;
+    /// Length of an uncompressed point.
+    const UNCOMPRESSED_LEN: usize;
+
+    /// Compressed SEC1 encoding of an affine point (the identity encodes as all zeros).
+    fn encode_compressed(p: &Affine<Self>) -> Self::Compressed;
+    /// Uncompressed SEC1 encoding of an affine point (the identity encodes as all zeros).
+    fn encode_uncompressed(p: &Affine<Self>) -> Self::Uncompressed;
+    /// Strict compressed decoding: exact length, tag 2 or 3, `x < p`, on the curve, not the identity.
+    ///
+    /// # Errors
+    /// [`Error::InvalidLength`], [`Error::InvalidPoint`] or [`Error::IdentityElement`].
+    fn decode_compressed(bytes: &[u8]) -> Result<Affine<Self>>;
+    /// Strict uncompressed decoding: exact length, tag 4, canonical coordinates, on the curve,
+    /// not the identity.
+    ///
+    /// # Errors
+    /// [`Error::InvalidLength`], [`Error::InvalidPoint`] or [`Error::IdentityElement`].
+    fn decode_uncompressed(bytes: &[u8]) -> Result<Affine<Self>>;
+    /// `hash_to_curve` with the `_XMD:<hash>_SSWU_RO_` map of RFC 9380; message and DST are given as
+    /// pieces that are concatenated.
+    ///
+    /// # Errors
+    /// [`Error::HashToCurve`] when the DST is too long for the expander.
+    fn hash_to_curve(xmd: Xmd, msg: &[&[u8]], dst: &[&[u8]]) -> Result<Point<Self>>;
+    /// RFC 9380 `hash_to_field` into the scalar field (`L = 48` on P-256, `72` on P-384).
+    ///
+    /// # Errors
+    /// [`Error::HashToCurve`] when the DST is too long for the expander.
+    fn hash_to_scalar(xmd: Xmd, msg: &[&[u8]], dst: &[&[u8]]) -> Result<Scalar<Self>>;
+    /// The process-wide precomputed table of multiples of the generator.
+    fn generator_table() -> &'static GeneratorTable<Self>;
+    /// The scalar encoding as a fixed array.
+    fn scalar_bytes(s: &Scalar<Self>) -> Self::ScalarBytes;
+}
+
+macro_rules! impl_curve {
+    ($curve:ty, $crate_:ident, $ns:expr, $pair:ty, $static_name:ident) => {
+        impl Curve for $curve {
+            type Compressed = $crate_::CompressedPoint;
+            type Uncompressed =
+                GenericArray<u8, elliptic_curve::sec1::UncompressedPointSize<$curve>>;
+            type ScalarBytes = $crate_::FieldBytes;
+            type ScalarPairBytes = GenericArray<u8, $pair>;
+            const SCALAR_LEN: usize = $ns;
+            const COMPRESSED_LEN: usize = $ns + 1;
+            const UNCOMPRESSED_LEN: usize = 2 * $ns + 1;
+
+            fn encode_compressed(p: &Affine<Self>) -> Self::Compressed {
+                let mut out = Self::Compressed::default();
+                let enc = p.to_encoded_point(true);
+                // The identity encodes as one byte; leave the all-zero array for it.
+                if enc.len() == out.len() {
+                    out.copy_from_slice(enc.as_bytes());
+                }
+                out
+            }
+
+            fn encode_uncompressed(p: &Affine<Self>) -> Self::Uncompressed {
+                let mut out = Self::Uncompressed::default();
+                let enc = p.to_encoded_point(false);
+                if enc.len() == out.len() {
+                    out.copy_from_slice(enc.as_bytes());
+                }
+                out
+            }
+
+            fn decode_compressed(bytes: &[u8]) -> Result<Affine<Self>> {
+                if bytes.len() != Self::COMPRESSED_LEN {
+                    return Err(Error::InvalidLength);
+                }
+                match bytes[0] {
+                    2 | 3 => {}
+                    _ if bytes.iter().all(|&b| b == 0) => return Err(Error::IdentityElement),
+                    _ => return Err(Error::InvalidPoint),
+                }
+                let repr = Self::Compressed::clone_from_slice(bytes);
+                let p: Option<Affine<Self>> = Affine::<Self>::from_bytes(&repr).into();
+                let p = p.ok_or(Error::InvalidPoint)?;
+                if bool::from(p.is_identity()) {
+                    return Err(Error::IdentityElement);
+                }
+                Ok(p)
+            }
+
+            fn decode_uncompressed(bytes: &[u8]) -> Result<Affine<Self>> {
+                if bytes.len() != Self::UNCOMPRESSED_LEN {
+                    return Err(Error::InvalidLength);
+                }
+                match bytes[0] {
+                    4 => {}
+                    _ if bytes.iter().all(|&b| b == 0) => return Err(Error::IdentityElement),
+                    _ => return Err(Error::InvalidPoint),
+                }
+                let enc =
+                    EncodedPoint::<Self>::from_bytes(bytes).map_err(|_| Error::InvalidPoint)?;
+                let p: Option<Affine<Self>> = Affine::<Self>::from_encoded_point(&enc).into();
+                let p = p.ok_or(Error::InvalidPoint)?;
+                if bool::from(p.is_identity()) {
+                    return Err(Error::IdentityElement);
+                }
+                Ok(p)
+            }
+
+            fn hash_to_curve(xmd: Xmd, msg: &[&[u8]], dst: &[&[u8]]) -> Result<Point<Self>> {
+                use elliptic_curve::hash2curve::{ExpandMsgXmd, GroupDigest};
+                let r = match xmd {
+                    Xmd::Sha256 => <$curve as GroupDigest>::hash_from_bytes::<
+                        ExpandMsgXmd<sha2::Sha256>,
+                    >(msg, dst),
+                    Xmd::Sha384 => <$curve as GroupDigest>::hash_from_bytes::<
+                        ExpandMsgXmd<sha2::Sha384>,
+                    >(msg, dst),
+                    Xmd::Sha512 => <$curve as GroupDigest>::hash_from_bytes::<
+                        ExpandMsgXmd<sha2::Sha512>,
+                    >(msg, dst),
+                };
+                r.map_err(|_| Error::HashToCurve)
+            }
+
+            fn hash_to_scalar(xmd: Xmd, msg: &[&[u8]], dst: &[&[u8]]) -> Result<Scalar<Self>> {
+                use elliptic_curve::hash2curve::{ExpandMsgXmd, GroupDigest};
+                let r = match xmd {
+                    Xmd::Sha256 => <$curve as GroupDigest>::hash_to_scalar::<
+                        ExpandMsgXmd<sha2::Sha256>,
+                    >(msg, dst),
+                    Xmd::Sha384 => <$curve as GroupDigest>::hash_to_scalar::<
+                        ExpandMsgXmd<sha2::Sha384>,
+                    >(msg, dst),
+                    Xmd::Sha512 => <$curve as GroupDigest>::hash_to_scalar::<
+                        ExpandMsgXmd<sha2::Sha512>,
+                    >(msg, dst),
+                };
+                r.map_err(|_| Error::HashToCurve)
+            }
+
+            fn generator_table() -> &'static GeneratorTable<Self> {
+                static $static_name: std::sync::OnceLock<GeneratorTable<$curve>> =
+                    std::sync::OnceLock::new();
+                $static_name.get_or_init(GeneratorTable::new)
+            }
+
+            fn scalar_bytes(s: &Scalar<Self>) -> Self::ScalarBytes {
+                s.to_repr()
+            }
+        }
+    };
+}
+
+impl_curve!(
+    p256::NistP256,
+    p256,
+    32,
+    elliptic_curve::consts::U64,
+    P256_GENERATOR_TABLE
+);
+impl_curve!(
+    p384::NistP384,
+    p384,
+    48,
+    elliptic_curve::consts::U96,
+    P384_GENERATOR_TABLE
+);
+
+// ---------------------------------------------------------------------------------------------
+// Scalars
+
+/// Strict scalar decoding: exactly `Ns` big-endian bytes, value below the group order.
+///
+/// # Errors
+/// [`Error::InvalidLength`] or [`Error::NonCanonicalScalar`].
+pub fn decode_scalar<C: Curve>(bytes: &[u8]) -> Result<Scalar<C>> {
+    if bytes.len() != C::SCALAR_LEN {
+        return Err(Error::InvalidLength);
+    }
+    let repr = FieldBytes::<C>::clone_from_slice(bytes);
+    Option::from(Scalar::<C>::from_repr(repr)).ok_or(Error::NonCanonicalScalar)
+}
+
+/// Strict decoding of a scalar that must also be non-zero.
+///
+/// # Errors
+/// As [`decode_scalar`], plus [`Error::ZeroScalar`].
+pub fn decode_nonzero_scalar<C: Curve>(bytes: &[u8]) -> Result<Scalar<C>> {
+    let s = decode_scalar::<C>(bytes)?;
+    if bool::from(s.is_zero()) {
+        return Err(Error::ZeroScalar);
+    }
+    Ok(s)
+}
+
+/// A uniformly random scalar in `[1, n-1]` (RFC 9497 `RandomScalar`, with erratum 8392).
+pub fn random_scalar<C: Curve>(rng: &mut (impl RngCore + CryptoRng)) -> Scalar<C> {
+    *NonZeroScalar::<C>::random(rng).as_ref()
+}
+
+/// Inverts every scalar in place with one inversion (Montgomery's trick). Constant time.
+///
+/// `scratch` must be as long as `scalars`. Zero scalars make the whole batch fail.
+///
+/// # Errors
+/// [`Error::ZeroScalar`] if any scalar is zero (nothing is changed then) or [`Error::Batch`]
+/// on mismatched lengths.
+pub fn batch_invert<C: Curve>(scalars: &mut [Scalar<C>], scratch: &mut [Scalar<C>]) -> Result<()> {
+    if scalars.len() != scratch.len() {
+        return Err(Error::Batch);
+    }
+    let mut any_zero = Choice::from(0);
+    for s in scalars.iter() {
+        any_zero |= s.is_zero();
+    }
+    if bool::from(any_zero) {
+        return Err(Error::ZeroScalar);
+    }
+    BatchInverter::invert_with_external_scratch(scalars, scratch);
+    Ok(())
+}
+
+/// Constant-time scalar inversion.
+///
+/// # Errors
+/// [`Error::ZeroScalar`] for zero.
+pub fn invert<C: Curve>(s: &Scalar<C>) -> Result<Scalar<C>> {
+    Option::from(s.invert()).ok_or(Error::ZeroScalar)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Affine conversion
+
+#[cfg(feature = "inversion-counter")]
+std::thread_local! {
+    static INVERSIONS: core::cell::Cell<u64> = const { core::cell::Cell::new(0) };
+}
+
+#[inline]
+fn count_inversion() {
+    #[cfg(feature = "inversion-counter")]
+    INVERSIONS.with(|c| c.set(c.get() + 1));
+}
+
+/// The number of field inversions this thread has spent on affine conversion so far
+/// (feature `inversion-counter`; a test hook).
+#[cfg(feature = "inversion-counter")]
+pub fn inversion_count() -> u64 {
+    INVERSIONS.with(|c| c.get())
+}
+
+/// Converts one point to affine coordinates (one field inversion).
+pub fn to_affine<C: Curve>(p: &Point<C>) -> Affine<C> {
+    count_inversion();
+    p.to_affine()
+}
+
+/// Converts `N` points to affine coordinates with one field inversion, on the stack.
+pub fn normalize_array<C: Curve, const N: usize>(points: &[Point<C>; N]) -> [Affine<C>; N] {
+    // TODO(backend): one inversion per batch once the point arithmetic exposes coordinates.
+    core::array::from_fn(|i| to_affine::<C>(&points[i]))
+}
+
+/// Converts a slice of points to affine coordinates with one field inversion.
+///
+/// # Errors
+/// [`Error::Batch`] when `out` and `points` differ in length.
+pub fn normalize_slice<C: Curve>(points: &[Point<C>], out: &mut [Affine<C>]) -> Result<()> {
+    if points.len() != out.len() {
+        return Err(Error::Batch);
+    }
+    match points.len() {
+        0 => {}
+        1 => out[0] = to_affine(&points[0]),
+        _ => {
+            for (o, p) in out.iter_mut().zip(points) {
+                *o = to_affine::<C>(p);
+            }
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Multiplication
+
+/// `k * G`, constant time, through the precomputed generator table.
+pub fn mul_generator<C: Curve>(k: &Scalar<C>) -> Point<C> {
+    C::generator_table().mul(k)
+}
+
+/// `k * P`, constant time in `k` and `P`.
+pub fn mul<C: Curve>(p: &Point<C>, k: &Scalar<C>) -> Point<C> {
+    *p * k
+}
+
+/// `k * P` for an affine `P`, constant time in `k` and `P`.
+pub fn mul_affine<C: Curve>(p: &Affine<C>, k: &Scalar<C>) -> Point<C> {
+    Point::<C>::from(*p) * k
+}
+
+/// `k * P` in variable time: only for public `k` and `P`.
+pub fn vartime_mul<C: Curve>(p: &Affine<C>, k: &Scalar<C>) -> Point<C> {
+    mul::straus_vartime::<C, 1>(&[Point::<C>::from(*p)], &[*k])
+}
+
+/// `sum k_i * P_i` for a fixed number of terms, variable time, on the stack.
+pub fn vartime_lincomb<C: Curve, const N: usize>(
+    points: &[Point<C>; N],
+    scalars: &[Scalar<C>; N],
+) -> Point<C> {
+    mul::straus_vartime::<C, N>(points, scalars)
+}
+
+/// `a * G + b * P`, variable time.
+pub fn vartime_mul_generator_add<C: Curve>(
+    a: &Scalar<C>,
+    b: &Scalar<C>,
+    p: &Affine<C>,
+) -> Point<C> {
+    C::generator_table().vartime_mul(a)
+        + mul::straus_vartime::<C, 1>(&[Point::<C>::from(*p)], &[*b])
+}
+
+/// Multi-scalar multiplication `sum k_i * P_i` over public data, variable time.
+///
+/// Uses Straus for short inputs and Pippenger's bucket method for long ones. Allocates a
+/// number of buffers that does not depend on the input length.
+///
+/// # Errors
+/// [`Error::Batch`] when the slices differ in length.
+pub fn vartime_msm<C: Curve>(points: &[Affine<C>], scalars: &[Scalar<C>]) -> Result<Point<C>> {
+    if points.len() != scalars.len() {
+        return Err(Error::Batch);
+    }
+    Ok(mul::msm_vartime::<C>(points, scalars))
+}
+
+/// The identity element.
+pub fn identity<C: Curve>() -> Point<C> {
+    Point::<C>::identity()
+}
+
+/// The identity element in affine form (a placeholder value; never a valid protocol element).
+pub fn affine_identity<C: Curve>() -> Affine<C> {
+    Affine::<C>::IDENTITY
+}
+
+/// Whether `p` is the identity.
+pub fn is_identity<C: Curve>(p: &Point<C>) -> bool {
+    bool::from(p.is_identity())
+}
+
+/// Constant-time equality of two affine points.
+pub fn ct_eq_affine<C: Curve>(a: &Affine<C>, b: &Affine<C>) -> Choice {
+    a.ct_eq(b)
+}
+
+/// Constant-time selection of two scalars.
+pub fn select_scalar<C: Curve>(a: &Scalar<C>, b: &Scalar<C>, choice: Choice) -> Scalar<C> {
+    Scalar::<C>::conditional_select(a, b, choice)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use p384::NistP384;
+
+    #[test]
+    fn normalize_matches_single() {
+        let mut rng = rand::thread_rng();
+        let pts: [Point<NistP384>; 3] = core::array::from_fn(|_| {
+            mul_generator::<NistP384>(&random_scalar::<NistP384>(&mut rng))
+        });
+        let a = normalize_array(&pts);
+        for (p, q) in pts.iter().zip(a.iter()) {
+            assert_eq!(p.to_affine(), *q);
+        }
+    }
+}

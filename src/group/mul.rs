@@ -1,0 +1,373 @@
+//! Scalar multiplication routines.
+//!
+//! * [`GeneratorTable`]: fixed-base multiplication by the generator, constant time, with a
+//!   precomputed table of `d * 32^j * G` (signed radix-32 digits, no doublings at all).
+//! * `straus_vartime` / `msm_vartime`: multi-scalar multiplication for public data with
+//!   width-5 wNAF (Straus) and, for long inputs, Pippenger's bucket method.
+
+use alloc_free::ScalarDigits;
+use elliptic_curve::{ff::PrimeField, group::Group as _};
+use subtle::{Choice, ConditionallyNegatable, ConditionallySelectable, ConstantTimeEq};
+
+use super::{Affine, Curve, Point, Scalar};
+
+/// Window width of the fixed-base table (signed digits in `[-16, 15]`).
+const GEN_W: usize = 5;
+const GEN_ENTRIES: usize = 1 << (GEN_W - 1);
+/// Window width of the wNAF recoding used by Straus.
+const NAF_W: usize = 5;
+const NAF_TABLE: usize = 1 << (NAF_W - 2);
+/// Maximum scalar length in bytes handled by the recoders (P-384).
+const MAX_SCALAR_BYTES: usize = 48;
+/// Maximum wNAF length: one digit per bit plus a final carry.
+const MAX_NAF: usize = MAX_SCALAR_BYTES * 8 + 1;
+/// Maximum number of signed radix-32 digits.
+const MAX_GEN_DIGITS: usize = (MAX_SCALAR_BYTES * 8).div_ceil(GEN_W) + 1;
+
+mod alloc_free {
+    use super::*;
+
+    /// A scalar as little-endian 64-bit limbs, with one spare zero limb for carries.
+    pub(super) struct ScalarDigits {
+        pub(super) limbs: [u64; MAX_SCALAR_BYTES / 8 + 1],
+        pub(super) bits: usize,
+    }
+
+    impl ScalarDigits {
+        pub(super) fn new<C: Curve>(s: &Scalar<C>) -> Self {
+            let repr = s.to_repr();
+            let be = repr.as_slice();
+            let mut limbs = [0u64; MAX_SCALAR_BYTES / 8 + 1];
+            for (i, byte) in be.iter().rev().enumerate() {
+                limbs[i / 8] |= u64::from(*byte) << (8 * (i % 8));
+            }
+            Self {
+                limbs,
+                bits: be.len() * 8,
+            }
+        }
+
+        /// `w` bits starting at bit `pos` (`w < 64`, `pos < 448`), constant time in the value.
+        #[inline]
+        pub(super) fn window(&self, pos: usize, w: usize) -> u64 {
+            let idx = pos / 64;
+            let bit = pos % 64;
+            let lo = self.limbs[idx] >> bit;
+            let hi = if bit + w > 64 && idx + 1 < self.limbs.len() {
+                self.limbs[idx + 1] << (64 - bit)
+            } else {
+                0
+            };
+            (lo | hi) & ((1u64 << w) - 1)
+        }
+    }
+
+    impl Drop for ScalarDigits {
+        fn drop(&mut self) {
+            zeroize::Zeroize::zeroize(&mut self.limbs);
+        }
+    }
+}
+
+/// Signed radix-2^GEN_W recoding, constant time: digits in `[-16, 15]`, `sum d_j 32^j = k`.
+fn signed_digits<C: Curve>(k: &Scalar<C>, out: &mut [i8; MAX_GEN_DIGITS]) -> usize {
+    let s = ScalarDigits::new::<C>(k);
+    let n = s.bits.div_ceil(GEN_W);
+    let mut carry: i32 = 0;
+    for (j, d) in out.iter_mut().enumerate().take(n) {
+        let v = s.window(j * GEN_W, GEN_W) as i32 + carry;
+        carry = (v + (1 << (GEN_W - 1))) >> GEN_W;
+        *d = (v - (carry << GEN_W)) as i8;
+    }
+    out[n] = carry as i8;
+    n + 1
+}
+
+/// Width-`NAF_W` non-adjacent form, variable time. Returns the number of digits.
+fn wnaf<C: Curve>(k: &Scalar<C>, naf: &mut [i8; MAX_NAF]) -> usize {
+    let s = ScalarDigits::new::<C>(k);
+    let len = s.bits + 1;
+    naf[..len].fill(0);
+    let width = 1i64 << NAF_W;
+    let mut pos = 0;
+    let mut carry = 0i64;
+    while pos < len {
+        let window = carry + s.window(pos, NAF_W) as i64;
+        if window & 1 == 0 {
+            pos += 1;
+            continue;
+        }
+        if window < width / 2 {
+            carry = 0;
+            naf[pos] = window as i8;
+        } else {
+            carry = 1;
+            naf[pos] = (window - width) as i8;
+        }
+        pos += NAF_W;
+    }
+    len
+}
+
+/// Precomputed multiples of the generator: `table[j][e] = (e + 1) * 32^j * G`.
+pub struct GeneratorTable<C: Curve> {
+    table: Vec<[Affine<C>; GEN_ENTRIES]>,
+}
+
+impl<C: Curve> core::fmt::Debug for GeneratorTable<C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("GeneratorTable")
+            .field("windows", &self.table.len())
+            .finish()
+    }
+}
+
+impl<C: Curve> GeneratorTable<C> {
+    /// Builds the table (once per process; a few milliseconds).
+    pub fn new() -> Self {
+        let windows = (C::SCALAR_LEN * 8).div_ceil(GEN_W) + 1;
+        let mut proj = Vec::with_capacity(windows * GEN_ENTRIES);
+        let mut base = Point::<C>::generator();
+        for _ in 0..windows {
+            let mut acc = base;
+            for _ in 0..GEN_ENTRIES {
+                proj.push(acc);
+                acc += base;
+            }
+            for _ in 0..GEN_W {
+                base = base.double();
+            }
+        }
+        let affine: Vec<Affine<C>> = proj.iter().map(|p| p.to_affine()).collect();
+        let table = affine
+            .chunks_exact(GEN_ENTRIES)
+            .map(|c| core::array::from_fn(|i| c[i]))
+            .collect();
+        Self { table }
+    }
+
+    /// `k * G`, constant time in `k`.
+    pub fn mul(&self, k: &Scalar<C>) -> Point<C> {
+        let mut digits = [0i8; MAX_GEN_DIGITS];
+        let n = signed_digits::<C>(k, &mut digits);
+        let mut acc = Point::<C>::identity();
+        for (row, &d) in self.table.iter().zip(digits[..n].iter()) {
+            let neg = Choice::from(((d as u8) >> 7) & 1);
+            let abs = (d as i16).unsigned_abs() as u8;
+            let mut sel = Affine::<C>::IDENTITY;
+            for (e, entry) in row.iter().enumerate() {
+                sel.conditional_assign(entry, abs.ct_eq(&(e as u8 + 1)));
+            }
+            sel.conditional_negate(neg);
+            acc += sel;
+        }
+        zeroize::Zeroize::zeroize(&mut digits);
+        acc
+    }
+
+    /// `k * G` for a public `k`, variable time.
+    pub fn vartime_mul(&self, k: &Scalar<C>) -> Point<C> {
+        let mut digits = [0i8; MAX_GEN_DIGITS];
+        let n = signed_digits::<C>(k, &mut digits);
+        let mut acc = Point::<C>::identity();
+        for (row, &d) in self.table.iter().zip(digits[..n].iter()) {
+            match d {
+                0 => {}
+                d if d > 0 => acc += row[d as usize - 1],
+                d => acc -= row[(-(d as i16)) as usize - 1],
+            }
+        }
+        acc
+    }
+}
+
+impl<C: Curve> Default for GeneratorTable<C> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Odd multiples `P, 3P, ..., (2^(w-1)-1)P` in projective form.
+fn odd_multiples<C: Curve>(p1: Point<C>) -> [Point<C>; NAF_TABLE] {
+    let p2 = p1.double();
+    let mut t = [p1; NAF_TABLE];
+    for i in 1..NAF_TABLE {
+        t[i] = t[i - 1] + p2;
+    }
+    t
+}
+
+#[inline]
+fn add_naf_digit<C: Curve>(acc: &mut Point<C>, table: &[Point<C>; NAF_TABLE], d: i8) {
+    if d > 0 {
+        *acc += table[(d as usize) >> 1];
+    } else if d < 0 {
+        *acc -= table[((-(d as i16)) as usize) >> 1];
+    }
+}
+
+/// Straus' method with wNAF for `N` terms on the stack. Variable time.
+pub(crate) fn straus_vartime<C: Curve, const N: usize>(
+    points: &[Point<C>; N],
+    scalars: &[Scalar<C>; N],
+) -> Point<C> {
+    let mut nafs = [[0i8; MAX_NAF]; N];
+    let mut len = 0;
+    for (naf, k) in nafs.iter_mut().zip(scalars.iter()) {
+        len = len.max(wnaf::<C>(k, naf));
+    }
+    let tables: [[Point<C>; NAF_TABLE]; N] =
+        core::array::from_fn(|i| odd_multiples::<C>(points[i]));
+    straus_core::<C>(&tables, &nafs, len)
+}
+
+fn straus_core<C: Curve>(
+    tables: &[[Point<C>; NAF_TABLE]],
+    nafs: &[[i8; MAX_NAF]],
+    len: usize,
+) -> Point<C> {
+    let mut acc = Point::<C>::identity();
+    let mut started = false;
+    for pos in (0..len).rev() {
+        if started {
+            acc = acc.double();
+        }
+        for (table, naf) in tables.iter().zip(nafs.iter()) {
+            let d = naf[pos];
+            if d != 0 {
+                add_naf_digit::<C>(&mut acc, table, d);
+                started = true;
+            }
+        }
+    }
+    acc
+}
+
+/// Inputs at least this long use Pippenger's method instead of Straus.
+const PIPPENGER_THRESHOLD: usize = 512;
+
+/// Multi-scalar multiplication over slices. Variable time.
+pub(crate) fn msm_vartime<C: Curve>(points: &[Affine<C>], scalars: &[Scalar<C>]) -> Point<C> {
+    match points.len() {
+        0 => Point::<C>::identity(),
+        1 => straus_vartime::<C, 1>(&[points[0].into()], &[scalars[0]]),
+        2 => straus_vartime::<C, 2>(
+            &[points[0].into(), points[1].into()],
+            &[scalars[0], scalars[1]],
+        ),
+        n if n < PIPPENGER_THRESHOLD => {
+            let mut nafs = vec![[0i8; MAX_NAF]; n];
+            let mut len = 0;
+            for (naf, k) in nafs.iter_mut().zip(scalars.iter()) {
+                len = len.max(wnaf::<C>(k, naf));
+            }
+            let tables: Vec<[Point<C>; NAF_TABLE]> = points
+                .iter()
+                .map(|p| odd_multiples::<C>(p.into()))
+                .collect();
+            straus_core::<C>(&tables, &nafs, len)
+        }
+        n => pippenger::<C>(points, scalars, n),
+    }
+}
+
+/// Pippenger's bucket method with signed digits. Variable time.
+fn pippenger<C: Curve>(points: &[Affine<C>], scalars: &[Scalar<C>], n: usize) -> Point<C> {
+    let log = usize::BITS - n.leading_zeros();
+    let c = (log as usize).saturating_sub(2).clamp(4, 12);
+    let bits = C::SCALAR_LEN * 8;
+    let windows = bits.div_ceil(c) + 1;
+    // Signed digits in [-2^(c-1), 2^(c-1)), window-major per scalar.
+    let mut digits = vec![0i16; n * windows];
+    for (k, row) in scalars.iter().zip(digits.chunks_exact_mut(windows)) {
+        let s = ScalarDigits::new::<C>(k);
+        let mut carry = 0i64;
+        for (j, d) in row.iter_mut().enumerate().take(windows - 1) {
+            let v = s.window(j * c, c);
+            let v = v as i64 + carry;
+            carry = (v + (1 << (c - 1))) >> c;
+            *d = (v - (carry << c)) as i16;
+        }
+        row[windows - 1] = carry as i16;
+    }
+    let buckets_len = 1usize << (c - 1);
+    let mut buckets = vec![Point::<C>::identity(); buckets_len];
+    let mut acc = Point::<C>::identity();
+    for j in (0..windows).rev() {
+        for _ in 0..c {
+            acc = acc.double();
+        }
+        for b in buckets.iter_mut() {
+            *b = Point::<C>::identity();
+        }
+        for (p, row) in points.iter().zip(digits.chunks_exact(windows)) {
+            let d = row[j];
+            if d > 0 {
+                buckets[d as usize - 1] += *p;
+            } else if d < 0 {
+                buckets[(-d) as usize - 1] -= *p;
+            }
+        }
+        let mut running = Point::<C>::identity();
+        let mut sum = Point::<C>::identity();
+        for b in buckets.iter().rev() {
+            running += b;
+            sum += running;
+        }
+        acc += sum;
+    }
+    acc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::group::{random_scalar, to_affine};
+    use elliptic_curve::Field;
+    use p256::NistP256;
+    use p384::NistP384;
+
+    fn check<C: Curve>() {
+        let mut rng = rand::thread_rng();
+        let table = GeneratorTable::<C>::new();
+        for _ in 0..8 {
+            let k = random_scalar::<C>(&mut rng);
+            let expect = Point::<C>::generator() * k;
+            assert_eq!(table.mul(&k), expect);
+            assert_eq!(table.vartime_mul(&k), expect);
+        }
+        for k in [
+            Scalar::<C>::ZERO,
+            Scalar::<C>::ONE,
+            -Scalar::<C>::ONE,
+            -Scalar::<C>::ONE.double(),
+        ] {
+            assert_eq!(table.mul(&k), Point::<C>::generator() * k);
+            assert_eq!(table.vartime_mul(&k), Point::<C>::generator() * k);
+        }
+        for n in [1usize, 2, 3, 17, 600] {
+            let pts: Vec<Affine<C>> = (0..n)
+                .map(|_| to_affine::<C>(&(Point::<C>::generator() * random_scalar::<C>(&mut rng))))
+                .collect();
+            let mut ks: Vec<Scalar<C>> = (0..n).map(|_| random_scalar::<C>(&mut rng)).collect();
+            ks[0] = -Scalar::<C>::ONE;
+            let expect = pts
+                .iter()
+                .zip(ks.iter())
+                .fold(Point::<C>::identity(), |a, (p, k)| {
+                    a + Point::<C>::from(*p) * k
+                });
+            assert_eq!(msm_vartime::<C>(&pts, &ks), expect, "n = {n}");
+        }
+    }
+
+    #[test]
+    fn p256_mul_routines() {
+        check::<NistP256>();
+    }
+
+    #[test]
+    fn p384_mul_routines() {
+        check::<NistP384>();
+    }
+}

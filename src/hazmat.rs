@@ -1,0 +1,84 @@
+//! Dangerous, deterministic entry points for test vectors and interoperability testing.
+//!
+//! Everything here lets the caller choose values that must be secret and uniformly random in
+//! real use (blinds, proof nonces). Reusing or predicting them breaks privacy or lets an observer
+//! learn keys. Use the randomized APIs of [`crate::voprf`] in applications.
+
+use crate::group::{self, Curve};
+use crate::suite::Suite;
+use crate::voprf::{
+    BlindResult, BlindedElement, EvaluationElement, OprfClient, PoprfClient, PoprfServer, Proof,
+    PublicKey, VoprfClient, VoprfServer,
+};
+use crate::Result;
+
+fn scalar<S: Suite>(bytes: &[u8]) -> Result<group::Scalar<S::Curve>> {
+    group::decode_nonzero_scalar::<S::Curve>(bytes)
+}
+
+/// OPRF `Blind` with the blind given as `Ns` big-endian bytes (RFC 9497 vectors' `Blind`).
+///
+/// # Errors
+/// Scalar decoding errors, or those of [`OprfClient::blind`].
+pub fn oprf_blind_with<S: Suite>(
+    input: &[u8],
+    blind: &[u8],
+) -> Result<BlindResult<OprfClient<S>, S>> {
+    OprfClient::blind_with_scalar(input, scalar::<S>(blind)?)
+}
+
+/// VOPRF `Blind` with a chosen blind.
+///
+/// # Errors
+/// Scalar decoding errors, or those of [`VoprfClient::blind`].
+pub fn voprf_blind_with<S: Suite>(
+    input: &[u8],
+    blind: &[u8],
+) -> Result<BlindResult<VoprfClient<S>, S>> {
+    VoprfClient::blind_with_scalar(input, scalar::<S>(blind)?)
+}
+
+/// POPRF `Blind` with a chosen blind.
+///
+/// # Errors
+/// Scalar decoding errors, or those of [`PoprfClient::blind`].
+pub fn poprf_blind_with<S: Suite>(
+    input: &[u8],
+    info: &[u8],
+    public_key: &PublicKey<S>,
+    blind: &[u8],
+) -> Result<BlindResult<PoprfClient<S>, S>> {
+    PoprfClient::blind_with_scalar(input, info, public_key, scalar::<S>(blind)?)
+}
+
+/// VOPRF batched `BlindEvaluate` with the proof nonce `r` given (RFC 9497 vectors' `Proof.r`).
+///
+/// # Errors
+/// Scalar decoding errors, or those of [`VoprfServer::blind_evaluate_batch_into`].
+pub fn voprf_blind_evaluate_with_nonce<S: Suite>(
+    server: &VoprfServer<S>,
+    blinded: &[BlindedElement<S>],
+    out: &mut [EvaluationElement<S>],
+    r: &[u8],
+) -> Result<Proof<S>> {
+    server.blind_evaluate_batch_with_nonce(blinded, out, &scalar::<S>(r)?)
+}
+
+/// POPRF batched `BlindEvaluate` with the proof nonce `r` given.
+///
+/// # Errors
+/// Scalar decoding errors, or those of [`PoprfServer::blind_evaluate_batch`].
+pub fn poprf_blind_evaluate_with_nonce<S: Suite>(
+    server: &PoprfServer<S>,
+    blinded: &[BlindedElement<S>],
+    info: &[u8],
+    out: &mut [EvaluationElement<S>],
+    r: &[u8],
+) -> Result<Proof<S>> {
+    server.blind_evaluate_batch_with_nonce(blinded, info, out, &scalar::<S>(r)?)
+}
+
+/// The compressed length `Ne` of a suite's elements.
+pub const fn element_len<S: Suite>() -> usize {
+    <S::Curve as Curve>::COMPRESSED_LEN
+}

@@ -1,0 +1,17 @@
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+// generic-array 0.14.9 deprecates itself in favour of 1.x, which the 0.13 curve crates do not use.
+#![allow(deprecated)]
+
+mod codec;
+pub mod dleq;
+mod error;
+pub mod group;
+pub mod hazmat;
+pub mod suite;
+pub mod transcript;
+pub mod voprf;
+
+pub use error::{Error, Result};
+pub use suite::{P256Sha256, P384Sha384, Suite};

@@ -1,0 +1,527 @@
+//! RFC 9497: Oblivious Pseudorandom Functions in the OPRF, VOPRF and POPRF modes.
+//!
+//! Each mode has a client and a server type. Client steps return the wire message and a
+//! one-shot state; the state is consumed by `finalize` and zeroized on drop.
+//!
+//! ```
+//! use privacy_tokens::voprf::{VoprfClient, VoprfServer};
+//! use privacy_tokens::P384Sha384;
+//!
+//! let mut rng = rand::thread_rng();
+//! let server = VoprfServer::<P384Sha384>::new(&mut rng);
+//! let blind = VoprfClient::<P384Sha384>::blind(b"input", &mut rng)?;
+//! let eval = server.blind_evaluate(&mut rng, &blind.message)?;
+//! let output = blind.state.finalize(b"input", &eval.message, &eval.proof, server.public_key())?;
+//! assert_eq!(output, server.evaluate(b"input")?);
+//! # Ok::<(), privacy_tokens::Error>(())
+//! ```
+
+mod codec;
+mod oprf;
+mod poprf;
+// pub mod privacy_pass;
+mod verifiable;
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use elliptic_curve::ff::Field;
+use rand_core::{CryptoRng, RngCore};
+use subtle::ConstantTimeEq;
+use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
+
+use crate::dleq::{self, DleqHash, DleqProof};
+use crate::group::{self, Affine, Curve, Scalar};
+use crate::suite::{Output, Suite};
+use crate::transcript::{len_prefix, Transcript};
+use crate::{Error, Result};
+
+pub use oprf::{OprfClient, OprfServer};
+pub use poprf::{PoprfClient, PoprfServer};
+pub use verifiable::{VoprfClient, VoprfServer};
+
+/// The three protocol modes (RFC 9497 §3.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Mode {
+    /// Base OPRF, `modeOPRF = 0x00`.
+    Oprf = 0,
+    /// Verifiable OPRF, `modeVOPRF = 0x01`.
+    Voprf = 1,
+    /// Partially-oblivious PRF, `modePOPRF = 0x02`.
+    Poprf = 2,
+}
+
+impl Mode {
+    /// The mode from its identifier byte.
+    ///
+    /// # Errors
+    /// [`Error::UnsupportedValue`] for an unknown byte.
+    pub fn from_u8(b: u8) -> Result<Self> {
+        match b {
+            0 => Ok(Mode::Oprf),
+            1 => Ok(Mode::Voprf),
+            2 => Ok(Mode::Poprf),
+            _ => Err(Error::UnsupportedValue),
+        }
+    }
+}
+
+/// The domain-separation context: `contextString = "OPRFV1-" || I2OSP(mode, 1) || "-" || identifier`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Context<S: Suite> {
+    mode: [u8; 1],
+    _suite: PhantomData<S>,
+}
+
+impl<S: Suite> Context<S> {
+    pub(crate) const fn new(mode: Mode) -> Self {
+        Self {
+            mode: [mode as u8],
+            _suite: PhantomData,
+        }
+    }
+
+    /// `prefix || contextString` as pieces.
+    fn dst<'a>(&'a self, prefix: &'a [u8]) -> [&'a [u8]; 5] {
+        [prefix, b"OPRFV1-", &self.mode, b"-", S::ID]
+    }
+
+    pub(crate) fn hash_to_group(&self, input: &[u8]) -> Result<group::Point<S::Curve>> {
+        S::Curve::hash_to_curve(S::XMD, &[input], &self.dst(b"HashToGroup-"))
+    }
+
+    pub(crate) fn hash_to_scalar(&self, msg: &[&[u8]]) -> Result<Scalar<S::Curve>> {
+        S::Curve::hash_to_scalar(S::XMD, msg, &self.dst(b"HashToScalar-"))
+    }
+}
+
+impl<S: Suite> DleqHash<S::Curve> for Context<S> {
+    type Seed = Output<S>;
+
+    fn seed(&self, b: &<S::Curve as Curve>::Compressed) -> Result<Output<S>> {
+        let mut t = Transcript::<S::Hash>::new();
+        t.absorb_prefixed(b.as_ref())?;
+        let dst = self.dst(b"Seed-");
+        let dst_len: usize = dst.iter().map(|p| p.len()).sum();
+        t.absorb(&len_prefix(dst_len)?);
+        for p in dst {
+            t.absorb(p);
+        }
+        Ok(t.finish())
+    }
+
+    fn composite(
+        &self,
+        seed: &Output<S>,
+        i: u16,
+        c: &<S::Curve as Curve>::Compressed,
+        d: &<S::Curve as Curve>::Compressed,
+    ) -> Result<Scalar<S::Curve>> {
+        let nh = len_prefix(S::NH)?;
+        let ne = len_prefix(<S::Curve as Curve>::COMPRESSED_LEN)?;
+        let idx = i.to_be_bytes();
+        self.hash_to_scalar(&[
+            &nh,
+            seed,
+            &idx,
+            &ne,
+            c.as_ref(),
+            &ne,
+            d.as_ref(),
+            b"Composite",
+        ])
+    }
+
+    fn challenge(&self, p: &[<S::Curve as Curve>::Compressed; 5]) -> Result<Scalar<S::Curve>> {
+        let ne = len_prefix(<S::Curve as Curve>::COMPRESSED_LEN)?;
+        self.hash_to_scalar(&[
+            &ne,
+            p[0].as_ref(),
+            &ne,
+            p[1].as_ref(),
+            &ne,
+            p[2].as_ref(),
+            &ne,
+            p[3].as_ref(),
+            &ne,
+            p[4].as_ref(),
+            b"Challenge",
+        ])
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keys
+
+/// A server's secret key `skS`. Zeroized on drop; `Debug` is redacted.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub struct SecretKey<S: Suite> {
+    pub(crate) scalar: Scalar<S::Curve>,
+}
+
+impl<S: Suite> fmt::Debug for SecretKey<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SecretKey(<redacted>)")
+    }
+}
+
+impl<S: Suite> ConstantTimeEq for SecretKey<S> {
+    fn ct_eq(&self, other: &Self) -> subtle::Choice {
+        self.scalar.ct_eq(&other.scalar)
+    }
+}
+
+impl<S: Suite> SecretKey<S> {
+    /// A uniformly random non-zero key (RFC 9497 §3.2 `GenerateKeyPair`).
+    pub fn random(rng: &mut (impl RngCore + CryptoRng)) -> Self {
+        Self {
+            scalar: group::random_scalar::<S::Curve>(rng),
+        }
+    }
+
+    /// `SerializeScalar(skS)`, in a buffer that is zeroized on drop.
+    pub fn to_bytes(&self) -> Zeroizing<<S::Curve as Curve>::ScalarBytes> {
+        Zeroizing::new(S::Curve::scalar_bytes(&self.scalar))
+    }
+
+    /// Strict decoding: `Ns` bytes, canonical, non-zero.
+    ///
+    /// # Errors
+    /// [`Error::InvalidLength`], [`Error::NonCanonicalScalar`] or [`Error::ZeroScalar`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        Ok(Self {
+            scalar: group::decode_nonzero_scalar::<S::Curve>(bytes)?,
+        })
+    }
+
+    /// The public key `skS * G`.
+    pub fn public_key(&self) -> PublicKey<S> {
+        PublicKey::from_point(&group::mul_generator::<S::Curve>(&self.scalar))
+    }
+}
+
+/// A server's public key `pkS` (never the identity).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct PublicKey<S: Suite> {
+    pub(crate) point: Affine<S::Curve>,
+}
+
+impl<S: Suite> fmt::Debug for PublicKey<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        codec::debug_hex(f, "PublicKey", self.to_bytes().as_ref())
+    }
+}
+
+impl<S: Suite> PublicKey<S> {
+    fn from_point(p: &group::Point<S::Curve>) -> Self {
+        Self {
+            point: group::to_affine::<S::Curve>(p),
+        }
+    }
+
+    /// `SerializeElement(pkS)`: compressed SEC1.
+    pub fn to_bytes(&self) -> <S::Curve as Curve>::Compressed {
+        S::Curve::encode_compressed(&self.point)
+    }
+
+    /// Strict decoding (RFC 9497 §4 `DeserializeElement`).
+    ///
+    /// # Errors
+    /// [`Error::InvalidLength`], [`Error::InvalidPoint`] or [`Error::IdentityElement`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        Ok(Self {
+            point: S::Curve::decode_compressed(bytes)?,
+        })
+    }
+}
+
+/// A key pair.
+#[derive(Clone, Debug)]
+pub struct KeyPair<S: Suite> {
+    secret: SecretKey<S>,
+    public: PublicKey<S>,
+}
+
+impl<S: Suite> KeyPair<S> {
+    /// A random key pair.
+    pub fn generate(rng: &mut (impl RngCore + CryptoRng)) -> Self {
+        Self::from_secret_key(SecretKey::random(rng))
+    }
+
+    /// The key pair of a secret key.
+    pub fn from_secret_key(secret: SecretKey<S>) -> Self {
+        let public = secret.public_key();
+        Self { secret, public }
+    }
+
+    /// `DeriveKeyPair(seed, info)` under `mode` (RFC 9497 §3.2.1).
+    ///
+    /// The seed may be of any length (the RFC's vectors use 32 bytes for every suite).
+    ///
+    /// # Errors
+    /// [`Error::InputTooLong`] when `info` is 2^16 bytes or longer; [`Error::DeriveKeyPair`] when no
+    /// counter gives a non-zero scalar.
+    pub fn derive(mode: Mode, seed: &[u8], info: &[u8]) -> Result<Self> {
+        let ctx = Context::<S>::new(mode);
+        let info_len = len_prefix(info.len())?;
+        let dst = ctx.dst(b"DeriveKeyPair");
+        for counter in 0..=255u8 {
+            let sk = S::Curve::hash_to_scalar(S::XMD, &[seed, &info_len, info, &[counter]], &dst)?;
+            if !bool::from(sk.is_zero()) {
+                return Ok(Self::from_secret_key(SecretKey { scalar: sk }));
+            }
+        }
+        Err(Error::DeriveKeyPair)
+    }
+
+    /// The secret key.
+    pub fn secret_key(&self) -> &SecretKey<S> {
+        &self.secret
+    }
+
+    /// The public key.
+    pub fn public_key(&self) -> &PublicKey<S> {
+        &self.public
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages
+
+/// The client's blinded element (RFC 9497 `blindedElement`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct BlindedElement<S: Suite> {
+    pub(crate) point: Affine<S::Curve>,
+}
+
+/// The server's evaluated element (RFC 9497 `evaluatedElement`; "EvaluationElement" in the vectors).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct EvaluationElement<S: Suite> {
+    pub(crate) point: Affine<S::Curve>,
+}
+
+macro_rules! element_codec {
+    ($t:ident, $name:literal) => {
+        impl<S: Suite> $t<S> {
+            /// `SerializeElement`: compressed SEC1, `Ne` bytes.
+            pub fn to_bytes(&self) -> <S::Curve as Curve>::Compressed {
+                S::Curve::encode_compressed(&self.point)
+            }
+
+            /// Strict `DeserializeElement`: exactly `Ne` bytes, on the curve, not the identity.
+            ///
+            /// # Errors
+            /// [`Error::InvalidLength`], [`Error::InvalidPoint`] or [`Error::IdentityElement`].
+            pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+                Ok(Self {
+                    point: S::Curve::decode_compressed(bytes)?,
+                })
+            }
+        }
+
+        impl<S: Suite> fmt::Debug for $t<S> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                codec::debug_hex(f, $name, self.to_bytes().as_ref())
+            }
+        }
+    };
+}
+
+element_codec!(BlindedElement, "BlindedElement");
+element_codec!(EvaluationElement, "EvaluationElement");
+
+/// A batched DLEQ proof `(c, s)`, `2 * Ns` bytes on the wire.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Proof<S: Suite> {
+    pub(crate) inner: DleqProof<S::Curve>,
+}
+
+impl<S: Suite> Proof<S> {
+    /// `SerializeScalar(c) || SerializeScalar(s)`.
+    pub fn to_bytes(&self) -> <S::Curve as Curve>::ScalarPairBytes {
+        self.inner.to_bytes()
+    }
+
+    /// Strict decoding: `2 * Ns` bytes, both scalars canonical.
+    ///
+    /// # Errors
+    /// [`Error::InvalidLength`] or [`Error::NonCanonicalScalar`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        Ok(Self {
+            inner: DleqProof::from_bytes(bytes)?,
+        })
+    }
+}
+
+impl<S: Suite> fmt::Debug for Proof<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        codec::debug_hex(f, "Proof", self.to_bytes().as_ref())
+    }
+}
+
+/// What a client's blind step returns: the message to send and the state to keep.
+#[derive(Debug)]
+pub struct BlindResult<St, S: Suite> {
+    /// The one-shot client state, consumed by `finalize`.
+    pub state: St,
+    /// The blinded element to send to the server.
+    pub message: BlindedElement<S>,
+}
+
+/// A verifiable server's answer to one blinded element.
+#[derive(Clone, Copy, Debug)]
+pub struct Evaluation<S: Suite> {
+    /// The evaluated element.
+    pub message: EvaluationElement<S>,
+    /// The proof that it was computed with the server's key.
+    pub proof: Proof<S>,
+}
+
+/// A verifiable server's answer to a batch: one element per request and one proof for all.
+#[derive(Clone, Debug)]
+pub struct BatchEvaluation<S: Suite> {
+    /// The evaluated elements, in request order.
+    pub messages: Vec<EvaluationElement<S>>,
+    /// One proof covering every element.
+    pub proof: Proof<S>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared steps
+
+/// The client's blind scalar and blinded element.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub(crate) struct Blinding<S: Suite> {
+    pub(crate) blind: Scalar<S::Curve>,
+    #[zeroize(skip)]
+    pub(crate) blinded: Affine<S::Curve>,
+}
+
+impl<S: Suite> fmt::Debug for Blinding<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ClientState(<redacted>)")
+    }
+}
+
+/// `Blind(input)` with a given blind scalar (RFC 9497 §3.3.1).
+pub(crate) fn blind_with<S: Suite>(
+    ctx: &Context<S>,
+    input: &[u8],
+    blind: Scalar<S::Curve>,
+) -> Result<Blinding<S>> {
+    len_prefix(input.len())?;
+    if bool::from(blind.is_zero()) {
+        return Err(Error::ZeroScalar);
+    }
+    let p = ctx.hash_to_group(input)?;
+    if group::is_identity::<S::Curve>(&p) {
+        return Err(Error::InvalidInput);
+    }
+    let blinded = group::to_affine::<S::Curve>(&group::mul(&p, &blind));
+    Ok(Blinding { blind, blinded })
+}
+
+/// `Hash(I2OSP(len(input), 2) || input [|| I2OSP(len(info), 2) || info] || I2OSP(Ne, 2) || N || "Finalize")`.
+pub(crate) fn finalize_hash<S: Suite>(
+    input: &[u8],
+    info: Option<&[u8]>,
+    n: &Affine<S::Curve>,
+) -> Result<Output<S>> {
+    let mut t = Transcript::<S::Hash>::new();
+    t.absorb_prefixed(input)?;
+    if let Some(info) = info {
+        t.absorb_prefixed(info)?;
+    }
+    t.absorb_prefixed(S::Curve::encode_compressed(n).as_ref())?;
+    t.absorb(b"Finalize");
+    Ok(t.finish())
+}
+
+/// Unblind `blind^-1 * Z` and hash.
+pub(crate) fn unblind_and_hash<S: Suite>(
+    input: &[u8],
+    info: Option<&[u8]>,
+    blind: &Scalar<S::Curve>,
+    evaluated: &Affine<S::Curve>,
+) -> Result<Output<S>> {
+    let inv = group::invert::<S::Curve>(blind)?;
+    let n = group::to_affine::<S::Curve>(&group::mul_affine(evaluated, &inv));
+    finalize_hash::<S>(input, info, &n)
+}
+
+/// Batched unblinding: one scalar inversion and one field inversion for the whole batch.
+pub(crate) fn unblind_batch<S: Suite>(
+    inputs: &[&[u8]],
+    info: Option<&[u8]>,
+    blinds: &mut [Scalar<S::Curve>],
+    evaluated: &[Affine<S::Curve>],
+) -> Result<Vec<Output<S>>> {
+    let n = blinds.len();
+    let mut scratch = vec![Scalar::<S::Curve>::ZERO; n];
+    group::batch_invert::<S::Curve>(blinds, &mut scratch)?;
+    scratch.zeroize();
+    let pts: Vec<group::Point<S::Curve>> = evaluated
+        .iter()
+        .zip(blinds.iter())
+        .map(|(e, b)| group::mul_affine(e, b))
+        .collect();
+    blinds.zeroize();
+    let mut aff = vec![group::affine_identity::<S::Curve>(); n];
+    group::normalize_slice::<S::Curve>(&pts, &mut aff)?;
+    inputs
+        .iter()
+        .zip(aff.iter())
+        .map(|(i, p)| finalize_hash::<S>(i, info, p))
+        .collect()
+}
+
+/// Constant-time comparison of a computed output with a claimed one.
+pub(crate) fn outputs_equal<S: Suite>(a: &Output<S>, b: &[u8]) -> bool {
+    a.len() == b.len() && bool::from(a.as_slice().ct_eq(b))
+}
+
+pub(crate) fn proof_generate<S: Suite>(
+    ctx: &Context<S>,
+    k: &Scalar<S::Curve>,
+    b: &Affine<S::Curve>,
+    cs: &[Affine<S::Curve>],
+    ds: &[Affine<S::Curve>],
+    r: &Scalar<S::Curve>,
+) -> Result<Proof<S>> {
+    Ok(Proof {
+        inner: dleq::generate_proof(ctx, k, b, cs, ds, r)?,
+    })
+}
+
+pub(crate) fn proof_verify<S: Suite>(
+    ctx: &Context<S>,
+    b: &Affine<S::Curve>,
+    cs: &[Affine<S::Curve>],
+    ds: &[Affine<S::Curve>],
+    proof: &Proof<S>,
+) -> Result<()> {
+    dleq::verify_proof(ctx, b, cs, ds, &proof.inner)
+}
+
+/// Checks batch lengths shared by every batched entry point.
+pub(crate) fn check_batch(lens: &[usize]) -> Result<usize> {
+    let n = lens[0];
+    if n == 0 || n > dleq::MAX_BATCH || lens.iter().any(|&l| l != n) {
+        return Err(Error::Batch);
+    }
+    Ok(n)
+}
+
+#[cfg(feature = "serde")]
+mod serde_impls {
+    use super::codec::impl_serde_bytes;
+    use super::{BlindedElement, EvaluationElement, Proof, PublicKey, SecretKey};
+    use crate::suite::Suite;
+
+    impl_serde_bytes!(SecretKey);
+    impl_serde_bytes!(PublicKey);
+    impl_serde_bytes!(BlindedElement);
+    impl_serde_bytes!(EvaluationElement);
+    impl_serde_bytes!(Proof);
+}

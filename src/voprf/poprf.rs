@@ -1,0 +1,279 @@
+//! Partially-oblivious mode (RFC 9497 §3.3.3, `modePOPRF`).
+//!
+//! The proof runs over the tweaked key `t*G` with `t = skS + m`, `m = HashToScalar("Info" || ...)`,
+//! and with the element lists swapped: `GenerateProof(t, G, tweakedKey, [evaluated], [blinded])`.
+
+use elliptic_curve::ff::Field;
+use rand_core::{CryptoRng, RngCore};
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+use super::oprf::evaluate_with;
+use super::{
+    blind_with, check_batch, outputs_equal, proof_generate, proof_verify, unblind_and_hash,
+    unblind_batch, BatchEvaluation, BlindResult, BlindedElement, Blinding, Context, Evaluation,
+    EvaluationElement, KeyPair, Mode, Proof, PublicKey, SecretKey,
+};
+use crate::group::{self, Affine, Scalar};
+use crate::suite::{Output, Suite};
+use crate::transcript::len_prefix;
+use crate::{Error, Result};
+
+const CTX_MODE: Mode = Mode::Poprf;
+
+/// `m = HashToScalar("Info" || I2OSP(len(info), 2) || info)`.
+fn info_scalar<S: Suite>(ctx: &Context<S>, info: &[u8]) -> Result<Scalar<S::Curve>> {
+    let l = len_prefix(info.len())?;
+    ctx.hash_to_scalar(&[b"Info", &l, info])
+}
+
+/// POPRF client state: blind, blinded element and tweaked key. Consumed by
+/// [`PoprfClient::finalize`]; zeroized on drop.
+#[derive(Debug, Zeroize, ZeroizeOnDrop)]
+pub struct PoprfClient<S: Suite> {
+    pub(crate) inner: Blinding<S>,
+    #[zeroize(skip)]
+    tweaked_key: Affine<S::Curve>,
+}
+
+impl<S: Suite> PoprfClient<S> {
+    /// `Blind(input, info, pkS)`: computes the tweaked key and blinds the input.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] if the input hashes to the identity or the tweaked key is the
+    /// identity; [`Error::InputTooLong`].
+    pub fn blind(
+        input: &[u8],
+        info: &[u8],
+        public_key: &PublicKey<S>,
+        rng: &mut (impl RngCore + CryptoRng),
+    ) -> Result<BlindResult<Self, S>> {
+        Self::blind_with_scalar(
+            input,
+            info,
+            public_key,
+            group::random_scalar::<S::Curve>(rng),
+        )
+    }
+
+    pub(crate) fn blind_with_scalar(
+        input: &[u8],
+        info: &[u8],
+        public_key: &PublicKey<S>,
+        blind: Scalar<S::Curve>,
+    ) -> Result<BlindResult<Self, S>> {
+        let ctx = Context::<S>::new(CTX_MODE);
+        let m = info_scalar(&ctx, info)?;
+        let t = group::mul_generator::<S::Curve>(&m) + public_key.point;
+        if group::is_identity::<S::Curve>(&t) {
+            return Err(Error::InvalidInput);
+        }
+        let inner = blind_with(&ctx, input, blind)?;
+        let message = BlindedElement {
+            point: inner.blinded,
+        };
+        let tweaked_key = group::to_affine::<S::Curve>(&t);
+        Ok(BlindResult {
+            state: Self { inner, tweaked_key },
+            message,
+        })
+    }
+
+    /// `Finalize(input, blind, evaluatedElement, blindedElement, proof, info, tweakedKey)`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidProof`] when the proof does not verify; [`Error::InputTooLong`].
+    pub fn finalize(
+        self,
+        input: &[u8],
+        info: &[u8],
+        evaluated: &EvaluationElement<S>,
+        proof: &Proof<S>,
+    ) -> Result<Output<S>> {
+        len_prefix(input.len())?;
+        len_prefix(info.len())?;
+        let ctx = Context::<S>::new(CTX_MODE);
+        proof_verify(
+            &ctx,
+            &self.tweaked_key,
+            &[evaluated.point],
+            &[self.inner.blinded],
+            proof,
+        )?;
+        unblind_and_hash::<S>(input, Some(info), &self.inner.blind, &evaluated.point)
+    }
+
+    /// Batched `Finalize` for states made with the same `info` and key. Any failure rejects the
+    /// whole batch.
+    ///
+    /// # Errors
+    /// [`Error::Batch`] on mismatched lengths or states with different tweaked keys;
+    /// [`Error::InvalidProof`]; [`Error::InputTooLong`].
+    pub fn finalize_batch(
+        clients: Vec<Self>,
+        inputs: &[&[u8]],
+        info: &[u8],
+        evaluated: &[EvaluationElement<S>],
+        proof: &Proof<S>,
+    ) -> Result<Vec<Output<S>>> {
+        check_batch(&[clients.len(), inputs.len(), evaluated.len()])?;
+        len_prefix(info.len())?;
+        for i in inputs {
+            len_prefix(i.len())?;
+        }
+        let tweaked = clients[0].tweaked_key;
+        if clients.iter().any(|c| c.tweaked_key != tweaked) {
+            return Err(Error::Batch);
+        }
+        let ctx = Context::<S>::new(CTX_MODE);
+        let blinded: Vec<Affine<S::Curve>> = clients.iter().map(|c| c.inner.blinded).collect();
+        let ev: Vec<Affine<S::Curve>> = evaluated.iter().map(|e| e.point).collect();
+        proof_verify(&ctx, &tweaked, &ev, &blinded, proof)?;
+        let mut blinds: Vec<Scalar<S::Curve>> = clients.iter().map(|c| c.inner.blind).collect();
+        unblind_batch::<S>(inputs, Some(info), &mut blinds, &ev)
+    }
+}
+
+/// POPRF server: holds the key pair.
+#[derive(Debug, Clone)]
+pub struct PoprfServer<S: Suite> {
+    keys: KeyPair<S>,
+}
+
+impl<S: Suite> PoprfServer<S> {
+    /// A server with a fresh random key pair.
+    pub fn new(rng: &mut (impl RngCore + CryptoRng)) -> Self {
+        Self {
+            keys: KeyPair::generate(rng),
+        }
+    }
+
+    /// A server with the given key.
+    pub fn from_secret_key(key: SecretKey<S>) -> Self {
+        Self {
+            keys: KeyPair::from_secret_key(key),
+        }
+    }
+
+    /// A server with the key pair `DeriveKeyPair(seed, info)` in POPRF mode.
+    ///
+    /// # Errors
+    /// As [`KeyPair::derive`].
+    pub fn derive(seed: &[u8], info: &[u8]) -> Result<Self> {
+        Ok(Self {
+            keys: KeyPair::derive(CTX_MODE, seed, info)?,
+        })
+    }
+
+    /// The public key.
+    pub fn public_key(&self) -> &PublicKey<S> {
+        self.keys.public_key()
+    }
+
+    /// The secret key.
+    pub fn secret_key(&self) -> &SecretKey<S> {
+        self.keys.secret_key()
+    }
+
+    /// `t = skS + m` for `info`, or [`Error::Inverse`] if it is zero.
+    fn tweak(&self, ctx: &Context<S>, info: &[u8]) -> Result<Scalar<S::Curve>> {
+        let m = info_scalar(ctx, info)?;
+        let t = self.secret_key().scalar + m;
+        if bool::from(t.is_zero()) {
+            return Err(Error::Inverse);
+        }
+        Ok(t)
+    }
+
+    /// `BlindEvaluate(skS, blindedElement, info)`: `t^-1 * B` and the proof over the tweaked key.
+    ///
+    /// # Errors
+    /// [`Error::Inverse`] when `skS + m == 0` (the key must be rotated); [`Error::InputTooLong`].
+    pub fn blind_evaluate(
+        &self,
+        rng: &mut (impl RngCore + CryptoRng),
+        blinded: &BlindedElement<S>,
+        info: &[u8],
+    ) -> Result<Evaluation<S>> {
+        let r = group::random_scalar::<S::Curve>(rng);
+        let mut out = [EvaluationElement {
+            point: group::affine_identity::<S::Curve>(),
+        }];
+        let proof = self.blind_evaluate_batch_with_nonce(
+            core::slice::from_ref(blinded),
+            info,
+            &mut out,
+            &r,
+        )?;
+        Ok(Evaluation {
+            message: out[0],
+            proof,
+        })
+    }
+
+    /// Batched `BlindEvaluate` with one `info` and one proof for the batch.
+    ///
+    /// # Errors
+    /// As [`PoprfServer::blind_evaluate`], plus [`Error::Batch`].
+    pub fn blind_evaluate_batch(
+        &self,
+        rng: &mut (impl RngCore + CryptoRng),
+        blinded: &[BlindedElement<S>],
+        info: &[u8],
+    ) -> Result<BatchEvaluation<S>> {
+        check_batch(&[blinded.len()])?;
+        let r = group::random_scalar::<S::Curve>(rng);
+        let mut messages = vec![
+            EvaluationElement {
+                point: group::affine_identity::<S::Curve>()
+            };
+            blinded.len()
+        ];
+        let proof = self.blind_evaluate_batch_with_nonce(blinded, info, &mut messages, &r)?;
+        Ok(BatchEvaluation { messages, proof })
+    }
+
+    pub(crate) fn blind_evaluate_batch_with_nonce(
+        &self,
+        blinded: &[BlindedElement<S>],
+        info: &[u8],
+        out: &mut [EvaluationElement<S>],
+        r: &Scalar<S::Curve>,
+    ) -> Result<Proof<S>> {
+        let n = check_batch(&[blinded.len(), out.len()])?;
+        let ctx = Context::<S>::new(CTX_MODE);
+        let t = self.tweak(&ctx, info)?;
+        let t_inv = group::invert::<S::Curve>(&t)?;
+        let tweaked_key = group::to_affine::<S::Curve>(&group::mul_generator::<S::Curve>(&t));
+        let pts: Vec<_> = blinded
+            .iter()
+            .map(|b| group::mul_affine(&b.point, &t_inv))
+            .collect();
+        let mut ev = vec![group::affine_identity::<S::Curve>(); n];
+        group::normalize_slice::<S::Curve>(&pts, &mut ev)?;
+        let cs: Vec<Affine<S::Curve>> = blinded.iter().map(|b| b.point).collect();
+        let proof = proof_generate(&ctx, &t, &tweaked_key, &ev, &cs, r)?;
+        for (o, e) in out.iter_mut().zip(ev) {
+            o.point = e;
+        }
+        Ok(proof)
+    }
+
+    /// `Evaluate(skS, input, info)`: `t^-1 * HashToGroup(input)`, hashed with `info`.
+    ///
+    /// # Errors
+    /// [`Error::Inverse`], [`Error::InvalidInput`] or [`Error::InputTooLong`].
+    pub fn evaluate(&self, input: &[u8], info: &[u8]) -> Result<Output<S>> {
+        let ctx = Context::<S>::new(CTX_MODE);
+        let t = self.tweak(&ctx, info)?;
+        let t_inv = group::invert::<S::Curve>(&t)?;
+        evaluate_with::<S>(&ctx, &t_inv, input, Some(info))
+    }
+
+    /// Constant-time check that `output` is `Evaluate(skS, input, info)`.
+    ///
+    /// # Errors
+    /// As [`PoprfServer::evaluate`].
+    pub fn verify_output(&self, input: &[u8], info: &[u8], output: &[u8]) -> Result<bool> {
+        Ok(outputs_equal::<S>(&self.evaluate(input, info)?, output))
+    }
+}
