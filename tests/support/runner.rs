@@ -1,0 +1,81 @@
+//! One vector runner for the test suite and the `replay` example: it recognises a file by its
+//! content and replays it with the matching module.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+#[path = "counts.rs"]
+pub mod counts;
+#[path = "rfc9497.rs"]
+pub mod rfc9497;
+#[path = "rfc9578.rs"]
+pub mod rfc9578;
+#[path = "wycheproof.rs"]
+pub mod wycheproof;
+
+pub use counts::Counts;
+
+/// The layouts the runner knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// RFC 9497 Appendix A layout (also the swift-crypto edge cases).
+    Rfc9497,
+    /// RFC 9578 issuance protocol 1 vectors.
+    Rfc9578,
+    /// Wycheproof ECDH ecpoint tests.
+    Wycheproof,
+}
+
+/// Recognises a document by its content.
+pub fn recognise(json: &Value) -> Option<Kind> {
+    if rfc9497::recognises(json) {
+        Some(Kind::Rfc9497)
+    } else if json.as_array().is_some_and(|a| {
+        !a.is_empty() && a.iter().all(|e| e.get("skS").is_some() && e.get("token_request").is_some())
+    }) {
+        Some(Kind::Rfc9578)
+    } else if wycheproof::recognises(json) {
+        Some(Kind::Wycheproof)
+    } else {
+        None
+    }
+}
+
+/// Replays one file. A file that is not JSON, is not recognised, or yields zero cases is an error.
+pub fn replay_file(path: &Path) -> Result<(Kind, Counts), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
+    let json: Value = serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
+    let kind = recognise(&json).ok_or("unrecognised vector layout")?;
+    let counts = match kind {
+        Kind::Rfc9497 => rfc9497::run(&json)?,
+        Kind::Rfc9578 => rfc9578::run(&json)?,
+        Kind::Wycheproof => wycheproof::run(&json)?,
+    };
+    if counts.passed + counts.failed == 0 {
+        return Err(format!("no case ran ({} skipped)", counts.skipped));
+    }
+    Ok((kind, counts))
+}
+
+/// Every `.json` file under a directory, recursively, sorted.
+pub fn vector_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        if let Ok(rd) = std::fs::read_dir(&d) {
+            for e in rd.flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "json") {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
