@@ -1,6 +1,8 @@
 //! Replays RFC 9497 Appendix A vectors (and files in the same layout, such as the swift-crypto
 //! edge cases with a per-vector `result`) against the crate, comparing every field.
 
+#![allow(clippy::needless_range_loop)]
+
 use privacy_tokens::voprf::{
     BlindedElement, EvaluationElement, KeyPair, Mode, OprfServer, PoprfClient, PoprfServer, Proof,
     VoprfClient, VoprfServer,
