@@ -45,7 +45,7 @@ fn run_one(v: &serde_json::Value) -> Result<(), String> {
     // pkS == SerializeElement(skS * G)
     let sk = SecretKey::<P384Sha384>::from_bytes(&sk_bytes).map_err(|e| format!("skS: {e}"))?;
     let pk = sk.public_key();
-    check("pkS", pk.to_bytes().as_slice(), &pk_bytes)?;
+    check("pkS", &pk.to_bytes()[..], &pk_bytes)?;
     let issuer = Issuer::new(VoprfServer::from_secret_key(sk));
 
     // token_key_id: its last byte is the request's truncated id.
