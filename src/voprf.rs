@@ -19,7 +19,7 @@
 mod codec;
 mod oprf;
 mod poprf;
-// pub mod privacy_pass;
+pub mod privacy_pass;
 mod verifiable;
 
 use core::fmt;
