@@ -30,8 +30,17 @@ fn main() -> ExitCode {
     for f in &files {
         match runner::replay_file(f) {
             Ok((kind, c)) => {
-                let skipped = if c.skipped > 0 { format!(" ({} skipped: other suites)", c.skipped) } else { String::new() };
-                println!("{}: {} passed, {} failed{skipped}  [{kind:?}]", f.display(), c.passed, c.failed);
+                let skipped = if c.skipped > 0 {
+                    format!(" ({} skipped: other suites)", c.skipped)
+                } else {
+                    String::new()
+                };
+                println!(
+                    "{}: {} passed, {} failed{skipped}  [{kind:?}]",
+                    f.display(),
+                    c.passed,
+                    c.failed
+                );
                 for line in &c.failures {
                     println!("    FAIL {line}");
                 }

@@ -14,9 +14,15 @@ fn main() -> Result<(), privacy_tokens::Error> {
     // Issuer: evaluate and prove.
     let eval = server.blind_evaluate(&mut rng, &blind.message)?;
     // Client: verify the proof, unblind, hash. The state is consumed here.
-    let output = blind.state.finalize(b"my input", &eval.message, &eval.proof, pk)?;
+    let output = blind
+        .state
+        .finalize(b"my input", &eval.message, &eval.proof, pk)?;
     assert!(server.verify_output(b"my input", &output)?);
-    println!("single: output {} bytes, proof {} bytes", output.len(), eval.proof.to_bytes().len());
+    println!(
+        "single: output {} bytes, proof {} bytes",
+        output.len(),
+        eval.proof.to_bytes().len()
+    );
 
     // A batch of 10 with one proof.
     let inputs: Vec<Vec<u8>> = (0..10u8).map(|i| vec![i; 32]).collect();

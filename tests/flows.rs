@@ -1,6 +1,8 @@
 //! End-to-end flows of every mode and suite, single and batched.
 
-use privacy_tokens::voprf::{OprfClient, OprfServer, PoprfClient, PoprfServer, VoprfClient, VoprfServer};
+use privacy_tokens::voprf::{
+    OprfClient, OprfServer, PoprfClient, PoprfServer, VoprfClient, VoprfServer,
+};
 use privacy_tokens::{Error, P256Sha256, P384Sha384, Suite};
 
 fn flows<S: Suite>() {
@@ -9,18 +11,31 @@ fn flows<S: Suite>() {
     let server = OprfServer::<S>::new(&mut rng);
     let b = OprfClient::<S>::blind(b"in", &mut rng).unwrap();
     let e = server.blind_evaluate(&b.message);
-    assert_eq!(b.state.finalize(b"in", &e).unwrap(), server.evaluate(b"in").unwrap());
+    assert_eq!(
+        b.state.finalize(b"in", &e).unwrap(),
+        server.evaluate(b"in").unwrap()
+    );
 
     // VOPRF single and batched
     let server = VoprfServer::<S>::new(&mut rng);
     for n in [1usize, 2, 10] {
         let inputs: Vec<Vec<u8>> = (0..n).map(|i| format!("input {i}").into_bytes()).collect();
         let refs: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
-        let blinds: Vec<_> = refs.iter().map(|i| VoprfClient::<S>::blind(i, &mut rng).unwrap()).collect();
+        let blinds: Vec<_> = refs
+            .iter()
+            .map(|i| VoprfClient::<S>::blind(i, &mut rng).unwrap())
+            .collect();
         let msgs: Vec<_> = blinds.iter().map(|b| b.message).collect();
         let ev = server.blind_evaluate_batch(&mut rng, &msgs).unwrap();
         let states = blinds.into_iter().map(|b| b.state).collect();
-        let outs = VoprfClient::finalize_batch(states, &refs, &ev.messages, &ev.proof, server.public_key()).unwrap();
+        let outs = VoprfClient::finalize_batch(
+            states,
+            &refs,
+            &ev.messages,
+            &ev.proof,
+            server.public_key(),
+        )
+        .unwrap();
         for (o, i) in outs.iter().zip(&refs) {
             assert_eq!(*o, server.evaluate(i).unwrap());
             assert!(server.verify_output(i, o).unwrap());
@@ -30,20 +45,40 @@ fn flows<S: Suite>() {
     // POPRF single and batched; another info gives another output.
     let server = PoprfServer::<S>::new(&mut rng);
     let b = PoprfClient::<S>::blind(b"in", b"info", server.public_key(), &mut rng).unwrap();
-    let e = server.blind_evaluate(&mut rng, &b.message, b"info").unwrap();
-    let out = b.state.finalize(b"in", b"info", &e.message, &e.proof).unwrap();
+    let e = server
+        .blind_evaluate(&mut rng, &b.message, b"info")
+        .unwrap();
+    let out = b
+        .state
+        .finalize(b"in", b"info", &e.message, &e.proof)
+        .unwrap();
     assert_eq!(out, server.evaluate(b"in", b"info").unwrap());
     assert_ne!(out, server.evaluate(b"in", b"other").unwrap());
     let b = PoprfClient::<S>::blind(b"in", b"info", server.public_key(), &mut rng).unwrap();
-    let e = server.blind_evaluate(&mut rng, &b.message, b"other").unwrap();
-    assert_eq!(b.state.finalize(b"in", b"info", &e.message, &e.proof), Err(Error::InvalidProof));
-    let bs: Vec<_> = (0..5).map(|_| PoprfClient::<S>::blind(b"x", b"i", server.public_key(), &mut rng).unwrap()).collect();
+    let e = server
+        .blind_evaluate(&mut rng, &b.message, b"other")
+        .unwrap();
+    assert_eq!(
+        b.state.finalize(b"in", b"info", &e.message, &e.proof),
+        Err(Error::InvalidProof)
+    );
+    let bs: Vec<_> = (0..5)
+        .map(|_| PoprfClient::<S>::blind(b"x", b"i", server.public_key(), &mut rng).unwrap())
+        .collect();
     let msgs: Vec<_> = bs.iter().map(|b| b.message).collect();
     let ev = server.blind_evaluate_batch(&mut rng, &msgs, b"i").unwrap();
     let inputs = [b"x".as_slice(); 5];
-    let outs = PoprfClient::finalize_batch(bs.into_iter().map(|b| b.state).collect(), &inputs, b"i", &ev.messages, &ev.proof)
-        .unwrap();
-    assert!(outs.iter().all(|o| *o == server.evaluate(b"x", b"i").unwrap()));
+    let outs = PoprfClient::finalize_batch(
+        bs.into_iter().map(|b| b.state).collect(),
+        &inputs,
+        b"i",
+        &ev.messages,
+        &ev.proof,
+    )
+    .unwrap();
+    assert!(outs
+        .iter()
+        .all(|o| *o == server.evaluate(b"x", b"i").unwrap()));
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! Decoding random bytes never panics; encodings round-trip; serde is as strict as `from_bytes`.
 
-use privacy_tokens::voprf::{BlindedElement, EvaluationElement, Proof, PublicKey, SecretKey, VoprfServer};
+use privacy_tokens::voprf::{
+    BlindedElement, EvaluationElement, Proof, PublicKey, SecretKey, VoprfServer,
+};
 use privacy_tokens::{P256Sha256, P384Sha384, Suite};
 use proptest::prelude::*;
 
@@ -47,11 +49,16 @@ fn serde_round_trips_and_rejects() {
     let pk = *server.public_key();
     let json = serde_json::to_string(&pk).unwrap();
     assert_eq!(json.len(), 2 + 98);
-    assert_eq!(serde_json::from_str::<PublicKey<P384Sha384>>(&json).unwrap(), pk);
+    assert_eq!(
+        serde_json::from_str::<PublicKey<P384Sha384>>(&json).unwrap(),
+        pk
+    );
     // Trailing data, identity and bad hex are refused.
     let long = format!("\"{}00\"", hex::encode(pk.to_bytes()));
     assert!(serde_json::from_str::<PublicKey<P384Sha384>>(&long).is_err());
-    assert!(serde_json::from_str::<PublicKey<P384Sha384>>(&format!("\"{}\"", "00".repeat(49))).is_err());
+    assert!(
+        serde_json::from_str::<PublicKey<P384Sha384>>(&format!("\"{}\"", "00".repeat(49))).is_err()
+    );
     assert!(serde_json::from_str::<PublicKey<P384Sha384>>("\"zz\"").is_err());
     let sk_json = serde_json::to_string(server.secret_key()).unwrap();
     let sk: SecretKey<P384Sha384> = serde_json::from_str(&sk_json).unwrap();

@@ -11,7 +11,11 @@ fn dir() -> std::path::PathBuf {
 
 fn replay(name: &str) -> runner::Counts {
     let (_, c) = runner::replay_file(&dir().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
-    assert!(c.failures.is_empty() && c.failed == 0, "{name}: {:#?}", c.failures);
+    assert!(
+        c.failures.is_empty() && c.failed == 0,
+        "{name}: {:#?}",
+        c.failures
+    );
     c
 }
 
@@ -47,7 +51,12 @@ fn every_file_is_claimed() {
     let files = runner::vector_files(&dir());
     assert!(files.len() >= 5, "{files:?}");
     for f in files {
-        let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
-        assert!(runner::recognise(&json).is_some(), "{} is not claimed by any runner", f.display());
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+        assert!(
+            runner::recognise(&json).is_some(),
+            "{} is not claimed by any runner",
+            f.display()
+        );
     }
 }

@@ -11,7 +11,8 @@ use super::{
 };
 use crate::group::{self, Affine, Scalar};
 use crate::suite::{Output, Suite};
-use crate::Result;
+#[allow(unused_imports)]
+use crate::{Error, Result};
 
 const CTX_MODE: Mode = Mode::Voprf;
 

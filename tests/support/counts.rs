@@ -21,7 +21,8 @@ impl Counts {
             self.passed += 1;
         } else {
             self.failed += 1;
-            self.failures.push(format!("{name}: {}", mismatches.join("; ")));
+            self.failures
+                .push(format!("{name}: {}", mismatches.join("; ")));
         }
     }
 
@@ -37,6 +38,9 @@ impl Counts {
 /// Decodes a hex string field.
 #[allow(dead_code)]
 pub fn hex_field(v: &serde_json::Value, key: &str) -> Result<Vec<u8>, String> {
-    let s = v.get(key).and_then(|x| x.as_str()).ok_or_else(|| format!("missing field {key}"))?;
+    let s = v
+        .get(key)
+        .and_then(|x| x.as_str())
+        .ok_or_else(|| format!("missing field {key}"))?;
     hex::decode(s).map_err(|e| format!("field {key}: {e}"))
 }

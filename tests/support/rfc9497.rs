@@ -16,7 +16,11 @@ use super::counts::{hex_field, Counts};
 pub fn recognises(json: &Value) -> bool {
     json.as_array().is_some_and(|a| {
         !a.is_empty()
-            && a.iter().all(|e| e.get("identifier").is_some() && e.get("mode").is_some() && e.get("vectors").is_some())
+            && a.iter().all(|e| {
+                e.get("identifier").is_some()
+                    && e.get("mode").is_some()
+                    && e.get("vectors").is_some()
+            })
     })
 }
 
@@ -25,9 +29,14 @@ pub fn run(json: &Value) -> Result<Counts, String> {
     let entries = json.as_array().ok_or("not an array")?;
     let mut counts = Counts::default();
     for entry in entries {
-        let id = entry["identifier"].as_str().ok_or("identifier is not a string")?;
+        let id = entry["identifier"]
+            .as_str()
+            .ok_or("identifier is not a string")?;
         let mode = entry["mode"].as_u64().ok_or("mode is not an integer")?;
-        let nvec = entry["vectors"].as_array().ok_or("vectors is not an array")?.len();
+        let nvec = entry["vectors"]
+            .as_array()
+            .ok_or("vectors is not an array")?
+            .len();
         match id {
             "P256-SHA256" => run_entry::<P256Sha256>(entry, mode, &mut counts)?,
             "P384-SHA384" => run_entry::<P384Sha384>(entry, mode, &mut counts)?,
@@ -38,33 +47,56 @@ pub fn run(json: &Value) -> Result<Counts, String> {
 }
 
 fn split(v: &Value, key: &str) -> Result<Vec<Vec<u8>>, String> {
-    let s = v.get(key).and_then(Value::as_str).ok_or_else(|| format!("missing field {key}"))?;
-    s.split(',').map(|p| hex::decode(p).map_err(|e| format!("field {key}: {e}"))).collect()
+    let s = v
+        .get(key)
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("missing field {key}"))?;
+    s.split(',')
+        .map(|p| hex::decode(p).map_err(|e| format!("field {key}: {e}")))
+        .collect()
 }
 
 fn check(mismatches: &mut Vec<String>, what: &str, got: &[u8], want: &[u8]) {
     if got != want {
-        mismatches.push(format!("{what}: got {}, want {}", hex::encode(got), hex::encode(want)));
+        mismatches.push(format!(
+            "{what}: got {}, want {}",
+            hex::encode(got),
+            hex::encode(want)
+        ));
     }
 }
 
 fn run_entry<S: Suite>(entry: &Value, mode: u64, counts: &mut Counts) -> Result<(), String> {
-    let mode = Mode::from_u8(u8::try_from(mode).map_err(|_| "bad mode")?).map_err(|_| "bad mode")?;
+    let mode =
+        Mode::from_u8(u8::try_from(mode).map_err(|_| "bad mode")?).map_err(|_| "bad mode")?;
     let id = entry["identifier"].as_str().unwrap_or_default();
     let seed = hex_field(entry, "seed")?;
     let key_info = hex_field(entry, "keyInfo")?;
     let sk_want = hex_field(entry, "skSm")?;
-    let vectors = entry["vectors"].as_array().ok_or("vectors is not an array")?;
+    let vectors = entry["vectors"]
+        .as_array()
+        .ok_or("vectors is not an array")?;
     let edge_file = vectors.iter().any(|v| v.get("result").is_some());
 
     // Key derivation is checked once per entry and its mismatches charged to every vector.
     let mut key_mismatches = Vec::new();
-    let keys = KeyPair::<S>::derive(mode, &seed, &key_info).map_err(|e| format!("DeriveKeyPair: {e}"))?;
-    check(&mut key_mismatches, "skSm", keys.secret_key().to_bytes().as_ref(), &sk_want);
+    let keys =
+        KeyPair::<S>::derive(mode, &seed, &key_info).map_err(|e| format!("DeriveKeyPair: {e}"))?;
+    check(
+        &mut key_mismatches,
+        "skSm",
+        keys.secret_key().to_bytes().as_ref(),
+        &sk_want,
+    );
     if mode != Mode::Oprf && !edge_file {
         // The edge-case file carries a wrong pkSm in one entry (see test-vectors/README.md);
         // its public key is derived from skSm instead.
-        check(&mut key_mismatches, "pkSm", keys.public_key().to_bytes().as_ref(), &hex_field(entry, "pkSm")?);
+        check(
+            &mut key_mismatches,
+            "pkSm",
+            keys.public_key().to_bytes().as_ref(),
+            &hex_field(entry, "pkSm")?,
+        );
     }
 
     for (i, v) in vectors.iter().enumerate() {
@@ -99,9 +131,21 @@ fn fields(mode: Mode, v: &Value) -> Result<Fields, String> {
         blinded: split(v, "BlindedElement")?,
         evaluated: split(v, "EvaluationElement")?,
         outputs: split(v, "Output")?,
-        info: if mode == Mode::Poprf { hex_field(v, "Info")? } else { Vec::new() },
-        proof: if mode == Mode::Oprf { Vec::new() } else { hex_field(&v["Proof"], "proof")? },
-        r: if mode == Mode::Oprf { Vec::new() } else { hex_field(&v["Proof"], "r")? },
+        info: if mode == Mode::Poprf {
+            hex_field(v, "Info")?
+        } else {
+            Vec::new()
+        },
+        proof: if mode == Mode::Oprf {
+            Vec::new()
+        } else {
+            hex_field(&v["Proof"], "proof")?
+        },
+        r: if mode == Mode::Oprf {
+            Vec::new()
+        } else {
+            hex_field(&v["Proof"], "r")?
+        },
     };
     for (k, n) in [
         ("Input", f.inputs.len()),
@@ -117,8 +161,14 @@ fn fields(mode: Mode, v: &Value) -> Result<Fields, String> {
     Ok(f)
 }
 
-fn decode_all<T>(items: &[Vec<u8>], f: impl Fn(&[u8]) -> Result<T, Error>) -> Result<Vec<T>, String> {
-    items.iter().map(|b| f(b).map_err(|e| format!("decoding {}: {e}", hex::encode(b)))).collect()
+fn decode_all<T>(
+    items: &[Vec<u8>],
+    f: impl Fn(&[u8]) -> Result<T, Error>,
+) -> Result<Vec<T>, String> {
+    items
+        .iter()
+        .map(|b| f(b).map_err(|e| format!("decoding {}: {e}", hex::encode(b))))
+        .collect()
 }
 
 fn flip_bit(bytes: &[u8], bit: usize) -> Vec<u8> {
@@ -128,7 +178,12 @@ fn flip_bit(bytes: &[u8], bit: usize) -> Vec<u8> {
 }
 
 /// One RFC vector: every field recomputed and compared.
-fn run_vector<S: Suite>(mode: Mode, keys: &KeyPair<S>, v: &Value, m: &mut Vec<String>) -> Result<(), String> {
+fn run_vector<S: Suite>(
+    mode: Mode,
+    keys: &KeyPair<S>,
+    v: &Value,
+    m: &mut Vec<String>,
+) -> Result<(), String> {
     let f = fields(mode, v)?;
     let inputs: Vec<&[u8]> = f.inputs.iter().map(Vec::as_slice).collect();
     let their_blinded = decode_all(&f.blinded, BlindedElement::<S>::from_bytes)?;
@@ -140,23 +195,45 @@ fn run_vector<S: Suite>(mode: Mode, keys: &KeyPair<S>, v: &Value, m: &mut Vec<St
         Mode::Oprf => {
             let server = OprfServer::<S>::from_secret_key(keys.secret_key().clone());
             for i in 0..n {
-                let b = hazmat::oprf_blind_with::<S>(inputs[i], &f.blinds[i]).map_err(|e| e.to_string())?;
-                check(m, "BlindedElement", b.message.to_bytes().as_ref(), &f.blinded[i]);
+                let b = hazmat::oprf_blind_with::<S>(inputs[i], &f.blinds[i])
+                    .map_err(|e| e.to_string())?;
+                check(
+                    m,
+                    "BlindedElement",
+                    b.message.to_bytes().as_ref(),
+                    &f.blinded[i],
+                );
                 let e = server.blind_evaluate(&their_blinded[i]);
-                check(m, "EvaluationElement", e.to_bytes().as_ref(), &f.evaluated[i]);
-                let out = b.state.finalize(inputs[i], &their_evaluated[i]).map_err(|e| e.to_string())?;
+                check(
+                    m,
+                    "EvaluationElement",
+                    e.to_bytes().as_ref(),
+                    &f.evaluated[i],
+                );
+                let out = b
+                    .state
+                    .finalize(inputs[i], &their_evaluated[i])
+                    .map_err(|e| e.to_string())?;
                 check(m, "Output", &out, &f.outputs[i]);
-                check(m, "Evaluate", &server.evaluate(inputs[i]).map_err(|e| e.to_string())?, &f.outputs[i]);
+                check(
+                    m,
+                    "Evaluate",
+                    &server.evaluate(inputs[i]).map_err(|e| e.to_string())?,
+                    &f.outputs[i],
+                );
             }
-            let batch = server.blind_evaluate_batch(&their_blinded).map_err(|e| e.to_string())?;
+            let batch = server
+                .blind_evaluate_batch(&their_blinded)
+                .map_err(|e| e.to_string())?;
             for (e, want) in batch.iter().zip(&f.evaluated) {
                 check(m, "EvaluationElement (batch)", e.to_bytes().as_ref(), want);
             }
         }
         Mode::Voprf => {
             let server = VoprfServer::<S>::from_secret_key(keys.secret_key().clone());
-            let proof = hazmat::voprf_blind_evaluate_with_nonce(&server, &their_blinded, &mut ours, &f.r)
-                .map_err(|e| e.to_string())?;
+            let proof =
+                hazmat::voprf_blind_evaluate_with_nonce(&server, &their_blinded, &mut ours, &f.r)
+                    .map_err(|e| e.to_string())?;
             for (e, want) in ours.iter().zip(&f.evaluated) {
                 check(m, "EvaluationElement", e.to_bytes().as_ref(), want);
             }
@@ -164,19 +241,41 @@ fn run_vector<S: Suite>(mode: Mode, keys: &KeyPair<S>, v: &Value, m: &mut Vec<St
             let their_proof = Proof::<S>::from_bytes(&f.proof).map_err(|e| e.to_string())?;
             let mut clients = Vec::new();
             for i in 0..n {
-                let b = hazmat::voprf_blind_with::<S>(inputs[i], &f.blinds[i]).map_err(|e| e.to_string())?;
-                check(m, "BlindedElement", b.message.to_bytes().as_ref(), &f.blinded[i]);
+                let b = hazmat::voprf_blind_with::<S>(inputs[i], &f.blinds[i])
+                    .map_err(|e| e.to_string())?;
+                check(
+                    m,
+                    "BlindedElement",
+                    b.message.to_bytes().as_ref(),
+                    &f.blinded[i],
+                );
                 clients.push(b.state);
-                check(m, "Evaluate", &server.evaluate(inputs[i]).map_err(|e| e.to_string())?, &f.outputs[i]);
+                check(
+                    m,
+                    "Evaluate",
+                    &server.evaluate(inputs[i]).map_err(|e| e.to_string())?,
+                    &f.outputs[i],
+                );
             }
             let outs = if n == 1 {
                 let c = clients.pop().ok_or("no client")?;
                 vec![c
-                    .finalize(inputs[0], &their_evaluated[0], &their_proof, server.public_key())
+                    .finalize(
+                        inputs[0],
+                        &their_evaluated[0],
+                        &their_proof,
+                        server.public_key(),
+                    )
                     .map_err(|e| format!("finalize: {e}"))?]
             } else {
-                VoprfClient::finalize_batch(clients, &inputs, &their_evaluated, &their_proof, server.public_key())
-                    .map_err(|e| format!("finalize_batch: {e}"))?
+                VoprfClient::finalize_batch(
+                    clients,
+                    &inputs,
+                    &their_evaluated,
+                    &their_proof,
+                    server.public_key(),
+                )
+                .map_err(|e| format!("finalize_batch: {e}"))?
             };
             for (o, want) in outs.iter().zip(&f.outputs) {
                 check(m, "Output", o, want);
@@ -187,15 +286,29 @@ fn run_vector<S: Suite>(mode: Mode, keys: &KeyPair<S>, v: &Value, m: &mut Vec<St
                 let rejected = match Proof::<S>::from_bytes(&bad) {
                     Err(_) => true,
                     Ok(p) => {
-                        let b = hazmat::voprf_blind_with::<S>(inputs[0], &f.blinds[0]).map_err(|e| e.to_string())?;
+                        let b = hazmat::voprf_blind_with::<S>(inputs[0], &f.blinds[0])
+                            .map_err(|e| e.to_string())?;
                         if n == 1 {
-                            b.state.finalize(inputs[0], &their_evaluated[0], &p, server.public_key()).is_err()
+                            b.state
+                                .finalize(inputs[0], &their_evaluated[0], &p, server.public_key())
+                                .is_err()
                         } else {
                             let mut cs = vec![b.state];
                             for i in 1..n {
-                                cs.push(hazmat::voprf_blind_with::<S>(inputs[i], &f.blinds[i]).map_err(|e| e.to_string())?.state);
+                                cs.push(
+                                    hazmat::voprf_blind_with::<S>(inputs[i], &f.blinds[i])
+                                        .map_err(|e| e.to_string())?
+                                        .state,
+                                );
                             }
-                            VoprfClient::finalize_batch(cs, &inputs, &their_evaluated, &p, server.public_key()).is_err()
+                            VoprfClient::finalize_batch(
+                                cs,
+                                &inputs,
+                                &their_evaluated,
+                                &p,
+                                server.public_key(),
+                            )
+                            .is_err()
                         }
                     }
                 };
@@ -206,8 +319,14 @@ fn run_vector<S: Suite>(mode: Mode, keys: &KeyPair<S>, v: &Value, m: &mut Vec<St
         }
         Mode::Poprf => {
             let server = PoprfServer::<S>::from_secret_key(keys.secret_key().clone());
-            let proof = hazmat::poprf_blind_evaluate_with_nonce(&server, &their_blinded, &f.info, &mut ours, &f.r)
-                .map_err(|e| e.to_string())?;
+            let proof = hazmat::poprf_blind_evaluate_with_nonce(
+                &server,
+                &their_blinded,
+                &f.info,
+                &mut ours,
+                &f.r,
+            )
+            .map_err(|e| e.to_string())?;
             for (e, want) in ours.iter().zip(&f.evaluated) {
                 check(m, "EvaluationElement", e.to_bytes().as_ref(), want);
             }
@@ -215,27 +334,61 @@ fn run_vector<S: Suite>(mode: Mode, keys: &KeyPair<S>, v: &Value, m: &mut Vec<St
             let their_proof = Proof::<S>::from_bytes(&f.proof).map_err(|e| e.to_string())?;
             let mut clients = Vec::new();
             for i in 0..n {
-                let b = hazmat::poprf_blind_with::<S>(inputs[i], &f.info, server.public_key(), &f.blinds[i])
-                    .map_err(|e| e.to_string())?;
-                check(m, "BlindedElement", b.message.to_bytes().as_ref(), &f.blinded[i]);
+                let b = hazmat::poprf_blind_with::<S>(
+                    inputs[i],
+                    &f.info,
+                    server.public_key(),
+                    &f.blinds[i],
+                )
+                .map_err(|e| e.to_string())?;
+                check(
+                    m,
+                    "BlindedElement",
+                    b.message.to_bytes().as_ref(),
+                    &f.blinded[i],
+                );
                 clients.push(b.state);
-                check(m, "Evaluate", &server.evaluate(inputs[i], &f.info).map_err(|e| e.to_string())?, &f.outputs[i]);
+                check(
+                    m,
+                    "Evaluate",
+                    &server
+                        .evaluate(inputs[i], &f.info)
+                        .map_err(|e| e.to_string())?,
+                    &f.outputs[i],
+                );
             }
             let outs = if n == 1 {
                 let c = clients.pop().ok_or("no client")?;
-                vec![c.finalize(inputs[0], &f.info, &their_evaluated[0], &their_proof).map_err(|e| format!("finalize: {e}"))?]
+                vec![c
+                    .finalize(inputs[0], &f.info, &their_evaluated[0], &their_proof)
+                    .map_err(|e| format!("finalize: {e}"))?]
             } else {
-                PoprfClient::finalize_batch(clients, &inputs, &f.info, &their_evaluated, &their_proof)
-                    .map_err(|e| format!("finalize_batch: {e}"))?
+                PoprfClient::finalize_batch(
+                    clients,
+                    &inputs,
+                    &f.info,
+                    &their_evaluated,
+                    &their_proof,
+                )
+                .map_err(|e| format!("finalize_batch: {e}"))?
             };
             for (o, want) in outs.iter().zip(&f.outputs) {
                 check(m, "Output", o, want);
             }
             let bad = flip_bit(&f.proof, 5);
             if let Ok(p) = Proof::<S>::from_bytes(&bad) {
-                let b = hazmat::poprf_blind_with::<S>(inputs[0], &f.info, server.public_key(), &f.blinds[0])
-                    .map_err(|e| e.to_string())?;
-                if n == 1 && b.state.finalize(inputs[0], &f.info, &their_evaluated[0], &p).is_ok() {
+                let b = hazmat::poprf_blind_with::<S>(
+                    inputs[0],
+                    &f.info,
+                    server.public_key(),
+                    &f.blinds[0],
+                )
+                .map_err(|e| e.to_string())?;
+                if n == 1
+                    && b.state
+                        .finalize(inputs[0], &f.info, &their_evaluated[0], &p)
+                        .is_ok()
+                {
                     m.push("POPRF proof with a flipped bit was accepted".into());
                 }
             }
@@ -255,23 +408,48 @@ fn run_edge_case<S: Suite>(
 ) -> Result<(), String> {
     let f = fields(mode, v)?;
     let input = f.inputs[0].as_slice();
-    let evaluated = EvaluationElement::<S>::from_bytes(&f.evaluated[0]).map_err(|e| e.to_string())?;
+    let evaluated =
+        EvaluationElement::<S>::from_bytes(&f.evaluated[0]).map_err(|e| e.to_string())?;
     let proof = Proof::<S>::from_bytes(&f.proof).map_err(|e| e.to_string())?;
     let (finalized, server_accepts) = match mode {
         Mode::Voprf => {
             let server = VoprfServer::<S>::from_secret_key(keys.secret_key().clone());
-            let b = hazmat::voprf_blind_with::<S>(input, &f.blinds[0]).map_err(|e| e.to_string())?;
-            check(m, "BlindedElement", b.message.to_bytes().as_ref(), &f.blinded[0]);
-            let out = b.state.finalize(input, &evaluated, &proof, server.public_key());
-            (out, server.verify_output(input, &f.outputs[0]).map_err(|e| e.to_string())?)
+            let b =
+                hazmat::voprf_blind_with::<S>(input, &f.blinds[0]).map_err(|e| e.to_string())?;
+            check(
+                m,
+                "BlindedElement",
+                b.message.to_bytes().as_ref(),
+                &f.blinded[0],
+            );
+            let out = b
+                .state
+                .finalize(input, &evaluated, &proof, server.public_key());
+            (
+                out,
+                server
+                    .verify_output(input, &f.outputs[0])
+                    .map_err(|e| e.to_string())?,
+            )
         }
         Mode::Poprf => {
             let server = PoprfServer::<S>::from_secret_key(keys.secret_key().clone());
-            let b = hazmat::poprf_blind_with::<S>(input, &f.info, server.public_key(), &f.blinds[0])
-                .map_err(|e| e.to_string())?;
-            check(m, "BlindedElement", b.message.to_bytes().as_ref(), &f.blinded[0]);
+            let b =
+                hazmat::poprf_blind_with::<S>(input, &f.info, server.public_key(), &f.blinds[0])
+                    .map_err(|e| e.to_string())?;
+            check(
+                m,
+                "BlindedElement",
+                b.message.to_bytes().as_ref(),
+                &f.blinded[0],
+            );
             let out = b.state.finalize(input, &f.info, &evaluated, &proof);
-            (out, server.verify_output(input, &f.info, &f.outputs[0]).map_err(|e| e.to_string())?)
+            (
+                out,
+                server
+                    .verify_output(input, &f.info, &f.outputs[0])
+                    .map_err(|e| e.to_string())?,
+            )
         }
         Mode::Oprf => return Err("edge cases exist only for modes 1 and 2".into()),
     };
@@ -283,7 +461,9 @@ fn run_edge_case<S: Suite>(
         }
         "invalidOPRFOutput" => match finalized {
             Ok(out) if out[..] != f.outputs[0][..] && !server_accepts => {}
-            other => m.push(format!("invalidOPRFOutput case: finalize {other:?}, server accepted {server_accepts}")),
+            other => m.push(format!(
+                "invalidOPRFOutput case: finalize {other:?}, server accepted {server_accepts}"
+            )),
         },
         other => return Err(format!("unknown result {other}")),
     }

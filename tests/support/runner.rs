@@ -34,7 +34,9 @@ pub fn recognise(json: &Value) -> Option<Kind> {
     if rfc9497::recognises(json) {
         Some(Kind::Rfc9497)
     } else if json.as_array().is_some_and(|a| {
-        !a.is_empty() && a.iter().all(|e| e.get("skS").is_some() && e.get("token_request").is_some())
+        !a.is_empty()
+            && a.iter()
+                .all(|e| e.get("skS").is_some() && e.get("token_request").is_some())
     }) {
         Some(Kind::Rfc9578)
     } else if wycheproof::recognises(json) {

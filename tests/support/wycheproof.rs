@@ -10,13 +10,18 @@ use super::counts::{hex_field, Counts};
 /// Whether a document is a Wycheproof ECDH ecpoint file.
 pub fn recognises(json: &Value) -> bool {
     json.get("algorithm").and_then(Value::as_str) == Some("ECDH")
-        && json["testGroups"].as_array().is_some_and(|g| g.iter().all(|g| g["encoding"] == "ecpoint"))
+        && json["testGroups"]
+            .as_array()
+            .is_some_and(|g| g.iter().all(|g| g["encoding"] == "ecpoint"))
 }
 
 /// Runs every test of every group.
 pub fn run(json: &Value) -> Result<Counts, String> {
     let mut counts = Counts::default();
-    for g in json["testGroups"].as_array().ok_or("testGroups is not an array")? {
+    for g in json["testGroups"]
+        .as_array()
+        .ok_or("testGroups is not an array")?
+    {
         let tests = g["tests"].as_array().ok_or("tests is not an array")?;
         match g["curve"].as_str() {
             Some("secp256r1") => run_group::<p256::NistP256>(tests, &mut counts)?,
@@ -64,7 +69,9 @@ fn run_group<C: Curve>(tests: &[Value], counts: &mut Counts) -> Result<(), Strin
                 let comp = compress(unc.as_ref(), C::SCALAR_LEN + 1);
                 match C::decode_compressed(&comp) {
                     Ok(q) if q == p => {}
-                    other => m.push(format!("compressed form does not decode to the same point: {other:?}")),
+                    other => m.push(format!(
+                        "compressed form does not decode to the same point: {other:?}"
+                    )),
                 }
                 let mut private = hex_field(t, "private")?;
                 while private.len() > C::SCALAR_LEN && private[0] == 0 {
@@ -72,7 +79,8 @@ fn run_group<C: Curve>(tests: &[Value], counts: &mut Counts) -> Result<(), Strin
                 }
                 let mut fixed = vec![0u8; C::SCALAR_LEN - private.len()];
                 fixed.extend_from_slice(&private);
-                let k = group::decode_scalar::<C>(&fixed).map_err(|e| format!("tcId {id} private: {e}"))?;
+                let k = group::decode_scalar::<C>(&fixed)
+                    .map_err(|e| format!("tcId {id} private: {e}"))?;
                 let shared = hex_field(t, "shared")?;
                 let ct = group::to_affine::<C>(&group::mul_affine::<C>(&p, &k));
                 let vt = group::to_affine::<C>(&group::vartime_mul::<C>(&p, &k));
