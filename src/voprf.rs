@@ -469,11 +469,12 @@ pub(crate) fn unblind_batch<S: Suite>(
     blinds.zeroize();
     let mut aff = vec![group::affine_identity::<S::Curve>(); n];
     group::normalize_slice::<S::Curve>(&pts, &mut aff)?;
-    inputs
-        .iter()
-        .zip(aff.iter())
-        .map(|(i, p)| finalize_hash::<S>(i, info, p))
-        .collect()
+    // One allocation of the right size: collecting into a `Result` would grow the Vec.
+    let mut outputs = Vec::with_capacity(n);
+    for (i, p) in inputs.iter().zip(aff.iter()) {
+        outputs.push(finalize_hash::<S>(i, info, p)?);
+    }
+    Ok(outputs)
 }
 
 /// Constant-time comparison of a computed output with a claimed one.

@@ -345,7 +345,6 @@ macro_rules! suite_tests {
             // `unblind_batch` in src/voprf.rs ends with `.collect::<Result<Vec<Output<S>>>>()`,
             // whose iterator has a zero size-hint lower bound, so the output Vec starts at
             // capacity 4 and reallocates log2(n) times. Fix: `Vec::with_capacity(n)` and push.
-            #[ignore = "finalize_batch output Vec grows by reallocation (src/voprf.rs unblind_batch collect); owner to fix"]
             fn voprf_finalize_batch_allocations_constant() {
                 voprf_finalize_batch::<$suite>(&$fin_sizes);
             }
@@ -360,7 +359,6 @@ macro_rules! suite_tests {
             // `unblind_batch` in src/voprf.rs ends with `.collect::<Result<Vec<Output<S>>>>()`,
             // whose iterator has a zero size-hint lower bound, so the output Vec starts at
             // capacity 4 and reallocates log2(n) times. Fix: `Vec::with_capacity(n)` and push.
-            #[ignore = "finalize_batch output Vec grows by reallocation (src/voprf.rs unblind_batch collect); owner to fix"]
             fn poprf_finalize_batch_allocations_constant() {
                 poprf_finalize_batch::<$suite>(&$fin_sizes);
             }
