@@ -5,6 +5,8 @@
 //! multiplication routines: constant time for secret scalars, `vartime_` for public data.
 
 mod mul;
+#[cfg(test)]
+mod timing;
 
 use core::fmt;
 
