@@ -1,5 +1,7 @@
 //! Quick timings of the group routines on P-384 (`cargo test --release -- --ignored timing --nocapture`).
 
+#![allow(clippy::unwrap_used)]
+
 use std::time::Instant;
 
 use p384::NistP384 as C;
