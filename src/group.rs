@@ -4,6 +4,7 @@
 //! batched affine conversion (one field inversion per batch), batched scalar inversion, and the
 //! multiplication routines: constant time for secret scalars, `vartime_` for public data.
 
+mod field;
 mod mul;
 mod point;
 #[cfg(test)]
@@ -111,6 +112,9 @@ pub trait Curve:
     fn generator_table() -> &'static GeneratorTable<Self>;
     /// The scalar encoding as a fixed array.
     fn scalar_bytes(s: &Scalar<Self>) -> Self::ScalarBytes;
+    /// Base-field inversion (zero maps to zero), constant time.
+    #[doc(hidden)]
+    fn invert_field(a: &Self::FieldElement) -> Self::FieldElement;
     /// Conversion from the `primeorder` affine type (through SEC1 coordinates).
     #[doc(hidden)]
     fn affine_from_primeorder(p: &primeorder::AffinePoint<Self>) -> Affine<Self>;
@@ -120,7 +124,7 @@ pub trait Curve:
 }
 
 macro_rules! impl_curve {
-    ($curve:ty, $crate_:ident, $ns:expr, $pair:ty, $static_name:ident) => {
+    ($curve:ty, $crate_:ident, $ns:expr, $pair:ty, $static_name:ident, $inv:path) => {
         impl Curve for $curve {
             type Compressed = $crate_::CompressedPoint;
             type Uncompressed =
@@ -248,6 +252,10 @@ macro_rules! impl_curve {
                 s.to_repr()
             }
 
+            fn invert_field(a: &$crate_::FieldElement) -> $crate_::FieldElement {
+                $inv(a)
+            }
+
             fn affine_from_primeorder(p: &$crate_::AffinePoint) -> Affine<Self> {
                 use elliptic_curve::sec1::{Coordinates, ToEncodedPoint};
                 let enc = p.to_encoded_point(false);
@@ -282,14 +290,16 @@ impl_curve!(
     p256,
     32,
     elliptic_curve::consts::U64,
-    P256_GENERATOR_TABLE
+    P256_GENERATOR_TABLE,
+    field::invert_p256
 );
 impl_curve!(
     p384::NistP384,
     p384,
     48,
     elliptic_curve::consts::U96,
-    P384_GENERATOR_TABLE
+    P384_GENERATOR_TABLE,
+    field::invert_p384
 );
 
 // ---------------------------------------------------------------------------------------------

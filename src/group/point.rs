@@ -323,7 +323,7 @@ impl<C: Curve> JacobianPoint<C> {
 
     /// Conversion to affine coordinates with one field inversion (constant time).
     pub fn to_affine(&self) -> AffinePoint<C> {
-        let zinv = Option::<Fe<C>>::from(self.z.invert()).unwrap_or(Fe::<C>::ZERO);
+        let zinv = invert::<C>(&self.z);
         self.affine_with_zinv(&zinv)
     }
 
@@ -520,5 +520,5 @@ pub(crate) fn batch_normalize<C: Curve>(points: &[JacobianPoint<C>], out: &mut [
 
 /// Field inversion (zero maps to zero). Constant time.
 pub(crate) fn invert<C: Curve>(a: &Fe<C>) -> Fe<C> {
-    Option::<Fe<C>>::from(a.invert()).unwrap_or(Fe::<C>::ZERO)
+    C::invert_field(a)
 }

@@ -6,6 +6,8 @@ use std::time::Instant;
 
 use p384::NistP384 as C;
 
+use elliptic_curve::group::Group as _;
+
 use super::*;
 
 fn time<T>(name: &str, iters: u32, mut f: impl FnMut() -> T) {
@@ -31,6 +33,80 @@ fn timing_p384() {
     normalize_slice::<C>(&pts, &mut aff).unwrap();
     let ks: Vec<Scalar<C>> = (0..100).map(|_| random_scalar::<C>(&mut rng)).collect();
     let n = 200;
+    {
+        use elliptic_curve::ff::Field;
+        let a = p.x;
+        let b = p.y;
+        time("field mul x1000", 20, || {
+            let mut c = a;
+            for _ in 0..1000 {
+                c *= b;
+            }
+            c
+        });
+        time("field square x1000", 20, || {
+            let mut c = a;
+            for _ in 0..1000 {
+                c = c.square();
+            }
+            c
+        });
+        time("field add x1000", 20, || {
+            let mut c = a;
+            for _ in 0..1000 {
+                c += b;
+            }
+            c
+        });
+        time("field invert (curve crate)", n, || a.invert());
+        time("field invert (chain)", n, || super::field::invert_p384(&a));
+        let g = Point::<C>::generator();
+        let ga = g.to_affine();
+        time("double x100", 20, || {
+            let mut c = p;
+            for _ in 0..100 {
+                c = c.double();
+            }
+            c
+        });
+        time("vartime madd x100", 20, || {
+            let mut c = p;
+            for _ in 0..100 {
+                c = c.vartime_add_affine(&ga);
+            }
+            c
+        });
+        time("ct madd x100", 20, || {
+            let mut c = p;
+            for _ in 0..100 {
+                c = c.add_affine_ct(&ga).0;
+            }
+            c
+        });
+        time("ct add x100", 20, || {
+            let mut c = p;
+            for _ in 0..100 {
+                c = c.add_ct(&g).0;
+            }
+            c
+        });
+        let rp = p.to_primeorder();
+        let rg = p384::AffinePoint::GENERATOR;
+        time("primeorder madd x100", 20, || {
+            let mut c = rp;
+            for _ in 0..100 {
+                c += rg;
+            }
+            c
+        });
+        time("primeorder double x100", 20, || {
+            let mut c = rp;
+            for _ in 0..100 {
+                c = c.double();
+            }
+            c
+        });
+    }
     time("primeorder ct mul (reference)", n, || {
         primeorder::ProjectivePoint::<C>::from(p384::AffinePoint::GENERATOR) * k
     });
