@@ -34,7 +34,6 @@ fn timing_p384() {
     let ks: Vec<Scalar<C>> = (0..100).map(|_| random_scalar::<C>(&mut rng)).collect();
     let n = 200;
     {
-        use elliptic_curve::ff::Field;
         let a = p.x;
         let b = p.y;
         time("field mul x1000", 20, || {
