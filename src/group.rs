@@ -4,15 +4,21 @@
 //! batched affine conversion (one field inversion per batch), batched scalar inversion, and the
 //! multiplication routines: constant time for secret scalars, `vartime_` for public data.
 
+mod field;
 mod mul;
+mod point;
+#[cfg(test)]
+mod point_tests;
+#[cfg(test)]
+mod timing;
 
 use core::fmt;
 
 use elliptic_curve::{
     ff::{BatchInverter, Field, PrimeField},
     generic_array::{ArrayLength, GenericArray},
-    group::{Group as _, GroupEncoding},
-    sec1::{EncodedPoint, FromEncodedPoint, ToEncodedPoint},
+    group::GroupEncoding,
+    sec1::{EncodedPoint, FromEncodedPoint},
     FieldBytes, NonZeroScalar,
 };
 use primeorder::PrimeCurveParams;
@@ -23,10 +29,12 @@ use crate::{Error, Result};
 
 pub use mul::GeneratorTable;
 
-/// A point in projective coordinates.
-pub type Point<C> = primeorder::ProjectivePoint<C>;
+pub use point::{AffinePoint, JacobianPoint};
+
+/// A point in (Jacobian) projective coordinates.
+pub type Point<C> = JacobianPoint<C>;
 /// A point in affine coordinates.
-pub type Affine<C> = primeorder::AffinePoint<C>;
+pub type Affine<C> = AffinePoint<C>;
 /// A scalar modulo the group order.
 pub type Scalar<C> = elliptic_curve::Scalar<C>;
 
@@ -104,10 +112,19 @@ pub trait Curve:
     fn generator_table() -> &'static GeneratorTable<Self>;
     /// The scalar encoding as a fixed array.
     fn scalar_bytes(s: &Scalar<Self>) -> Self::ScalarBytes;
+    /// Base-field inversion (zero maps to zero), constant time.
+    #[doc(hidden)]
+    fn invert_field(a: &Self::FieldElement) -> Self::FieldElement;
+    /// Conversion from the `primeorder` affine type (through SEC1 coordinates).
+    #[doc(hidden)]
+    fn affine_from_primeorder(p: &primeorder::AffinePoint<Self>) -> Affine<Self>;
+    /// Conversion to the `primeorder` affine type (through SEC1 coordinates).
+    #[doc(hidden)]
+    fn affine_to_primeorder(p: &Affine<Self>) -> primeorder::AffinePoint<Self>;
 }
 
 macro_rules! impl_curve {
-    ($curve:ty, $crate_:ident, $ns:expr, $pair:ty, $static_name:ident) => {
+    ($curve:ty, $crate_:ident, $ns:expr, $pair:ty, $static_name:ident, $inv:path) => {
         impl Curve for $curve {
             type Compressed = $crate_::CompressedPoint;
             type Uncompressed =
@@ -120,19 +137,20 @@ macro_rules! impl_curve {
 
             fn encode_compressed(p: &Affine<Self>) -> Self::Compressed {
                 let mut out = Self::Compressed::default();
-                let enc = p.to_encoded_point(true);
-                // The identity encodes as one byte; leave the all-zero array for it.
-                if enc.len() == out.len() {
-                    out.copy_from_slice(enc.as_bytes());
+                // The identity encodes as all zeros.
+                if !bool::from(p.is_identity()) {
+                    out[0] = 2 | p.y.is_odd().unwrap_u8();
+                    out[1..].copy_from_slice(&p.x.to_repr());
                 }
                 out
             }
 
             fn encode_uncompressed(p: &Affine<Self>) -> Self::Uncompressed {
                 let mut out = Self::Uncompressed::default();
-                let enc = p.to_encoded_point(false);
-                if enc.len() == out.len() {
-                    out.copy_from_slice(enc.as_bytes());
+                if !bool::from(p.is_identity()) {
+                    out[0] = 4;
+                    out[1..=$ns].copy_from_slice(&p.x.to_repr());
+                    out[$ns + 1..].copy_from_slice(&p.y.to_repr());
                 }
                 out
             }
@@ -147,12 +165,13 @@ macro_rules! impl_curve {
                     _ => return Err(Error::InvalidPoint),
                 }
                 let repr = Self::Compressed::clone_from_slice(bytes);
-                let p: Option<Affine<Self>> = Affine::<Self>::from_bytes(&repr).into();
+                let p: Option<$crate_::AffinePoint> =
+                    $crate_::AffinePoint::from_bytes(&repr).into();
                 let p = p.ok_or(Error::InvalidPoint)?;
                 if bool::from(p.is_identity()) {
                     return Err(Error::IdentityElement);
                 }
-                Ok(p)
+                Ok(Affine::<Self>::from_primeorder(&p))
             }
 
             fn decode_uncompressed(bytes: &[u8]) -> Result<Affine<Self>> {
@@ -166,28 +185,45 @@ macro_rules! impl_curve {
                 }
                 let enc =
                     EncodedPoint::<Self>::from_bytes(bytes).map_err(|_| Error::InvalidPoint)?;
-                let p: Option<Affine<Self>> = Affine::<Self>::from_encoded_point(&enc).into();
+                let p: Option<$crate_::AffinePoint> =
+                    $crate_::AffinePoint::from_encoded_point(&enc).into();
                 let p = p.ok_or(Error::InvalidPoint)?;
                 if bool::from(p.is_identity()) {
                     return Err(Error::IdentityElement);
                 }
-                Ok(p)
+                Ok(Affine::<Self>::from_primeorder(&p))
             }
 
             fn hash_to_curve(xmd: Xmd, msg: &[&[u8]], dst: &[&[u8]]) -> Result<Point<Self>> {
-                use elliptic_curve::hash2curve::{ExpandMsgXmd, GroupDigest};
+                // `GroupDigest::hash_from_bytes` step by step (RFC 9380 §3, cofactor 1): the
+                // simplified SWU map gives affine coordinates directly, so the sum needs no
+                // field inversion and no decompression.
+                use elliptic_curve::hash2curve::{hash_to_field, ExpandMsgXmd, OsswuMap};
+                let mut u = [$crate_::FieldElement::ZERO; 2];
                 let r = match xmd {
-                    Xmd::Sha256 => <$curve as GroupDigest>::hash_from_bytes::<
-                        ExpandMsgXmd<sha2::Sha256>,
-                    >(msg, dst),
-                    Xmd::Sha384 => <$curve as GroupDigest>::hash_from_bytes::<
-                        ExpandMsgXmd<sha2::Sha384>,
-                    >(msg, dst),
-                    Xmd::Sha512 => <$curve as GroupDigest>::hash_from_bytes::<
-                        ExpandMsgXmd<sha2::Sha512>,
-                    >(msg, dst),
+                    Xmd::Sha256 => hash_to_field::<ExpandMsgXmd<sha2::Sha256>, _>(msg, dst, &mut u),
+                    Xmd::Sha384 => hash_to_field::<ExpandMsgXmd<sha2::Sha384>, _>(msg, dst, &mut u),
+                    Xmd::Sha512 => hash_to_field::<ExpandMsgXmd<sha2::Sha512>, _>(msg, dst, &mut u),
                 };
-                r.map_err(|_| Error::HashToCurve)
+                r.map_err(|_| Error::HashToCurve)?;
+                // As `map_to_curve` of the curve crate: its `osswu` gives the right `x` and the
+                // sign of `y`, and `y` is recomputed from `x` (the crate decompresses).
+                let mut q = [Affine::<Self>::IDENTITY; 2];
+                for (q, e) in q.iter_mut().zip(u.iter()) {
+                    let (x, y_hint) = e.osswu();
+                    let rhs = (x.square() - $crate_::FieldElement::from(3u64)) * x
+                        + <Self as PrimeCurveParams>::EQUATION_B;
+                    let y: Option<$crate_::FieldElement> = rhs.sqrt().into();
+                    // Unreachable: the map's x is always on the curve.
+                    let y = y.ok_or(Error::HashToCurve)?;
+                    let y = $crate_::FieldElement::conditional_select(
+                        &y,
+                        &-y,
+                        y.is_odd() ^ y_hint.is_odd(),
+                    );
+                    *q = Affine::<Self> { x, y, infinity: 0 };
+                }
+                Ok(Point::<Self>::from(q[0]) + q[1])
             }
 
             fn hash_to_scalar(xmd: Xmd, msg: &[&[u8]], dst: &[&[u8]]) -> Result<Scalar<Self>> {
@@ -215,6 +251,36 @@ macro_rules! impl_curve {
             fn scalar_bytes(s: &Scalar<Self>) -> Self::ScalarBytes {
                 s.to_repr()
             }
+
+            fn invert_field(a: &$crate_::FieldElement) -> $crate_::FieldElement {
+                $inv(a)
+            }
+
+            fn affine_from_primeorder(p: &$crate_::AffinePoint) -> Affine<Self> {
+                use elliptic_curve::sec1::{Coordinates, ToEncodedPoint};
+                let enc = p.to_encoded_point(false);
+                match enc.coordinates() {
+                    Coordinates::Uncompressed { x, y } => Affine::<Self>::from_coordinates(
+                        $crate_::FieldElement::from_repr(*x).into(),
+                        $crate_::FieldElement::from_repr(*y).into(),
+                    ),
+                    _ => Affine::<Self>::IDENTITY,
+                }
+            }
+
+            fn affine_to_primeorder(p: &Affine<Self>) -> $crate_::AffinePoint {
+                if bool::from(p.is_identity()) {
+                    return $crate_::AffinePoint::IDENTITY;
+                }
+                let enc = EncodedPoint::<Self>::from_affine_coordinates(
+                    &p.x.to_repr(),
+                    &p.y.to_repr(),
+                    false,
+                );
+                // ok: our points satisfy the curve equation, the fallback is unreachable.
+                Option::from($crate_::AffinePoint::from_encoded_point(&enc))
+                    .unwrap_or($crate_::AffinePoint::IDENTITY)
+            }
         }
     };
 }
@@ -224,14 +290,16 @@ impl_curve!(
     p256,
     32,
     elliptic_curve::consts::U64,
-    P256_GENERATOR_TABLE
+    P256_GENERATOR_TABLE,
+    field::invert_p256
 );
 impl_curve!(
     p384::NistP384,
     p384,
     48,
     elliptic_curve::consts::U96,
-    P384_GENERATOR_TABLE
+    P384_GENERATOR_TABLE,
+    field::invert_p384
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -325,8 +393,12 @@ pub fn to_affine<C: Curve>(p: &Point<C>) -> Affine<C> {
 
 /// Converts `N` points to affine coordinates with one field inversion, on the stack.
 pub fn normalize_array<C: Curve, const N: usize>(points: &[Point<C>; N]) -> [Affine<C>; N] {
-    // TODO(backend): one inversion per batch once the point arithmetic exposes coordinates.
-    core::array::from_fn(|i| to_affine::<C>(&points[i]))
+    let mut out = [Affine::<C>::IDENTITY; N];
+    if N > 0 {
+        count_inversion();
+        point::batch_normalize(points, &mut out);
+    }
+    out
 }
 
 /// Converts a slice of points to affine coordinates with one field inversion.
@@ -341,9 +413,8 @@ pub fn normalize_slice<C: Curve>(points: &[Point<C>], out: &mut [Affine<C>]) -> 
         0 => {}
         1 => out[0] = to_affine(&points[0]),
         _ => {
-            for (o, p) in out.iter_mut().zip(points) {
-                *o = to_affine::<C>(p);
-            }
+            count_inversion();
+            point::batch_normalize(points, out);
         }
     }
     Ok(())
@@ -359,12 +430,12 @@ pub fn mul_generator<C: Curve>(k: &Scalar<C>) -> Point<C> {
 
 /// `k * P`, constant time in `k` and `P`.
 pub fn mul<C: Curve>(p: &Point<C>, k: &Scalar<C>) -> Point<C> {
-    *p * k
+    mul::mul_ct::<C>(p, k)
 }
 
 /// `k * P` for an affine `P`, constant time in `k` and `P`.
 pub fn mul_affine<C: Curve>(p: &Affine<C>, k: &Scalar<C>) -> Point<C> {
-    Point::<C>::from(*p) * k
+    mul::mul_ct::<C>(&Point::<C>::from(*p), k)
 }
 
 /// `k * P` in variable time: only for public `k` and `P`.
@@ -386,8 +457,9 @@ pub fn vartime_mul_generator_add<C: Curve>(
     b: &Scalar<C>,
     p: &Affine<C>,
 ) -> Point<C> {
-    C::generator_table().vartime_mul(a)
-        + mul::straus_vartime::<C, 1>(&[Point::<C>::from(*p)], &[*b])
+    C::generator_table()
+        .vartime_mul(a)
+        .vartime_add(&mul::straus_vartime::<C, 1>(&[Point::<C>::from(*p)], &[*b]))
 }
 
 /// Multi-scalar multiplication `sum k_i * P_i` over public data, variable time.
@@ -406,7 +478,7 @@ pub fn vartime_msm<C: Curve>(points: &[Affine<C>], scalars: &[Scalar<C>]) -> Res
 
 /// The identity element.
 pub fn identity<C: Curve>() -> Point<C> {
-    Point::<C>::identity()
+    Point::<C>::IDENTITY
 }
 
 /// The identity element in affine form (a placeholder value; never a valid protocol element).

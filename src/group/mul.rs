@@ -2,13 +2,28 @@
 //!
 //! * [`GeneratorTable`]: fixed-base multiplication by the generator, constant time, with a
 //!   precomputed table of `d * 32^j * G` (signed radix-32 digits, no doublings at all).
+//! * `mul_ct`: variable-base multiplication, constant time, signed radix-32 digits over a table
+//!   of `P, 2P, ..., 16P` read by a full conditional-select scan.
 //! * `straus_vartime` / `msm_vartime`: multi-scalar multiplication for public data with
 //!   width-5 wNAF (Straus) and, for long inputs, Pippenger's bucket method.
+//!
+//! # Exceptional cases in the constant-time routines
+//!
+//! The incomplete Jacobian additions are wrong when both operands are the same point. The
+//! constant-time loops do not branch on it: every addition reports the case as a [`Choice`],
+//! which is OR-ed across the whole ladder, and only at the end, if it ever occurred, the product
+//! is recomputed with the complete (slower) `primeorder` formulas. Identity operands are handled
+//! by selection inside the additions. For the generator table the case needs
+//! `sum_{i<j} d_i 32^i G = d_j 32^j G`, for the variable-base ladder `32 K P = d P` for the
+//! partial scalar `K`; either means the secret scalar hits one of a few dozen fixed values
+//! (e.g. `n - 2` for the variable-base ladder), which happens with negligible probability for
+//! uniformly random secret scalars. Only that event is observable in the running time.
 
 use alloc_free::ScalarDigits;
-use elliptic_curve::{ff::PrimeField, group::Group as _};
-use subtle::{Choice, ConditionallyNegatable, ConditionallySelectable, ConstantTimeEq};
+use elliptic_curve::ff::PrimeField;
+use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
+use super::point::batch_normalize;
 use super::{Affine, Curve, Point, Scalar};
 
 /// Window width of the fixed-base table (signed digits in `[-16, 15]`).
@@ -132,13 +147,15 @@ impl<C: Curve> GeneratorTable<C> {
             let mut acc = base;
             for _ in 0..GEN_ENTRIES {
                 proj.push(acc);
-                acc += base;
+                acc = acc.vartime_add(&base);
             }
             for _ in 0..GEN_W {
                 base = base.double();
             }
         }
-        let affine: Vec<Affine<C>> = proj.iter().map(|p| p.to_affine()).collect();
+        // One field inversion for the whole table (not counted by the inversion counter).
+        let mut affine = vec![Affine::<C>::IDENTITY; proj.len()];
+        batch_normalize(&proj, &mut affine);
         let table = affine
             .chunks_exact(GEN_ENTRIES)
             .map(|c| core::array::from_fn(|i| c[i]))
@@ -150,18 +167,23 @@ impl<C: Curve> GeneratorTable<C> {
     pub fn mul(&self, k: &Scalar<C>) -> Point<C> {
         let mut digits = [0i8; MAX_GEN_DIGITS];
         let n = signed_digits::<C>(k, &mut digits);
-        let mut acc = Point::<C>::identity();
+        let mut acc = Point::<C>::IDENTITY;
+        let mut exceptional = Choice::from(0);
         for (row, &d) in self.table.iter().zip(digits[..n].iter()) {
-            let neg = Choice::from(((d as u8) >> 7) & 1);
-            let abs = (d as i16).unsigned_abs() as u8;
+            let (neg, abs) = digit_sign_abs(d);
             let mut sel = Affine::<C>::IDENTITY;
             for (e, entry) in row.iter().enumerate() {
                 sel.conditional_assign(entry, abs.ct_eq(&(e as u8 + 1)));
             }
-            sel.conditional_negate(neg);
-            acc += sel;
+            sel.y.conditional_assign(&-sel.y, neg);
+            let (sum, same) = acc.add_affine_ct(&sel);
+            acc = sum;
+            exceptional |= same;
         }
         zeroize::Zeroize::zeroize(&mut digits);
+        if bool::from(exceptional) {
+            return fallback_mul::<C>(&Point::<C>::generator(), k);
+        }
         acc
     }
 
@@ -169,12 +191,12 @@ impl<C: Curve> GeneratorTable<C> {
     pub fn vartime_mul(&self, k: &Scalar<C>) -> Point<C> {
         let mut digits = [0i8; MAX_GEN_DIGITS];
         let n = signed_digits::<C>(k, &mut digits);
-        let mut acc = Point::<C>::identity();
+        let mut acc = Point::<C>::IDENTITY;
         for (row, &d) in self.table.iter().zip(digits[..n].iter()) {
             match d {
                 0 => {}
-                d if d > 0 => acc += row[d as usize - 1],
-                d => acc -= row[(-(d as i16)) as usize - 1],
+                d if d > 0 => acc = acc.vartime_add_affine(&row[d as usize - 1]),
+                d => acc = acc.vartime_sub_affine(&row[(-(d as i16)) as usize - 1]),
             }
         }
         acc
@@ -187,12 +209,89 @@ impl<C: Curve> Default for GeneratorTable<C> {
     }
 }
 
+/// Sign and absolute value of a signed digit, constant time.
+#[inline(always)]
+fn digit_sign_abs(d: i8) -> (Choice, u8) {
+    let neg = ((d as u8) >> 7) & 1;
+    // Two's complement absolute value without a branch.
+    let mask = 0u8.wrapping_sub(neg);
+    let abs = ((d as u8) ^ mask).wrapping_add(neg);
+    (Choice::from(neg), abs)
+}
+
+/// Number of entries of the variable-base table `P, 2P, ..., 16P`.
+const VAR_ENTRIES: usize = 1 << (GEN_W - 1);
+
+/// Constant-time lookup of `d * P` (`|d| <= 16`) by a scan of the whole table.
+#[inline(always)]
+fn ct_lookup<C: Curve>(table: &[Point<C>; VAR_ENTRIES], d: i8) -> Point<C> {
+    let (neg, abs) = digit_sign_abs(d);
+    let mut sel = Point::<C>::IDENTITY;
+    for (e, entry) in table.iter().enumerate() {
+        sel.conditional_assign(entry, abs.ct_eq(&(e as u8 + 1)));
+    }
+    sel.y.conditional_assign(&-sel.y, neg);
+    sel
+}
+
+/// `k * P` with the complete `primeorder` formulas: the rare exceptional path of the
+/// constant-time routines (two field inversions for the conversions).
+#[cold]
+fn fallback_mul<C: Curve>(p: &Point<C>, k: &Scalar<C>) -> Point<C> {
+    Point::<C>::from_primeorder(&(p.to_primeorder() * k))
+}
+
+/// `k * P`, constant time in `k` and `P`: signed radix-32 digits, 5 doublings and one addition
+/// of a table entry (selected by a full scan) per digit. Stack only.
+pub(crate) fn mul_ct<C: Curve>(p: &Point<C>, k: &Scalar<C>) -> Point<C> {
+    let mut exceptional = Choice::from(0);
+    let mut table = [*p; VAR_ENTRIES];
+    table[1] = p.double();
+    for i in 2..VAR_ENTRIES {
+        let (sum, same) = table[i - 1].add_ct(p);
+        table[i] = sum;
+        exceptional |= same;
+    }
+    let mut digits = [0i8; MAX_GEN_DIGITS];
+    let n = signed_digits::<C>(k, &mut digits);
+    let mut acc = ct_lookup::<C>(&table, digits[n - 1]);
+    for &d in digits[..n - 1].iter().rev() {
+        for _ in 0..GEN_W {
+            acc = acc.double();
+        }
+        let (sum, same) = acc.add_ct(&ct_lookup::<C>(&table, d));
+        acc = sum;
+        exceptional |= same;
+    }
+    zeroize::Zeroize::zeroize(&mut digits);
+    if bool::from(exceptional) {
+        return fallback_mul::<C>(p, k);
+    }
+    acc
+}
+
+impl<C: Curve> core::ops::Mul<Scalar<C>> for Point<C> {
+    type Output = Point<C>;
+    /// Constant-time scalar multiplication (as [`super::mul`]).
+    fn mul(self, k: Scalar<C>) -> Point<C> {
+        mul_ct::<C>(&self, &k)
+    }
+}
+
+impl<C: Curve> core::ops::Mul<Scalar<C>> for &Point<C> {
+    type Output = Point<C>;
+    /// Constant-time scalar multiplication (as [`super::mul`]).
+    fn mul(self, k: Scalar<C>) -> Point<C> {
+        mul_ct::<C>(self, &k)
+    }
+}
+
 /// Odd multiples `P, 3P, ..., (2^(w-1)-1)P` in projective form.
 fn odd_multiples<C: Curve>(p1: Point<C>) -> [Point<C>; NAF_TABLE] {
     let p2 = p1.double();
     let mut t = [p1; NAF_TABLE];
     for i in 1..NAF_TABLE {
-        t[i] = t[i - 1] + p2;
+        t[i] = t[i - 1].vartime_add(&p2);
     }
     t
 }
@@ -200,9 +299,18 @@ fn odd_multiples<C: Curve>(p1: Point<C>) -> [Point<C>; NAF_TABLE] {
 #[inline]
 fn add_naf_digit<C: Curve>(acc: &mut Point<C>, table: &[Point<C>; NAF_TABLE], d: i8) {
     if d > 0 {
-        *acc += table[(d as usize) >> 1];
+        *acc = acc.vartime_add(&table[(d as usize) >> 1]);
     } else if d < 0 {
-        *acc -= table[((-(d as i16)) as usize) >> 1];
+        *acc = acc.vartime_add(&-table[((-(d as i16)) as usize) >> 1]);
+    }
+}
+
+#[inline]
+fn add_naf_digit_affine<C: Curve>(acc: &mut Point<C>, table: &[Affine<C>], d: i8) {
+    if d > 0 {
+        *acc = acc.vartime_add_affine(&table[(d as usize) >> 1]);
+    } else if d < 0 {
+        *acc = acc.vartime_sub_affine(&table[((-(d as i16)) as usize) >> 1]);
     }
 }
 
@@ -226,7 +334,7 @@ fn straus_core<C: Curve>(
     nafs: &[[i8; MAX_NAF]],
     len: usize,
 ) -> Point<C> {
-    let mut acc = Point::<C>::identity();
+    let mut acc = Point::<C>::IDENTITY;
     let mut started = false;
     for pos in (0..len).rev() {
         if started {
@@ -243,13 +351,36 @@ fn straus_core<C: Curve>(
     acc
 }
 
+/// Straus over tables already in affine form (`NAF_TABLE` entries per point, flattened).
+fn straus_core_affine<C: Curve>(
+    tables: &[Affine<C>],
+    nafs: &[[i8; MAX_NAF]],
+    len: usize,
+) -> Point<C> {
+    let mut acc = Point::<C>::IDENTITY;
+    let mut started = false;
+    for pos in (0..len).rev() {
+        if started {
+            acc = acc.double();
+        }
+        for (table, naf) in tables.chunks_exact(NAF_TABLE).zip(nafs.iter()) {
+            let d = naf[pos];
+            if d != 0 {
+                add_naf_digit_affine::<C>(&mut acc, table, d);
+                started = true;
+            }
+        }
+    }
+    acc
+}
+
 /// Inputs at least this long use Pippenger's method instead of Straus.
 const PIPPENGER_THRESHOLD: usize = 512;
 
 /// Multi-scalar multiplication over slices. Variable time.
 pub(crate) fn msm_vartime<C: Curve>(points: &[Affine<C>], scalars: &[Scalar<C>]) -> Point<C> {
     match points.len() {
-        0 => Point::<C>::identity(),
+        0 => Point::<C>::IDENTITY,
         1 => straus_vartime::<C, 1>(&[points[0].into()], &[scalars[0]]),
         2 => straus_vartime::<C, 2>(
             &[points[0].into(), points[1].into()],
@@ -261,11 +392,14 @@ pub(crate) fn msm_vartime<C: Curve>(points: &[Affine<C>], scalars: &[Scalar<C>])
             for (naf, k) in nafs.iter_mut().zip(scalars.iter()) {
                 len = len.max(wnaf::<C>(k, naf));
             }
-            let tables: Vec<[Point<C>; NAF_TABLE]> = points
+            // All tables to affine with one field inversion, then mixed additions.
+            let proj: Vec<Point<C>> = points
                 .iter()
-                .map(|p| odd_multiples::<C>(p.into()))
+                .flat_map(|p| odd_multiples::<C>(p.into()))
                 .collect();
-            straus_core::<C>(&tables, &nafs, len)
+            let mut tables = vec![Affine::<C>::IDENTITY; proj.len()];
+            batch_normalize(&proj, &mut tables);
+            straus_core_affine::<C>(&tables, &nafs, len)
         }
         n => pippenger::<C>(points, scalars, n),
     }
@@ -291,30 +425,32 @@ fn pippenger<C: Curve>(points: &[Affine<C>], scalars: &[Scalar<C>], n: usize) ->
         row[windows - 1] = carry as i16;
     }
     let buckets_len = 1usize << (c - 1);
-    let mut buckets = vec![Point::<C>::identity(); buckets_len];
-    let mut acc = Point::<C>::identity();
+    let mut buckets = vec![Point::<C>::IDENTITY; buckets_len];
+    let mut acc = Point::<C>::IDENTITY;
     for j in (0..windows).rev() {
         for _ in 0..c {
             acc = acc.double();
         }
         for b in buckets.iter_mut() {
-            *b = Point::<C>::identity();
+            *b = Point::<C>::IDENTITY;
         }
         for (p, row) in points.iter().zip(digits.chunks_exact(windows)) {
             let d = row[j];
             if d > 0 {
-                buckets[d as usize - 1] += *p;
+                let b = &mut buckets[d as usize - 1];
+                *b = b.vartime_add_affine(p);
             } else if d < 0 {
-                buckets[(-d) as usize - 1] -= *p;
+                let b = &mut buckets[(-d) as usize - 1];
+                *b = b.vartime_sub_affine(p);
             }
         }
-        let mut running = Point::<C>::identity();
-        let mut sum = Point::<C>::identity();
+        let mut running = Point::<C>::IDENTITY;
+        let mut sum = Point::<C>::IDENTITY;
         for b in buckets.iter().rev() {
-            running += b;
-            sum += running;
+            running = running.vartime_add(b);
+            sum = sum.vartime_add(&running);
         }
-        acc += sum;
+        acc = acc.vartime_add(&sum);
     }
     acc
 }
@@ -355,7 +491,7 @@ mod tests {
                 .iter()
                 .zip(ks.iter())
                 .fold(Point::<C>::identity(), |a, (p, k)| {
-                    a + Point::<C>::from(*p) * k
+                    a + Point::<C>::from(*p) * *k
                 });
             assert_eq!(msm_vartime::<C>(&pts, &ks), expect, "n = {n}");
         }

@@ -1,0 +1,524 @@
+//! Point arithmetic in Jacobian coordinates on the curve's own field elements.
+//!
+//! Both supported curves are short Weierstrass curves `y^2 = x^3 - 3x + b` of prime order, so:
+//!
+//! * doubling (`dbl-2001-b`, 3M + 5S) is complete: the identity (`Z = 0`) doubles to itself and no
+//!   point has order two;
+//! * mixed addition (`madd-2007-bl`, 7M + 4S) and full addition (`add-2007-bl`, 11M + 5S) are
+//!   correct except for identity operands and for adding a point to itself. Adding `P` and `-P`
+//!   yields `Z = 0`, the identity, as it should.
+//!
+//! The `*_ct` additions handle identity operands with conditional selects and *report* the
+//! doubling case as a [`Choice`] instead of handling it; the scalar multiplications accumulate
+//! that flag (see [`super::mul`]). The operators (`+`, `-`) are complete and constant time: they
+//! compute the doubling too and select. The `vartime_*` additions branch on every exceptional case.
+
+use core::fmt;
+use core::ops::{Add, AddAssign, Neg, Sub, SubAssign};
+
+use elliptic_curve::ff::Field;
+use primeorder::PrimeCurveParams;
+use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
+
+use super::Curve;
+
+/// The base field element type of a curve.
+pub(crate) type Fe<C> = <C as PrimeCurveParams>::FieldElement;
+
+/// A point in affine coordinates `(x, y)`, or the identity (flagged; coordinates zero).
+#[derive(Clone, Copy)]
+pub struct AffinePoint<C: Curve> {
+    pub(crate) x: Fe<C>,
+    pub(crate) y: Fe<C>,
+    /// 1 for the identity, 0 otherwise.
+    pub(crate) infinity: u8,
+}
+
+/// A point in Jacobian coordinates `(X : Y : Z)` standing for `(X / Z^2, Y / Z^3)`; the identity
+/// has `Z = 0`.
+#[derive(Clone, Copy)]
+pub struct JacobianPoint<C: Curve> {
+    pub(crate) x: Fe<C>,
+    pub(crate) y: Fe<C>,
+    pub(crate) z: Fe<C>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Affine
+
+impl<C: Curve> AffinePoint<C> {
+    /// The identity (coordinates zero, flag set).
+    pub const IDENTITY: Self = Self {
+        x: Fe::<C>::ZERO,
+        y: Fe::<C>::ZERO,
+        infinity: 1,
+    };
+
+    /// The generator of the group.
+    pub fn generator() -> Self {
+        Self {
+            x: C::GENERATOR.0,
+            y: C::GENERATOR.1,
+            infinity: 0,
+        }
+    }
+
+    /// Whether this is the identity.
+    pub fn is_identity(&self) -> Choice {
+        Choice::from(self.infinity)
+    }
+
+    /// Converts from the `primeorder` representation (through the SEC1 encoding; no inversion).
+    pub fn from_primeorder(p: &primeorder::AffinePoint<C>) -> Self {
+        C::affine_from_primeorder(p)
+    }
+
+    /// Converts to the `primeorder` representation (through the SEC1 encoding; checks the curve
+    /// equation).
+    pub fn to_primeorder(&self) -> primeorder::AffinePoint<C> {
+        C::affine_to_primeorder(self)
+    }
+
+    /// Builds a point from coordinates of a valid point (used by the curve conversions).
+    pub(crate) fn from_coordinates(x: Option<Fe<C>>, y: Option<Fe<C>>) -> Self {
+        match (x, y) {
+            (Some(x), Some(y)) => Self { x, y, infinity: 0 },
+            // Unreachable for valid points, whose coordinates are canonical.
+            _ => Self::IDENTITY,
+        }
+    }
+
+    /// Whether `(x, y)` satisfies `y^2 = x^3 - 3x + b` (identity excluded).
+    #[cfg(test)]
+    pub(crate) fn is_on_curve(&self) -> Choice {
+        let rhs = (self.x.square() + C::EQUATION_A) * self.x + C::EQUATION_B;
+        self.y.square().ct_eq(&rhs) & !self.is_identity()
+    }
+}
+
+impl<C: Curve> Default for AffinePoint<C> {
+    fn default() -> Self {
+        Self::IDENTITY
+    }
+}
+
+impl<C: Curve> ConditionallySelectable for AffinePoint<C> {
+    fn conditional_select(a: &Self, b: &Self, choice: Choice) -> Self {
+        Self {
+            x: Fe::<C>::conditional_select(&a.x, &b.x, choice),
+            y: Fe::<C>::conditional_select(&a.y, &b.y, choice),
+            infinity: u8::conditional_select(&a.infinity, &b.infinity, choice),
+        }
+    }
+}
+
+impl<C: Curve> ConstantTimeEq for AffinePoint<C> {
+    fn ct_eq(&self, other: &Self) -> Choice {
+        let (i1, i2) = (self.is_identity(), other.is_identity());
+        (i1 & i2) | (!i1 & !i2 & self.x.ct_eq(&other.x) & self.y.ct_eq(&other.y))
+    }
+}
+
+impl<C: Curve> PartialEq for AffinePoint<C> {
+    fn eq(&self, other: &Self) -> bool {
+        self.ct_eq(other).into()
+    }
+}
+
+impl<C: Curve> Eq for AffinePoint<C> {}
+
+impl<C: Curve> fmt::Debug for AffinePoint<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AffinePoint")
+            .field("x", &self.x)
+            .field("y", &self.y)
+            .field("infinity", &self.infinity)
+            .finish()
+    }
+}
+
+impl<C: Curve> Neg for AffinePoint<C> {
+    type Output = Self;
+    fn neg(self) -> Self {
+        Self {
+            x: self.x,
+            y: Fe::<C>::conditional_select(&-self.y, &self.y, self.is_identity()),
+            infinity: self.infinity,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Jacobian
+
+impl<C: Curve> JacobianPoint<C> {
+    /// The identity `(1 : 1 : 0)`.
+    pub const IDENTITY: Self = Self {
+        x: Fe::<C>::ONE,
+        y: Fe::<C>::ONE,
+        z: Fe::<C>::ZERO,
+    };
+
+    /// The generator of the group.
+    pub fn generator() -> Self {
+        Self::from(AffinePoint::<C>::generator())
+    }
+
+    /// The identity.
+    pub fn identity() -> Self {
+        Self::IDENTITY
+    }
+
+    /// Whether this is the identity.
+    pub fn is_identity(&self) -> Choice {
+        self.z.is_zero()
+    }
+
+    /// Doubling, `dbl-2001-b` (3M + 5S), complete on prime-order `a = -3` curves.
+    pub fn double(&self) -> Self {
+        let delta = self.z.square();
+        let gamma = self.y.square();
+        let beta = self.x * gamma;
+        let t = (self.x - delta) * (self.x + delta);
+        let alpha = t.double() + t;
+        let beta4 = beta.double().double();
+        let x3 = alpha.square() - beta4.double();
+        let z3 = (self.y + self.z).square() - gamma - delta;
+        let y3 = alpha * (beta4 - x3) - gamma.square().double().double().double();
+        Self {
+            x: x3,
+            y: y3,
+            z: z3,
+        }
+    }
+
+    /// `madd-2007-bl` without any exceptional-case handling. Returns the sum and whether the
+    /// formula degenerated because the operands are equal (`H = 0` and `r = 0`; meaningful only
+    /// when neither operand is the identity).
+    #[inline(always)]
+    fn madd_raw(&self, q: &AffinePoint<C>) -> (Self, Choice) {
+        let z1z1 = self.z.square();
+        let u2 = q.x * z1z1;
+        let s2 = q.y * self.z * z1z1;
+        let h = u2 - self.x;
+        let hh = h.square();
+        let i = hh.double().double();
+        let j = h * i;
+        let r = (s2 - self.y).double();
+        let v = self.x * i;
+        let x3 = r.square() - j - v.double();
+        let y3 = r * (v - x3) - (self.y * j).double();
+        let z3 = (self.z + h).square() - z1z1 - hh;
+        let same = h.is_zero() & r.is_zero();
+        (
+            Self {
+                x: x3,
+                y: y3,
+                z: z3,
+            },
+            same,
+        )
+    }
+
+    /// `add-2007-bl` without any exceptional-case handling; as [`Self::madd_raw`].
+    #[inline(always)]
+    fn add_raw(&self, q: &Self) -> (Self, Choice) {
+        let z1z1 = self.z.square();
+        let z2z2 = q.z.square();
+        let u1 = self.x * z2z2;
+        let u2 = q.x * z1z1;
+        let s1 = self.y * q.z * z2z2;
+        let s2 = q.y * self.z * z1z1;
+        let h = u2 - u1;
+        let i = h.double().square();
+        let j = h * i;
+        let r = (s2 - s1).double();
+        let v = u1 * i;
+        let x3 = r.square() - j - v.double();
+        let y3 = r * (v - x3) - (s1 * j).double();
+        let z3 = ((self.z + q.z).square() - z1z1 - z2z2) * h;
+        let same = h.is_zero() & r.is_zero();
+        (
+            Self {
+                x: x3,
+                y: y3,
+                z: z3,
+            },
+            same,
+        )
+    }
+
+    /// `self + q` in constant time, handling identity operands by selection. The second value is
+    /// set when `self == q` (both not the identity): the sum is then wrong and must be replaced
+    /// by the caller.
+    #[inline]
+    pub(crate) fn add_affine_ct(&self, q: &AffinePoint<C>) -> (Self, Choice) {
+        let (sum, same) = self.madd_raw(q);
+        let p_inf = self.is_identity();
+        let mut out = Self::conditional_select(&sum, &Self::from(*q), p_inf);
+        out.conditional_assign(self, q.is_identity());
+        (out, same & !p_inf & !q.is_identity())
+    }
+
+    /// `self + q` in constant time; as [`Self::add_affine_ct`].
+    #[inline]
+    pub(crate) fn add_ct(&self, q: &Self) -> (Self, Choice) {
+        let (sum, same) = self.add_raw(q);
+        let p_inf = self.is_identity();
+        let q_inf = q.is_identity();
+        let mut out = Self::conditional_select(&sum, q, p_inf);
+        out.conditional_assign(self, q_inf);
+        (out, same & !p_inf & !q_inf)
+    }
+
+    /// Complete constant-time addition of an affine point (also computes the doubling).
+    pub fn add_affine_complete(&self, q: &AffinePoint<C>) -> Self {
+        let (sum, same) = self.add_affine_ct(q);
+        Self::conditional_select(&sum, &self.double(), same)
+    }
+
+    /// Complete constant-time addition (also computes the doubling).
+    pub fn add_complete(&self, q: &Self) -> Self {
+        let (sum, same) = self.add_ct(q);
+        Self::conditional_select(&sum, &self.double(), same)
+    }
+
+    /// `self + q` in variable time (public data only).
+    #[inline]
+    pub fn vartime_add_affine(&self, q: &AffinePoint<C>) -> Self {
+        if q.infinity != 0 {
+            return *self;
+        }
+        if bool::from(self.is_identity()) {
+            return Self::from(*q);
+        }
+        let (sum, same) = self.madd_raw(q);
+        if bool::from(same) {
+            return self.double();
+        }
+        sum
+    }
+
+    /// `self - q` in variable time (public data only).
+    #[inline]
+    pub fn vartime_sub_affine(&self, q: &AffinePoint<C>) -> Self {
+        self.vartime_add_affine(&-*q)
+    }
+
+    /// `self + q` in variable time (public data only).
+    #[inline]
+    pub fn vartime_add(&self, q: &Self) -> Self {
+        if bool::from(q.is_identity()) {
+            return *self;
+        }
+        if bool::from(self.is_identity()) {
+            return *q;
+        }
+        let (sum, same) = self.add_raw(q);
+        if bool::from(same) {
+            return self.double();
+        }
+        sum
+    }
+
+    /// Conversion to affine coordinates with one field inversion (constant time).
+    pub fn to_affine(&self) -> AffinePoint<C> {
+        let zinv = invert::<C>(&self.z);
+        self.affine_with_zinv(&zinv)
+    }
+
+    /// Affine coordinates given `1/Z` (any value when `Z = 0`).
+    #[inline]
+    pub(crate) fn affine_with_zinv(&self, zinv: &Fe<C>) -> AffinePoint<C> {
+        let zinv2 = zinv.square();
+        let inf = self.is_identity();
+        let p = AffinePoint {
+            x: self.x * zinv2,
+            y: self.y * zinv2 * zinv,
+            infinity: 0,
+        };
+        AffinePoint::conditional_select(&p, &AffinePoint::IDENTITY, inf)
+    }
+
+    /// Converts from the `primeorder` representation (one field inversion).
+    pub fn from_primeorder(p: &primeorder::ProjectivePoint<C>) -> Self {
+        Self::from(AffinePoint::from_primeorder(&p.to_affine()))
+    }
+
+    /// Converts to the `primeorder` representation (one field inversion).
+    pub fn to_primeorder(&self) -> primeorder::ProjectivePoint<C> {
+        self.to_affine().to_primeorder().into()
+    }
+}
+
+impl<C: Curve> Default for JacobianPoint<C> {
+    fn default() -> Self {
+        Self::IDENTITY
+    }
+}
+
+impl<C: Curve> From<AffinePoint<C>> for JacobianPoint<C> {
+    fn from(p: AffinePoint<C>) -> Self {
+        let q = Self {
+            x: p.x,
+            y: p.y,
+            z: Fe::<C>::ONE,
+        };
+        Self::conditional_select(&q, &Self::IDENTITY, p.is_identity())
+    }
+}
+
+impl<C: Curve> From<&AffinePoint<C>> for JacobianPoint<C> {
+    fn from(p: &AffinePoint<C>) -> Self {
+        Self::from(*p)
+    }
+}
+
+impl<C: Curve> ConditionallySelectable for JacobianPoint<C> {
+    fn conditional_select(a: &Self, b: &Self, choice: Choice) -> Self {
+        Self {
+            x: Fe::<C>::conditional_select(&a.x, &b.x, choice),
+            y: Fe::<C>::conditional_select(&a.y, &b.y, choice),
+            z: Fe::<C>::conditional_select(&a.z, &b.z, choice),
+        }
+    }
+}
+
+impl<C: Curve> ConstantTimeEq for JacobianPoint<C> {
+    fn ct_eq(&self, other: &Self) -> Choice {
+        let z1z1 = self.z.square();
+        let z2z2 = other.z.square();
+        let xs = (self.x * z2z2).ct_eq(&(other.x * z1z1));
+        let ys = (self.y * z2z2 * other.z).ct_eq(&(other.y * z1z1 * self.z));
+        let i1 = self.is_identity();
+        let i2 = other.is_identity();
+        (i1 & i2) | (!i1 & !i2 & xs & ys)
+    }
+}
+
+impl<C: Curve> PartialEq for JacobianPoint<C> {
+    fn eq(&self, other: &Self) -> bool {
+        self.ct_eq(other).into()
+    }
+}
+
+impl<C: Curve> Eq for JacobianPoint<C> {}
+
+impl<C: Curve> fmt::Debug for JacobianPoint<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JacobianPoint")
+            .field("x", &self.x)
+            .field("y", &self.y)
+            .field("z", &self.z)
+            .finish()
+    }
+}
+
+impl<C: Curve> Neg for JacobianPoint<C> {
+    type Output = Self;
+    fn neg(self) -> Self {
+        Self {
+            x: self.x,
+            y: -self.y,
+            z: self.z,
+        }
+    }
+}
+
+impl<C: Curve> Neg for &JacobianPoint<C> {
+    type Output = JacobianPoint<C>;
+    fn neg(self) -> JacobianPoint<C> {
+        -*self
+    }
+}
+
+macro_rules! impl_ops {
+    ($rhs:ty, $add:ident, $conv:expr) => {
+        impl<C: Curve> Add<$rhs> for JacobianPoint<C> {
+            type Output = JacobianPoint<C>;
+            fn add(self, q: $rhs) -> JacobianPoint<C> {
+                #[allow(clippy::redundant_closure_call)]
+                self.$add(&($conv)(q))
+            }
+        }
+        impl<C: Curve> Add<$rhs> for &JacobianPoint<C> {
+            type Output = JacobianPoint<C>;
+            fn add(self, q: $rhs) -> JacobianPoint<C> {
+                #[allow(clippy::redundant_closure_call)]
+                self.$add(&($conv)(q))
+            }
+        }
+        impl<C: Curve> Sub<$rhs> for JacobianPoint<C> {
+            type Output = JacobianPoint<C>;
+            fn sub(self, q: $rhs) -> JacobianPoint<C> {
+                #[allow(clippy::redundant_closure_call)]
+                self.$add(&-($conv)(q))
+            }
+        }
+        impl<C: Curve> Sub<$rhs> for &JacobianPoint<C> {
+            type Output = JacobianPoint<C>;
+            fn sub(self, q: $rhs) -> JacobianPoint<C> {
+                #[allow(clippy::redundant_closure_call)]
+                self.$add(&-($conv)(q))
+            }
+        }
+        impl<C: Curve> AddAssign<$rhs> for JacobianPoint<C> {
+            fn add_assign(&mut self, q: $rhs) {
+                *self = *self + q;
+            }
+        }
+        impl<C: Curve> SubAssign<$rhs> for JacobianPoint<C> {
+            fn sub_assign(&mut self, q: $rhs) {
+                *self = *self - q;
+            }
+        }
+    };
+}
+
+impl_ops!(AffinePoint<C>, add_affine_complete, |q: AffinePoint<C>| q);
+impl_ops!(&AffinePoint<C>, add_affine_complete, |q: &AffinePoint<
+    C,
+>| *q);
+impl_ops!(JacobianPoint<C>, add_complete, |q: JacobianPoint<C>| q);
+impl_ops!(&JacobianPoint<C>, add_complete, |q: &JacobianPoint<C>| *q);
+
+impl<C: Curve> core::iter::Sum for JacobianPoint<C> {
+    fn sum<I: Iterator<Item = Self>>(iter: I) -> Self {
+        iter.fold(Self::IDENTITY, |a, b| a + b)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Batched affine conversion
+
+/// Converts `points` to affine coordinates into `out` with one field inversion (Montgomery's
+/// trick), constant time. Identity points (`Z = 0`) are handled by selection. `out` doubles as
+/// the scratch space for the prefix products. Does not count the inversion.
+///
+/// Both slices must have the same length (only the common prefix is converted).
+pub(crate) fn batch_normalize<C: Curve>(points: &[JacobianPoint<C>], out: &mut [AffinePoint<C>]) {
+    let n = points.len().min(out.len());
+    if n == 0 {
+        return;
+    }
+    // Prefix products of the Z coordinates, with zeros replaced by one, in out[i].x.
+    let mut acc = Fe::<C>::ONE;
+    for (p, o) in points.iter().zip(out.iter_mut()) {
+        o.x = acc;
+        let z = Fe::<C>::conditional_select(&p.z, &Fe::<C>::ONE, p.is_identity());
+        acc *= z;
+    }
+    // acc is a product of non-zero values, hence invertible.
+    let mut inv = invert::<C>(&acc);
+    for (p, o) in points[..n].iter().zip(out[..n].iter_mut()).rev() {
+        let z = Fe::<C>::conditional_select(&p.z, &Fe::<C>::ONE, p.is_identity());
+        let zinv = inv * o.x;
+        inv *= z;
+        *o = p.affine_with_zinv(&zinv);
+    }
+}
+
+/// Field inversion (zero maps to zero). Constant time.
+pub(crate) fn invert<C: Curve>(a: &Fe<C>) -> Fe<C> {
+    C::invert_field(a)
+}

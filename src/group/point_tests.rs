@@ -1,0 +1,350 @@
+//! Every routine of the group layer against the `primeorder` reference arithmetic.
+
+#![allow(clippy::unwrap_used, clippy::eq_op)]
+
+use ::p256::NistP256;
+use ::p384::NistP384;
+use elliptic_curve::ff::Field;
+use elliptic_curve::group::Group as _;
+
+use super::*;
+
+type RefPoint<C> = primeorder::ProjectivePoint<C>;
+
+fn to_ref<C: Curve>(p: &Point<C>) -> RefPoint<C> {
+    p.to_primeorder()
+}
+
+fn ref_mul<C: Curve>(p: &Point<C>, k: &Scalar<C>) -> Point<C> {
+    Point::<C>::from_primeorder(&(to_ref(p) * *k))
+}
+
+fn gen<C: Curve>() -> Point<C> {
+    Point::<C>::generator()
+}
+
+fn edge_scalars<C: Curve>() -> Vec<Scalar<C>> {
+    let one = Scalar::<C>::ONE;
+    let mut v = vec![
+        Scalar::<C>::ZERO,
+        one,
+        one.double(),
+        -one,
+        -one.double(),
+        -one.double() - one,
+    ];
+    for i in 3u64..40 {
+        v.push(Scalar::<C>::from(i));
+        v.push(-Scalar::<C>::from(i));
+    }
+    // Powers of 32 and their neighbours hit the window boundaries of the signed recodings.
+    let mut p = Scalar::<C>::from(32u64);
+    for _ in 0..80 {
+        v.push(p);
+        v.push(-p);
+        v.push(p - one);
+        p *= Scalar::<C>::from(32u64);
+    }
+    v
+}
+
+fn points<C: Curve>(rng: &mut impl rand::RngCore) -> Vec<Point<C>> {
+    let g = gen::<C>();
+    let mut v = vec![g, -g, g.double(), Point::<C>::IDENTITY];
+    for _ in 0..3 {
+        let k = Scalar::<C>::random(&mut *rng);
+        v.push(ref_mul(&g, &k));
+    }
+    v
+}
+
+fn basic<C: Curve>() {
+    let mut rng = rand::thread_rng();
+    let g = gen::<C>();
+    let rg = RefPoint::<C>::generator();
+    assert_eq!(to_ref(&g), rg);
+    assert_eq!(to_ref(&g.double()), rg.double());
+    assert_eq!(to_ref(&(g + g)), rg.double());
+    assert_eq!(to_ref(&(g + g.to_affine())), rg.double());
+    assert_eq!(g - g, Point::<C>::IDENTITY);
+    assert_eq!(g - g.to_affine(), Point::<C>::IDENTITY);
+    assert_eq!(g + Point::<C>::IDENTITY, g);
+    assert_eq!(Point::<C>::IDENTITY + g, g);
+    assert_eq!(Point::<C>::IDENTITY + g.to_affine(), g);
+    assert_eq!(g + Affine::<C>::IDENTITY, g);
+    assert!(bool::from(
+        (Point::<C>::IDENTITY + Point::<C>::IDENTITY).is_identity()
+    ));
+    assert!(bool::from(Point::<C>::IDENTITY.double().is_identity()));
+    let pts = points::<C>(&mut rng);
+    for p in &pts {
+        let pa = p.to_affine();
+        assert_eq!(to_ref(p).to_affine(), pa.to_primeorder());
+        assert_eq!(Point::<C>::from(pa), *p);
+        assert_eq!(Affine::<C>::from_primeorder(&pa.to_primeorder()), pa);
+        if !bool::from(pa.is_identity()) {
+            assert!(bool::from(pa.is_on_curve()));
+        }
+        for q in &pts {
+            let qa = q.to_affine();
+            let expect = to_ref(p) + to_ref(q);
+            assert_eq!(to_ref(&(p + q)), expect);
+            assert_eq!(to_ref(&(p + qa)), expect);
+            assert_eq!(to_ref(&p.vartime_add(q)), expect);
+            assert_eq!(to_ref(&p.vartime_add_affine(&qa)), expect);
+            assert_eq!(to_ref(&(p - q)), to_ref(p) - to_ref(q));
+            assert_eq!(to_ref(&(p - qa)), to_ref(p) - to_ref(q));
+            assert_eq!(to_ref(&p.vartime_sub_affine(&qa)), to_ref(p) - to_ref(q));
+            assert_eq!(*p == *q, to_ref(p) == to_ref(q));
+            assert_eq!(pa == qa, to_ref(p) == to_ref(q));
+            assert_eq!(
+                bool::from(ct_eq_affine::<C>(&pa, &qa)),
+                to_ref(p) == to_ref(q)
+            );
+            // Non-normalized Z.
+            let p2 = p.double() - *p;
+            assert_eq!(p2, *p);
+            assert_eq!(to_ref(&(p2 + q)), expect);
+        }
+    }
+}
+
+fn encodings<C: Curve>(sec1: impl Fn(&primeorder::AffinePoint<C>, bool) -> Vec<u8>) {
+    let mut rng = rand::thread_rng();
+    for p in points::<C>(&mut rng) {
+        let pa = p.to_affine();
+        let r = pa.to_primeorder();
+        let c = C::encode_compressed(&pa);
+        let u = C::encode_uncompressed(&pa);
+        if bool::from(pa.is_identity()) {
+            assert!(c.as_ref().iter().all(|&b| b == 0));
+            assert!(u.as_ref().iter().all(|&b| b == 0));
+            assert_eq!(
+                C::decode_compressed(c.as_ref()),
+                Err(Error::IdentityElement)
+            );
+            assert_eq!(
+                C::decode_uncompressed(u.as_ref()),
+                Err(Error::IdentityElement)
+            );
+            continue;
+        }
+        assert_eq!(c.as_ref(), sec1(&r, true));
+        assert_eq!(u.as_ref(), sec1(&r, false));
+        assert_eq!(C::decode_compressed(c.as_ref()), Ok(pa));
+        assert_eq!(C::decode_uncompressed(u.as_ref()), Ok(pa));
+        let mut bad = u;
+        bad.as_mut()[C::UNCOMPRESSED_LEN - 1] ^= 1;
+        assert_eq!(
+            C::decode_uncompressed(bad.as_ref()),
+            Err(Error::InvalidPoint)
+        );
+        assert_eq!(
+            C::decode_compressed(&c.as_ref()[1..]),
+            Err(Error::InvalidLength)
+        );
+    }
+}
+
+type RefHash<C> = fn(Xmd, &[&[u8]], &[&[u8]]) -> RefPoint<C>;
+
+fn hash<C: Curve>(reference: RefHash<C>) {
+    for i in 0u32..20 {
+        let msg = i.to_be_bytes();
+        let dst: &[&[u8]] = &[b"QUUX-V01-CS02-with-", b"test"];
+        let ours = C::hash_to_curve(Xmd::Sha256, &[&msg, b"x"], dst).unwrap();
+        let expect = reference(Xmd::Sha256, &[&msg, b"x"], dst);
+        assert_eq!(to_ref(&ours), expect);
+        let ours = C::hash_to_curve(Xmd::Sha512, &[&msg], dst).unwrap();
+        let expect = reference(Xmd::Sha512, &[&msg], dst);
+        assert_eq!(to_ref(&ours), expect);
+    }
+}
+
+fn multiplication<C: Curve>() {
+    let mut rng = rand::thread_rng();
+    let table = C::generator_table();
+    let mut ks = edge_scalars::<C>();
+    for _ in 0..10 {
+        ks.push(Scalar::<C>::random(&mut rng));
+    }
+    let pts = points::<C>(&mut rng);
+    let g = gen::<C>();
+    for k in &ks {
+        let expect = ref_mul(&g, k);
+        assert_eq!(mul_generator::<C>(k), expect, "mul_generator {k:?}");
+        assert_eq!(table.vartime_mul(k), expect, "vartime generator {k:?}");
+        for p in &pts {
+            let expect = ref_mul(p, k);
+            let pa = p.to_affine();
+            assert_eq!(mul::<C>(p, k), expect, "mul {k:?}");
+            assert_eq!(mul_affine::<C>(&pa, k), expect, "mul_affine {k:?}");
+            assert_eq!(*p * *k, expect);
+            assert_eq!(vartime_mul::<C>(&pa, k), expect, "vartime_mul {k:?}");
+        }
+    }
+    // Combinations.
+    for (i, a) in ks.iter().enumerate().step_by(7) {
+        let b = &ks[(i * 5 + 3) % ks.len()];
+        for p in &pts {
+            let pa = p.to_affine();
+            let expect = ref_mul(&g, a) + ref_mul(p, b);
+            assert_eq!(vartime_mul_generator_add::<C>(a, b, &pa), expect);
+            assert_eq!(vartime_lincomb::<C, 2>(&[g, *p], &[*a, *b]), expect);
+            assert_eq!(
+                vartime_lincomb::<C, 2>(&[*p, *p], &[*a, *b]),
+                ref_mul(p, &(*a + *b))
+            );
+            assert_eq!(
+                vartime_lincomb::<C, 2>(&[*p, -*p], &[*a, *a]),
+                Point::<C>::IDENTITY
+            );
+        }
+    }
+}
+
+fn msm<C: Curve>() {
+    let mut rng = rand::thread_rng();
+    let g = gen::<C>();
+    for n in [0usize, 1, 2, 3, 4, 17, 100, 600] {
+        let mut pts: Vec<Affine<C>> = (0..n)
+            .map(|_| ref_mul(&g, &Scalar::<C>::random(&mut rng)).to_affine())
+            .collect();
+        let mut ks: Vec<Scalar<C>> = (0..n).map(|_| Scalar::<C>::random(&mut rng)).collect();
+        if n >= 4 {
+            // Repeated points, P and -P, the identity, edge scalars.
+            pts[1] = pts[0];
+            pts[2] = -pts[0];
+            pts[3] = Affine::<C>::IDENTITY;
+            ks[1] = ks[0];
+            ks[0] = -Scalar::<C>::ONE;
+            ks[n - 1] = Scalar::<C>::ZERO;
+        }
+        let expect = pts
+            .iter()
+            .zip(ks.iter())
+            .fold(RefPoint::<C>::identity(), |a, (p, k)| {
+                a + p.to_primeorder() * *k
+            });
+        assert_eq!(
+            to_ref(&vartime_msm::<C>(&pts, &ks).unwrap()),
+            expect,
+            "n = {n}"
+        );
+    }
+    // All the same point, and P, -P with equal scalars (the sum is the identity).
+    for n in [5usize, 600] {
+        let p = ref_mul(&g, &Scalar::<C>::random(&mut rng)).to_affine();
+        let k = Scalar::<C>::random(&mut rng);
+        let pts = vec![p; n];
+        let ks = vec![k; n];
+        let expect = to_ref(&Point::<C>::from(p)) * (k * Scalar::<C>::from(n as u64));
+        assert_eq!(to_ref(&vartime_msm::<C>(&pts, &ks).unwrap()), expect);
+        let pts: Vec<Affine<C>> = (0..n).map(|i| if i % 2 == 0 { p } else { -p }).collect();
+        let expect = to_ref(&Point::<C>::from(p)) * (k * Scalar::<C>::from((n % 2) as u64));
+        assert_eq!(to_ref(&vartime_msm::<C>(&pts, &ks).unwrap()), expect);
+    }
+}
+
+fn normalization<C: Curve>() {
+    let mut rng = rand::thread_rng();
+    let g = gen::<C>();
+    let pts: Vec<Point<C>> = (0..20)
+        .map(|i| match i % 7 {
+            0 => Point::<C>::IDENTITY,
+            // Non-trivial Z.
+            _ => g.double() + ref_mul(&g, &Scalar::<C>::random(&mut rng)),
+        })
+        .collect();
+    for n in 0..pts.len() {
+        let mut out = vec![Affine::<C>::generator(); n];
+        normalize_slice::<C>(&pts[..n], &mut out).unwrap();
+        for (p, a) in pts.iter().zip(out.iter()) {
+            assert_eq!(a.to_primeorder(), to_ref(p).to_affine());
+        }
+    }
+    let arr: [Point<C>; 5] = core::array::from_fn(|i| pts[i]);
+    let a = normalize_array::<C, 5>(&arr);
+    for (p, q) in arr.iter().zip(a.iter()) {
+        assert_eq!(q.to_primeorder(), to_ref(p).to_affine());
+    }
+    let all_identity = [Point::<C>::IDENTITY; 3];
+    assert!(normalize_array::<C, 3>(&all_identity)
+        .iter()
+        .all(|a| bool::from(a.is_identity())));
+    let mut out = vec![affine_identity::<C>(); 2];
+    assert_eq!(normalize_slice::<C>(&pts[..3], &mut out), Err(Error::Batch));
+    assert_eq!(normalize_array::<C, 0>(&[]).len(), 0);
+}
+
+#[cfg(feature = "inversion-counter")]
+#[test]
+fn inversion_counts() {
+    let g = gen::<NistP384>();
+    let pts = [
+        g,
+        g.double(),
+        Point::<NistP384>::IDENTITY,
+        g.double().double(),
+    ];
+    let before = inversion_count();
+    let _ = normalize_array::<NistP384, 4>(&pts);
+    assert_eq!(inversion_count() - before, 1);
+    let mut out = [affine_identity::<NistP384>(); 4];
+    normalize_slice::<NistP384>(&pts, &mut out).unwrap();
+    assert_eq!(inversion_count() - before, 2);
+    normalize_slice::<NistP384>(&pts[..1], &mut out[..1]).unwrap();
+    assert_eq!(inversion_count() - before, 3);
+    normalize_slice::<NistP384>(&pts[..0], &mut out[..0]).unwrap();
+    assert_eq!(inversion_count() - before, 3);
+}
+
+macro_rules! curve_tests {
+    ($name:ident, $c:ty) => {
+        mod $name {
+            use super::*;
+            #[test]
+            fn basic_arithmetic() {
+                basic::<$c>();
+            }
+            #[test]
+            fn sec1_encodings() {
+                use elliptic_curve::sec1::ToEncodedPoint;
+                encodings::<$c>(|p, c| p.to_encoded_point(c).as_bytes().to_vec());
+            }
+            #[test]
+            fn hash_to_curve() {
+                use elliptic_curve::hash2curve::{ExpandMsgXmd, GroupDigest};
+                hash::<$c>(|xmd, msg, dst| {
+                    match xmd {
+                        Xmd::Sha256 => {
+                            <$c>::hash_from_bytes::<ExpandMsgXmd<sha2::Sha256>>(msg, dst)
+                        }
+                        Xmd::Sha384 => {
+                            <$c>::hash_from_bytes::<ExpandMsgXmd<sha2::Sha384>>(msg, dst)
+                        }
+                        Xmd::Sha512 => {
+                            <$c>::hash_from_bytes::<ExpandMsgXmd<sha2::Sha512>>(msg, dst)
+                        }
+                    }
+                    .unwrap()
+                });
+            }
+            #[test]
+            fn scalar_multiplication() {
+                multiplication::<$c>();
+            }
+            #[test]
+            fn multi_scalar_multiplication() {
+                msm::<$c>();
+            }
+            #[test]
+            fn batch_normalization() {
+                normalization::<$c>();
+            }
+        }
+    };
+}
+
+curve_tests!(p256, NistP256);
+curve_tests!(p384, NistP384);
