@@ -163,8 +163,12 @@ fn poprf_single<S: Suite>() {
 
 fn assert_constant(what: &str, counts: &[(usize, u64)]) {
     println!("{what} allocations by batch size: {counts:?}");
+    // Bounded by the count at the smallest size: never more allocations for a larger batch (the
+    // multi-scalar multiplication switches from Straus to Pippenger at 512 points, which needs
+    // one buffer fewer).
+    let first = counts[0].1;
     assert!(
-        counts.windows(2).all(|w| w[0].1 == w[1].1),
+        counts.iter().all(|&(_, c)| c <= first),
         "{what}: allocation count grows with the batch: {counts:?}"
     );
 }
