@@ -48,6 +48,8 @@
 pub(crate) mod hash;
 mod keys;
 mod pmb;
+#[cfg(test)]
+mod tests;
 mod voprf;
 mod wire;
 

@@ -215,6 +215,12 @@ impl PrivateKey {
         self.public
     }
 
+    /// Adds 42 to one scalar and keeps the public key (BoringSSL's `TrustTokenBadKeyTest`).
+    #[cfg(test)]
+    pub(crate) fn corrupt_scalar_for_testing(&mut self, i: usize) {
+        self.scalars[i] += Scalar::<C>::from(42u64);
+    }
+
     pub(crate) fn public_points(&self) -> &[Affine<C>; 3] {
         &self.public.points
     }
