@@ -46,6 +46,7 @@
 //! number of field inversions per batch.
 
 pub(crate) mod hash;
+pub mod hazmat;
 mod keys;
 mod pmb;
 #[cfg(test)]
@@ -251,6 +252,12 @@ impl Issuer {
         self.max_batchsize
     }
 
+    /// The public keys of the keys held, in the order they were added (what the issuer
+    /// publishes in its key commitment).
+    pub fn public_keys(&self) -> Vec<PublicKey> {
+        self.keys.iter().map(|(k, _)| k.public_key()).collect()
+    }
+
     /// Adds a private key (`TRUST_TOKEN_ISSUER_add_key`).
     ///
     /// # Errors
@@ -302,7 +309,19 @@ impl Issuer {
         max_issuance: u16,
         rng: &mut (impl RngCore + CryptoRng),
     ) -> Result<IssueResponse> {
-        if private_metadata && !self.method.has_private_metadata() {
+        self.issue_impl(request, key_id, private_metadata, max_issuance, rng, None)
+    }
+
+    pub(crate) fn issue_impl(
+        &self,
+        request: &[u8],
+        key_id: u32,
+        private_metadata: bool,
+        max_issuance: u16,
+        rng: &mut (impl RngCore + CryptoRng),
+        proof_nonce: Option<Scalar<C>>,
+    ) -> Result<IssueResponse> {
+        if !self.method.has_private_metadata() && private_metadata {
             return Err(Error::UnsupportedValue);
         }
         let key = self.key(key_id)?;
@@ -324,7 +343,7 @@ impl Issuer {
             (key, Some(tables)) => {
                 pmb::issue(key, tables, points, private_metadata, &mut message, rng)?
             }
-            (key, None) => voprf::issue(key, points, &mut message, rng)?,
+            (key, None) => voprf::issue(key, points, &mut message, rng, proof_nonce)?,
         }
         Ok(IssueResponse { issued, message })
     }

@@ -764,3 +764,79 @@ mod random_inputs {
         }
     }
 }
+
+/// BoringSSL's `PSTV1VOPRFTestVector1/2/3` (`trust_token_test.cc`): RFC 9497 A.4.2 VOPRF
+/// P-384 vectors through the PST v1 issuer. Blinded elements are sent uncompressed, the proof
+/// nonce is fixed, and the whole response (`Z`s, proof length, `c ‖ s`) is compared.
+#[test]
+fn boringssl_pst_v1_voprf_rfc9497_vectors() {
+    use p384::elliptic_curve::sec1::{FromEncodedPoint, ToEncodedPoint};
+    use privacy_tokens::trust_token::hazmat;
+    let unc = |hex_c: &str| -> Vec<u8> {
+        let enc = p384::EncodedPoint::from_bytes(hex::decode(hex_c).unwrap()).unwrap();
+        let p = p384::AffinePoint::from_encoded_point(&enc).unwrap();
+        p.to_encoded_point(false).as_bytes().to_vec()
+    };
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/test-vectors/rfc9497-voprf.json"
+    );
+    let all: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let entry = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["identifier"] == "P384-SHA384" && e["mode"] == 1)
+        .unwrap();
+    let mut blob = vec![0, 0, 0, 0];
+    blob.extend(hex::decode(entry["skSm"].as_str().unwrap()).unwrap());
+    let sk = PrivateKey::from_bytes(Method::PstV1Voprf, &blob).unwrap();
+    assert_eq!(
+        sk.public_key().to_bytes()[4..],
+        unc(entry["pkSm"].as_str().unwrap())[..]
+    );
+    let mut issuer = Issuer::new(Method::PstV1Voprf, 10);
+    issuer.add_key(sk).unwrap();
+    let mut rng = rng();
+    let vectors = entry["vectors"].as_array().unwrap();
+    assert_eq!(vectors.len(), 3);
+    for v in vectors {
+        let blinded: Vec<&str> = v["BlindedElement"].as_str().unwrap().split(',').collect();
+        let evaluated: Vec<&str> = v["EvaluationElement"]
+            .as_str()
+            .unwrap()
+            .split(',')
+            .collect();
+        let mut request = (blinded.len() as u16).to_be_bytes().to_vec();
+        let mut expect = (blinded.len() as u16).to_be_bytes().to_vec();
+        expect.extend_from_slice(&[0, 0, 0, 0]);
+        for (b, e) in blinded.iter().zip(evaluated.iter()) {
+            request.extend(unc(b));
+            expect.extend(unc(e));
+        }
+        expect.extend_from_slice(&[0, 96]);
+        expect.extend(hex::decode(v["Proof"]["proof"].as_str().unwrap()).unwrap());
+        let r = hex::decode(v["Proof"]["r"].as_str().unwrap()).unwrap();
+        let resp = hazmat::issue_with_proof_scalar(&issuer, &request, 0, 10, &r, &mut rng).unwrap();
+        assert_eq!(hex::encode(&resp.message), hex::encode(&expect));
+        // And a client holding the public key accepts it.
+        let mut client = Client::new(Method::PstV1Voprf, 10);
+        client.add_key(issuer_public(&issuer)).unwrap();
+        assert_eq!(
+            client.verify_issuance(&request, &resp.message).unwrap() as usize,
+            blinded.len()
+        );
+    }
+    let mut pmb = Issuer::new(Method::PstV1Pmb, 10);
+    let (sk, _) = generate_key(Method::PstV1Pmb, 0, &mut rng);
+    pmb.add_key(sk).unwrap();
+    assert_eq!(
+        hazmat::issue_with_proof_scalar(&pmb, &[0, 0], 0, 10, &[1; 48], &mut rng).map(|_| ()),
+        Err(Error::UnsupportedValue)
+    );
+}
+
+fn issuer_public(issuer: &Issuer) -> PublicKey {
+    issuer.public_keys()[0]
+}

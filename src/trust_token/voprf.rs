@@ -129,6 +129,7 @@ pub(crate) fn issue(
     points: &[u8],
     out: &mut Vec<u8>,
     rng: &mut (impl RngCore + CryptoRng),
+    proof_nonce: Option<Scalar<C>>,
 ) -> Result<()> {
     let n = points.len() / POINT_LEN;
     let mut bt = Vec::with_capacity(n);
@@ -143,7 +144,7 @@ pub(crate) fn issue(
         out.extend_from_slice(&encode_point(zi));
     }
     let public = &key.public_points()[0];
-    let r = group::random_scalar::<C>(rng);
+    let r = proof_nonce.unwrap_or_else(|| group::random_scalar::<C>(rng));
     let (c, s) = if is_pst1(key.method()) {
         let ctx = Context::<P384Sha384>::new(Mode::Voprf);
         let proof = dleq::generate_proof(&ctx, k, public, &bt, &z, &r)?;
