@@ -1,10 +1,11 @@
 //! Trust Tokens / Private State Tokens as BoringSSL ships them (`include/openssl/trust_token.h`,
 //! `crypto/trust_token/`), for the WICG Private State Token API.
 //!
-//! Four methods, all on P-384, each a [`Method`] value: the current `pst_v1_voprf` and
-//! `pst_v1_pmb` (Chrome's `"PrivateStateTokenV1VOPRF"` / `"PrivateStateTokenV1PMB"`) and the
+//! Five methods, all on P-384, each a [`Method`] value: the current `pst_v1_voprf` and
+//! `pst_v1_pmb` (Chrome's `"PrivateStateTokenV1VOPRF"` / `"PrivateStateTokenV1PMB"`), the
 //! deprecated `experiment_v2_voprf` / `experiment_v2_pmb` (`"PrivateStateTokenV3VOPRF"` /
-//! `"PrivateStateTokenV3PMB"`). Every message is byte-for-byte BoringSSL's:
+//! `"PrivateStateTokenV3PMB"`) and the legacy `experiment_v1` (without its signed redemption
+//! record). Every message is byte-for-byte BoringSSL's:
 //!
 //! | message | layout |
 //! | --- | --- |
@@ -93,15 +94,20 @@ pub enum Method {
     /// `TRUST_TOKEN_experiment_v2_pmb()`: PMBTokens with SHA-512 hashing (Chrome
     /// `"PrivateStateTokenV3PMB"`, deprecated).
     ExperimentV2Pmb,
+    /// `TRUST_TOKEN_experiment_v1()`: the legacy PMBTokens method (SHA-512 hashing, points
+    /// u16-length-prefixed on the wire, a u64 time in redemption requests). The signed
+    /// redemption record of its `TRUST_TOKEN_CLIENT_finish_redemption` is not implemented.
+    ExperimentV1,
 }
 
 impl Method {
     /// Every method this crate implements.
-    pub const ALL: [Method; 4] = [
+    pub const ALL: [Method; 5] = [
         Method::PstV1Voprf,
         Method::PstV1Pmb,
         Method::ExperimentV2Voprf,
         Method::ExperimentV2Pmb,
+        Method::ExperimentV1,
     ];
 
     /// BoringSSL's name without the `TRUST_TOKEN_` prefix, e.g. `"pst_v1_voprf"`.
@@ -111,6 +117,7 @@ impl Method {
             Method::PstV1Pmb => "pst_v1_pmb",
             Method::ExperimentV2Voprf => "experiment_v2_voprf",
             Method::ExperimentV2Pmb => "experiment_v2_pmb",
+            Method::ExperimentV1 => "experiment_v1",
         }
     }
 
@@ -120,19 +127,40 @@ impl Method {
     }
 
     /// Chrome's protocol version string (`protocol_version` of the key commitment, WICG
-    /// `spec.bs` §"Issuer Key Commitments").
-    pub const fn protocol_version(self) -> &'static str {
+    /// `spec.bs` §"Issuer Key Commitments"; Chrome `boringssl_trust_token_state.cc`).
+    /// `None` for `experiment_v1`, which current Chrome no longer maps.
+    pub const fn protocol_version(self) -> Option<&'static str> {
         match self {
-            Method::PstV1Voprf => "PrivateStateTokenV1VOPRF",
-            Method::PstV1Pmb => "PrivateStateTokenV1PMB",
-            Method::ExperimentV2Voprf => "PrivateStateTokenV3VOPRF",
-            Method::ExperimentV2Pmb => "PrivateStateTokenV3PMB",
+            Method::PstV1Voprf => Some("PrivateStateTokenV1VOPRF"),
+            Method::PstV1Pmb => Some("PrivateStateTokenV1PMB"),
+            Method::ExperimentV2Voprf => Some("PrivateStateTokenV3VOPRF"),
+            Method::ExperimentV2Pmb => Some("PrivateStateTokenV3PMB"),
+            Method::ExperimentV1 => None,
         }
     }
 
     /// Whether the method carries a private metadata bit (the PMB methods).
     pub const fn has_private_metadata(self) -> bool {
-        matches!(self, Method::PstV1Pmb | Method::ExperimentV2Pmb)
+        matches!(
+            self,
+            Method::PstV1Pmb | Method::ExperimentV2Pmb | Method::ExperimentV1
+        )
+    }
+
+    /// Whether points on the wire carry a u16 length prefix and redemption requests a u64
+    /// time (`experiment_v1` only: `prefix_point` and `has_srr` in BoringSSL).
+    pub const fn is_legacy(self) -> bool {
+        matches!(self, Method::ExperimentV1)
+    }
+
+    /// Length of one point on the wire: 97 bytes, or 99 with the u16 prefix of
+    /// `experiment_v1`.
+    pub const fn point_len(self) -> usize {
+        if self.is_legacy() {
+            2 + POINT_LEN
+        } else {
+            POINT_LEN
+        }
     }
 
     /// How many keys an issuer or client may hold (`max_keys`: 6 for VOPRF, 3 for PMB).
@@ -169,12 +197,12 @@ impl Method {
 
     /// Length of a public key blob: 101 (VOPRF) or 295 (PMB) bytes.
     pub const fn public_key_len(self) -> usize {
-        4 + POINT_LEN * self.num_points()
+        4 + self.point_len() * self.num_points()
     }
 
     /// Length of a token: 165 (VOPRF) or 359 (PMB) bytes.
     pub const fn token_len(self) -> usize {
-        4 + NONCE_SIZE + POINT_LEN * self.num_points()
+        4 + NONCE_SIZE + self.point_len() * self.num_points()
     }
 
     /// Length of the issue-response proof: 96 (VOPRF) or 432 (PMB) bytes.
@@ -190,9 +218,9 @@ impl Method {
     /// `s ‖ W' ‖ Ws'`) bytes.
     pub const fn signed_len(self) -> usize {
         if self.has_private_metadata() {
-            NONCE_SIZE + 2 * POINT_LEN
+            NONCE_SIZE + 2 * self.point_len()
         } else {
-            POINT_LEN
+            self.point_len()
         }
     }
 }
@@ -327,13 +355,14 @@ impl Issuer {
         let key = self.key(key_id)?;
         let mut r = wire::Reader::new(request);
         let requested = r.u16()?;
-        let points = r.bytes(usize::from(requested) * POINT_LEN)?;
+        let plen = self.method.point_len();
+        let points = r.bytes(usize::from(requested) * plen)?;
         r.finish()?;
         let issued = requested.min(max_issuance).min(self.max_batchsize);
         if issued == 0 {
             return Err(Error::Batch);
         }
-        let points = &points[..usize::from(issued) * POINT_LEN];
+        let points = &points[..usize::from(issued) * plen];
         let mut message = Vec::with_capacity(
             6 + usize::from(issued) * self.method.signed_len() + 2 + self.method.proof_len(),
         );
@@ -372,6 +401,10 @@ impl Issuer {
         let mut r = wire::Reader::new(request);
         let token = r.u16_prefixed()?;
         let client_data = r.u16_prefixed()?;
+        if self.method.is_legacy() {
+            // experiment_v1: the redemption time, not checked by the issuer.
+            r.bytes(8)?;
+        }
         r.finish()?;
         let mut t = wire::Reader::new(token);
         let key_id = t.u32()?;
@@ -591,11 +624,11 @@ impl Client {
         } else {
             voprf::blind(self.method, count, msg, rng)?
         };
-        let mut message = Vec::with_capacity(2 + count * POINT_LEN);
+        let mut message = Vec::with_capacity(2 + count * self.method.point_len());
         let n = u16::try_from(count).map_err(|_| Error::Batch)?;
         message.extend_from_slice(&n.to_be_bytes());
         for p in &pretokens {
-            message.extend_from_slice(&encode_point(&p.blinded));
+            put_point(&mut message, self.method, &p.blinded);
         }
         Ok(IssuanceRequest {
             message,
@@ -652,7 +685,7 @@ impl Client {
             pretokens.push(Pretoken {
                 salt: [0u8; NONCE_SIZE],
                 unblind: Scalar::<C>::ONE,
-                blinded: q.point()?,
+                blinded: q.wire_point(self.method)?,
             });
         }
         q.finish()?;
@@ -665,20 +698,54 @@ impl Client {
     }
 
     /// The redemption request for a token (`TRUST_TOKEN_CLIENT_begin_redemption`):
-    /// `u16 len ‖ token ‖ u16 len ‖ client_data`.
+    /// `u16 len ‖ token ‖ u16 len ‖ client_data` (`experiment_v1`: followed by a u64 time of
+    /// zero; see [`Client::begin_redemption_at`]).
     ///
     /// # Errors
     /// [`Error::InputTooLong`] when the client data or the token is 65536 bytes or longer.
     pub fn begin_redemption(&self, token: &Token, client_data: &[u8]) -> Result<Vec<u8>> {
+        self.begin_redemption_at(token, client_data, 0)
+    }
+
+    /// As [`Client::begin_redemption`] with BoringSSL's `time` argument, which only
+    /// `experiment_v1` writes (as a u64 after the client data); the other methods ignore it.
+    ///
+    /// # Errors
+    /// As [`Client::begin_redemption`].
+    pub fn begin_redemption_at(
+        &self,
+        token: &Token,
+        client_data: &[u8],
+        time: u64,
+    ) -> Result<Vec<u8>> {
         let tl = crate::transcript::len_prefix(token.bytes.len())?;
         let cl = crate::transcript::len_prefix(client_data.len())?;
-        let mut out = Vec::with_capacity(4 + token.bytes.len() + client_data.len());
+        let mut out = Vec::with_capacity(4 + token.bytes.len() + client_data.len() + 8);
         out.extend_from_slice(&tl);
         out.extend_from_slice(&token.bytes);
         out.extend_from_slice(&cl);
         out.extend_from_slice(client_data);
+        if self.method.is_legacy() {
+            out.extend_from_slice(&time.to_be_bytes());
+        }
         Ok(out)
     }
+}
+
+/// Appends a point in the method's wire form (with the u16 prefix for `experiment_v1`).
+fn put_point(out: &mut Vec<u8>, method: Method, p: &Affine<C>) {
+    if method.is_legacy() {
+        out.extend_from_slice(&(POINT_LEN as u16).to_be_bytes());
+    }
+    out.extend_from_slice(&encode_point(p));
+}
+
+/// Decodes one wire point of exactly [`Method::point_len`] bytes.
+fn decode_wire_point(method: Method, bytes: &[u8]) -> Result<Affine<C>> {
+    let mut r = wire::Reader::new(bytes);
+    let p = r.wire_point(method)?;
+    r.finish()?;
+    Ok(p)
 }
 
 /// The 97-byte uncompressed encoding of a point.

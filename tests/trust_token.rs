@@ -47,7 +47,7 @@ fn round_trip_every_method_key_and_bit() {
             for &bit in bits(method) {
                 for count in [1usize, 10] {
                     let req = client.begin_issuance(count, &mut rng).unwrap();
-                    assert_eq!(req.message.len(), 2 + count * POINT_LEN);
+                    assert_eq!(req.message.len(), 2 + count * method.point_len());
                     let resp = issuer
                         .issue(&req.message, key_id, bit, 10, &mut rng)
                         .unwrap();
@@ -60,7 +60,8 @@ fn round_trip_every_method_key_and_bit() {
                         assert_eq!(t.as_bytes().len(), method.token_len());
                         assert_eq!(t.key_id(), key_id);
                         let rr = client.begin_redemption(t, CLIENT_DATA).unwrap();
-                        assert_eq!(rr.len(), 4 + method.token_len() + CLIENT_DATA.len());
+                        let time = if method.is_legacy() { 8 } else { 0 };
+                        assert_eq!(rr.len(), 4 + method.token_len() + CLIENT_DATA.len() + time);
                         let r = issuer.redeem(&rr).unwrap();
                         assert_eq!(r.key_id, key_id);
                         assert_eq!(r.private_metadata, bit, "{method:?}");
@@ -81,6 +82,7 @@ fn key_blob_sizes_and_round_trips() {
         (Method::ExperimentV2Voprf, 52, 101),
         (Method::PstV1Pmb, 292, 295),
         (Method::ExperimentV2Pmb, 292, 295),
+        (Method::ExperimentV1, 292, 301),
     ] {
         let (sk, pk) = generate_key(method, 0xdead_beef, &mut rng);
         let skb = sk.to_bytes();
@@ -114,11 +116,13 @@ fn method_names() {
     for m in Method::ALL {
         assert_eq!(Method::from_name(m.name()), Some(m));
     }
-    assert_eq!(Method::from_name("experiment_v1"), None);
+    assert_eq!(Method::from_name("experiment_v3"), None);
     assert_eq!(
         Method::PstV1Pmb.protocol_version(),
-        "PrivateStateTokenV1PMB"
+        Some("PrivateStateTokenV1PMB")
     );
+    assert_eq!(Method::ExperimentV1.protocol_version(), None);
+    assert_eq!(Method::ExperimentV1.max_keys(), 3);
     assert_eq!(Method::PstV1Voprf.max_keys(), 6);
     assert_eq!(Method::PstV1Pmb.max_keys(), 3);
 }
@@ -398,7 +402,7 @@ fn bit_flips_in_unsigned_request_points_are_ignored() {
     let mut rng = rng();
     for method in Method::ALL {
         let (issuer, client, req, _) = transcript(method, 3, false);
-        let signed_end = 2 + POINT_LEN;
+        let signed_end = 2 + method.point_len();
         every_byte(&req.message, |i, m| {
             let r = issuer.issue(m, 8, false, 1, &mut rng);
             if i < signed_end {
@@ -437,10 +441,14 @@ fn bit_flips_in_token_and_redemption_request() {
             let rr = client.begin_redemption(&token, CLIENT_DATA).unwrap();
             let good = issuer.redeem(&rr).unwrap();
             let cd_start = 2 + token.as_bytes().len() + 2;
+            // experiment_v1: the trailing u64 time is not read by the issuer.
+            let cd_end = rr.len() - if method.is_legacy() { 8 } else { 0 };
             every_byte(&rr, |i, m| {
                 let r = issuer.redeem(m);
                 if i < cd_start {
                     r.is_err()
+                } else if i >= cd_end {
+                    r == Ok(good.clone())
                 } else {
                     // The client data is not authenticated by the token (BoringSSL passes it
                     // through): the flip shows up in the output, nothing else changes.
@@ -448,7 +456,7 @@ fn bit_flips_in_token_and_redemption_request() {
                     r.key_id == good.key_id
                         && r.private_metadata == good.private_metadata
                         && r.nonce == good.nonce
-                        && r.client_data == m[cd_start..]
+                        && r.client_data == m[cd_start..cd_end]
                         && r.client_data != good.client_data
                 }
             });
@@ -503,8 +511,9 @@ fn bad_points() {
     for method in Method::ALL {
         let (_, pk) = generate_key(method, 1, &mut rng);
         let blob = pk.to_bytes();
-        for i in 0..(blob.len() - 4) / POINT_LEN {
-            let at = 4 + i * POINT_LEN;
+        let pl = method.point_len();
+        for i in 0..(blob.len() - 4) / pl {
+            let at = 4 + i * pl + (pl - POINT_LEN);
             // Off the curve.
             let mut b = blob.clone();
             b[at + POINT_LEN - 1] ^= 1;
@@ -530,23 +539,24 @@ fn bad_points() {
         let (issuer, client, req, resp) = transcript(method, 2, false);
         // Request: the identity, and a compressed-tagged point.
         let mut m = req.message.clone();
-        m[2..2 + POINT_LEN].fill(0);
+        m[2 + pl - POINT_LEN..2 + pl].fill(0);
         assert_eq!(
             issuer.issue(&m, 8, false, 10, &mut rng).map(|_| ()),
             Err(Error::IdentityElement)
         );
         let mut m = req.message.clone();
-        m[2] = 3;
+        m[2 + pl - POINT_LEN] = 3;
         assert_eq!(
             issuer.issue(&m, 8, false, 10, &mut rng).map(|_| ()),
             Err(Error::InvalidPoint)
         );
         // Response: the first signed point replaced by the identity.
-        let first_point = 6 + if method.has_private_metadata() {
-            NONCE_SIZE
-        } else {
-            0
-        };
+        let first_point =
+            6 + if method.has_private_metadata() {
+                NONCE_SIZE
+            } else {
+                0
+            } + (pl - POINT_LEN);
         let mut r = resp.clone();
         r[first_point..first_point + POINT_LEN].fill(0);
         assert_eq!(

@@ -10,7 +10,7 @@ use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 use crate::group::{self, Affine, Curve, Scalar};
 use crate::{Error, Result};
 
-use super::{encode_point, pmb, voprf, wire, Method, C, SCALAR_LEN};
+use super::{pmb, put_point, voprf, wire, Method, C, SCALAR_LEN};
 
 /// An issuer's private key with its u32 key id.
 ///
@@ -247,7 +247,7 @@ impl PublicKey {
         let key_id = r.u32()?;
         let mut points = [group::affine_identity::<C>(); 3];
         for p in points.iter_mut().take(method.num_points()) {
-            *p = r.point()?;
+            *p = r.wire_point(method)?;
         }
         r.finish()?;
         Ok(Self {
@@ -262,7 +262,7 @@ impl PublicKey {
         let mut out = Vec::with_capacity(self.method.public_key_len());
         out.extend_from_slice(&self.key_id.to_be_bytes());
         for p in self.points.iter().take(self.method.num_points()) {
-            out.extend_from_slice(&encode_point(p));
+            put_point(&mut out, self.method, p);
         }
         out
     }

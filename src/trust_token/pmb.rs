@@ -12,7 +12,9 @@ use crate::{Error, Result};
 
 use super::hash::{token_input, ScalarHasher};
 use super::keys::{PrivateKey, PublicKey};
-use super::{encode_point, wire, Method, Pretoken, Token, C, NONCE_SIZE, POINT_LEN};
+use super::{
+    decode_wire_point, encode_point, put_point, wire, Method, Pretoken, Token, C, NONCE_SIZE,
+};
 
 /// One PMB method's hashes (`PMBTOKEN_METHOD`). The DSTs include the trailing C NUL
 /// (`sizeof("...")` in BoringSSL).
@@ -35,6 +37,16 @@ const PST1: PmbParams = PmbParams {
     hash_h: b"PMBTokens PST V1 HashH\0",
 };
 
+/// `pmbtoken_exp1_*`: SHA-512 ("draft07"), "Experiment V1" labels.
+const EXP1: PmbParams = PmbParams {
+    xmd: Xmd::Sha512,
+    hash_t: b"PMBTokens Experiment V1 HashT\0",
+    hash_s: b"PMBTokens Experiment V1 HashS\0",
+    hash_c: b"PMBTokens Experiment V1 HashC\0",
+    hash_to_scalar: b"PMBTokens Experiment V1 HashToScalar\0",
+    hash_h: b"PMBTokens Experiment V1 HashH\0",
+};
+
 /// `pmbtoken_exp2_*`: the same construction with SHA-512 ("draft07").
 const EXP2: PmbParams = PmbParams {
     xmd: Xmd::Sha512,
@@ -48,6 +60,7 @@ const EXP2: PmbParams = PmbParams {
 pub(crate) fn params(method: Method) -> &'static PmbParams {
     match method {
         Method::ExperimentV2Pmb => &EXP2,
+        Method::ExperimentV1 => &EXP1,
         _ => &PST1,
     }
 }
@@ -57,8 +70,10 @@ pub(crate) fn params(method: Method) -> &'static PmbParams {
 pub(crate) fn generator_h(method: Method) -> &'static Affine<C> {
     static PST1_H: OnceLock<Affine<C>> = OnceLock::new();
     static EXP2_H: OnceLock<Affine<C>> = OnceLock::new();
+    static EXP1_H: OnceLock<Affine<C>> = OnceLock::new();
     let cell = match method {
         Method::ExperimentV2Pmb => &EXP2_H,
+        Method::ExperimentV1 => &EXP1_H,
         _ => &PST1_H,
     };
     cell.get_or_init(|| {
@@ -74,8 +89,10 @@ pub(crate) fn generator_h(method: Method) -> &'static Affine<C> {
 pub(crate) fn h_table(method: Method) -> &'static FixedBaseTable<C> {
     static PST1_T: OnceLock<FixedBaseTable<C>> = OnceLock::new();
     static EXP2_T: OnceLock<FixedBaseTable<C>> = OnceLock::new();
+    static EXP1_T: OnceLock<FixedBaseTable<C>> = OnceLock::new();
     let cell = match method {
         Method::ExperimentV2Pmb => &EXP2_T,
+        Method::ExperimentV1 => &EXP1_T,
         _ => &PST1_T,
     };
     cell.get_or_init(|| FixedBaseTable::new(generator_h(method)))
@@ -209,10 +226,11 @@ pub(crate) fn issue(
     rng: &mut (impl RngCore + CryptoRng),
 ) -> Result<()> {
     let p = params(key.method());
-    let n = points.len() / POINT_LEN;
+    let plen = key.method().point_len();
+    let n = points.len() / plen;
     let mut tp = Vec::with_capacity(n);
-    for enc in points.chunks_exact(POINT_LEN) {
-        tp.push(C::decode_uncompressed(enc)?);
+    for enc in points.chunks_exact(plen) {
+        tp.push(decode_wire_point(key.method(), enc)?);
     }
     let k = key.scalars();
     let bit = Choice::from(u8::from(bit));
@@ -221,9 +239,9 @@ pub(crate) fn issue(
     let mut salts = vec![[0u8; NONCE_SIZE]; n];
     // proj = [S'_0..S'_n, W'_0..W'_n, Ws'_0..Ws'_n], normalized with one inversion.
     let mut proj = vec![Point::<C>::IDENTITY; 3 * n];
-    for (i, (enc, t)) in points.chunks_exact(POINT_LEN).zip(tp.iter()).enumerate() {
+    for (i, t) in tp.iter().enumerate() {
         rng.fill_bytes(&mut salts[i]);
-        let s = hash_s(p, enc, &salts[i])?;
+        let s = hash_s(p, &encode_point(t), &salts[i])?;
         let t = Point::<C>::from(*t);
         proj[n + i] = ct_lincomb(&[t, s], &[xb, yb]);
         proj[2 * n + i] = ct_lincomb(&[t, s], &[k[4], k[5]]);
@@ -235,8 +253,8 @@ pub(crate) fn issue(
     let (w_aff, ws_aff) = rest.split_at(n);
     for i in 0..n {
         out.extend_from_slice(&salts[i]);
-        out.extend_from_slice(&encode_point(&w_aff[i]));
-        out.extend_from_slice(&encode_point(&ws_aff[i]));
+        put_point(out, key.method(), &w_aff[i]);
+        put_point(out, key.method(), &ws_aff[i]);
     }
     let pubs = key.public_points();
     let tsw = aggregate(
@@ -279,8 +297,8 @@ pub(crate) fn unblind(
     let mut received = vec![group::affine_identity::<C>(); 2 * n];
     for i in 0..n {
         salts.push(r.array::<NONCE_SIZE>()?);
-        received[i] = r.point()?;
-        received[n + i] = r.point()?;
+        received[i] = r.wire_point(key.method())?;
+        received[n + i] = r.wire_point(key.method())?;
     }
     if usize::from(r.u16()?) != key.method().proof_len() {
         return Err(Error::InvalidLength);
@@ -327,9 +345,9 @@ pub(crate) fn unblind(
         let mut bytes = Vec::with_capacity(key.method().token_len());
         bytes.extend_from_slice(&kid);
         bytes.extend_from_slice(&pt.salt);
-        bytes.extend_from_slice(&encode_point(&aff[i]));
-        bytes.extend_from_slice(&encode_point(&aff[n + i]));
-        bytes.extend_from_slice(&encode_point(&aff[2 * n + i]));
+        put_point(&mut bytes, key.method(), &aff[i]);
+        put_point(&mut bytes, key.method(), &aff[n + i]);
+        put_point(&mut bytes, key.method(), &aff[2 * n + i]);
         tokens.push(Token { bytes });
     }
     Ok(tokens)
@@ -344,9 +362,9 @@ pub(crate) fn redeem(
     r: &mut wire::Reader<'_>,
 ) -> Result<bool> {
     let p = params(key.method());
-    let s = r.point()?;
-    let w = r.point()?;
-    let ws = r.point()?;
+    let s = r.wire_point(key.method())?;
+    let w = r.wire_point(key.method())?;
+    let ws = r.wire_point(key.method())?;
     r.finish()?;
     let tt = hash_t(p, t)?;
     let sp = Point::<C>::from(s);

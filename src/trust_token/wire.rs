@@ -3,7 +3,7 @@
 use crate::group::{self, Affine, Curve, Scalar};
 use crate::{Error, Result};
 
-use super::{C, POINT_LEN, SCALAR_LEN};
+use super::{Method, C, POINT_LEN, SCALAR_LEN};
 
 /// A cursor over a message; every read checks the remaining length.
 pub(crate) struct Reader<'a> {
@@ -48,6 +48,16 @@ impl<'a> Reader<'a> {
     /// A 97-byte uncompressed point: on the curve, not the identity.
     pub(crate) fn point(&mut self) -> Result<Affine<C>> {
         C::decode_uncompressed(self.bytes(POINT_LEN)?)
+    }
+
+    /// A point in the method's wire form: 97 bytes, or `u16(97) ‖ 97 bytes` for
+    /// `experiment_v1` (`cbs_get_prefixed_point`).
+    pub(crate) fn wire_point(&mut self, method: Method) -> Result<Affine<C>> {
+        if method.is_legacy() {
+            C::decode_uncompressed(self.u16_prefixed()?)
+        } else {
+            self.point()
+        }
     }
 
     /// A canonical 48-byte scalar (below the group order).
