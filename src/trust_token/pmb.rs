@@ -5,6 +5,7 @@ use std::sync::OnceLock;
 
 use rand_core::{CryptoRng, RngCore};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
+use zeroize::Zeroizing;
 
 use crate::dleqor::{self, ct_lincomb, Statement};
 use crate::group::{self, Affine, Curve, FixedBaseTable, Point, Scalar, Xmd};
@@ -132,13 +133,14 @@ pub(crate) fn blind(
 ) -> Result<Vec<Pretoken>> {
     let p = params(method);
     let mut salts = vec![[0u8; NONCE_SIZE]; count];
-    let mut r: Vec<Scalar<C>> = Vec::with_capacity(count);
+    // Blinds and their inverses: zeroized when dropped, also on early returns.
+    let mut r: Zeroizing<Vec<Scalar<C>>> = Zeroizing::new(Vec::with_capacity(count));
     for salt in salts.iter_mut() {
         rng.fill_bytes(salt);
         r.push(group::random_scalar::<C>(rng));
     }
     let mut rinv = r.clone();
-    let mut scratch = vec![Scalar::<C>::ZERO; count];
+    let mut scratch = Zeroizing::new(vec![Scalar::<C>::ZERO; count]);
     group::batch_invert::<C>(&mut rinv, &mut scratch)?;
     let mut proj = Vec::with_capacity(count);
     for (salt, ri) in salts.iter().zip(rinv.iter()) {
@@ -147,7 +149,6 @@ pub(crate) fn blind(
     }
     let mut aff = vec![group::affine_identity::<C>(); count];
     group::normalize_slice::<C>(&proj, &mut aff)?;
-    zeroize::Zeroize::zeroize(&mut rinv[..]);
     Ok(salts
         .iter()
         .zip(r.iter())

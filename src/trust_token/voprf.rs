@@ -5,6 +5,7 @@
 
 use rand_core::{CryptoRng, RngCore};
 use subtle::ConstantTimeEq;
+use zeroize::Zeroizing;
 
 use crate::dleq::{self, DleqProof};
 use crate::group::{self, Affine, Curve, Point, Scalar, Xmd};
@@ -60,7 +61,8 @@ pub(crate) fn blind(
 ) -> Result<Vec<Pretoken>> {
     let p = params(method);
     let mut salts = vec![[0u8; NONCE_SIZE]; count];
-    let mut r: Vec<Scalar<C>> = Vec::with_capacity(count);
+    // Blinds and their inverses: zeroized when dropped, also on early returns.
+    let mut r: Zeroizing<Vec<Scalar<C>>> = Zeroizing::new(Vec::with_capacity(count));
     for salt in salts.iter_mut() {
         rng.fill_bytes(salt);
         r.push(group::random_scalar::<C>(rng));
@@ -70,7 +72,7 @@ pub(crate) fn blind(
         let t = hash_to_group(p, &token_input(salt, msg))?;
         proj.push(group::mul(&t, ri));
     }
-    let mut scratch = vec![Scalar::<C>::ZERO; count];
+    let mut scratch = Zeroizing::new(vec![Scalar::<C>::ZERO; count]);
     group::batch_invert::<C>(&mut r, &mut scratch)?;
     let mut aff = vec![group::affine_identity::<C>(); count];
     group::normalize_slice::<C>(&proj, &mut aff)?;
@@ -84,7 +86,6 @@ pub(crate) fn blind(
             blinded: *a,
         })
         .collect();
-    zeroize::Zeroize::zeroize(&mut r[..]);
     Ok(out)
 }
 
