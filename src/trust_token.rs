@@ -253,7 +253,9 @@ pub struct Redemption {
     pub key_id: u32,
     /// The private metadata bit (always `false` for the VOPRF methods).
     pub private_metadata: bool,
-    /// The token's 64-byte nonce: the double-spend identifier the caller must record.
+    /// The token's 64-byte nonce `t`, the double-spend identifier the caller must record
+    /// (`out_token` of `TRUST_TOKEN_ISSUER_redeem`): the token's salt, or `SHA-512(salt ‖ msg)`
+    /// for [`Issuer::redeem_over_message`].
     pub nonce: [u8; NONCE_SIZE],
     /// The client data of the redemption request.
     pub client_data: Vec<u8>,
@@ -420,7 +422,7 @@ impl Issuer {
         Ok(Redemption {
             key_id,
             private_metadata,
-            nonce: salt,
+            nonce,
             client_data: client_data.to_vec(),
         })
     }

@@ -169,7 +169,13 @@ fn over_message() {
         let rr = client.begin_redemption(&tokens[0], CLIENT_DATA).unwrap();
         let r = issuer.redeem_over_message(&rr, b"message").unwrap();
         assert_eq!((r.key_id, r.private_metadata), (8, bit));
-        assert_eq!(&r.nonce[..], tokens[0].nonce().unwrap());
+        // As BoringSSL, the nonce returned is t = SHA-512(salt ‖ msg), not the salt.
+        use sha2::Digest;
+        let t = sha2::Sha512::new()
+            .chain_update(tokens[0].nonce().unwrap())
+            .chain_update(b"message")
+            .finalize();
+        assert_eq!(&r.nonce[..], &t[..]);
         assert_eq!(
             issuer.redeem_over_message(&rr, b"massage"),
             Err(Error::InvalidProof)
