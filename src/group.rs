@@ -5,6 +5,7 @@
 //! multiplication routines: constant time for secret scalars, `vartime_` for public data.
 
 mod field;
+mod fixed_base;
 mod mul;
 mod point;
 #[cfg(test)]
@@ -27,6 +28,7 @@ use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
 use crate::{Error, Result};
 
+pub use fixed_base::FixedBaseTable;
 pub use mul::GeneratorTable;
 
 pub use point::{AffinePoint, JacobianPoint};

@@ -46,6 +46,31 @@ fn wycheproof_p384_points() {
     assert_eq!(c.passed, 790);
 }
 
+/// Key, request, response, credential and two presentations per ARC file.
+#[test]
+fn arc_crypto_01_v2() {
+    let c = replay("arc-draft-ietf-privacypass-arc-crypto-01.json");
+    assert_eq!(c.passed, 6, "{c:?}");
+}
+
+#[test]
+fn arc_crypto_00_v1() {
+    let c = replay("arc-draft-ietf-privacypass-arc-crypto-00.json");
+    assert_eq!(c.passed, 6, "{c:?}");
+}
+
+#[test]
+fn arc_yun_cfrg_01_v1() {
+    let c = replay("arc-draft-yun-cfrg-arc-01.json");
+    assert_eq!(c.passed, 6, "{c:?}");
+}
+
+#[test]
+fn arc_poc_p384_v1() {
+    let c = replay("arc-draft-yun-cfrg-arc-poc-9f1abc0-p384.json");
+    assert_eq!(c.passed, 6, "{c:?}");
+}
+
 #[test]
 fn every_file_is_claimed() {
     let files = runner::vector_files(&dir());

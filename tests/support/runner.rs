@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+#[path = "arc.rs"]
+pub mod arc;
 #[path = "counts.rs"]
 pub mod counts;
 #[path = "rfc9497.rs"]
@@ -27,6 +29,8 @@ pub enum Kind {
     Rfc9578,
     /// Wycheproof ECDH ecpoint tests.
     Wycheproof,
+    /// ARC (draft-arc `poc/vectors/allVectors.json` layout, v1 and v2).
+    Arc,
 }
 
 /// Recognises a document by its content.
@@ -41,6 +45,8 @@ pub fn recognise(json: &Value) -> Option<Kind> {
         Some(Kind::Rfc9578)
     } else if wycheproof::recognises(json) {
         Some(Kind::Wycheproof)
+    } else if arc::recognises(json) {
+        Some(Kind::Arc)
     } else {
         None
     }
@@ -55,6 +61,7 @@ pub fn replay_file(path: &Path) -> Result<(Kind, Counts), String> {
         Kind::Rfc9497 => rfc9497::run(&json)?,
         Kind::Rfc9578 => rfc9578::run(&json)?,
         Kind::Wycheproof => wycheproof::run(&json)?,
+        Kind::Arc => arc::run(&json)?,
     };
     if counts.passed + counts.failed == 0 {
         return Err(format!("no case ran ({} skipped)", counts.skipped));
