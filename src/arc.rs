@@ -31,6 +31,7 @@
 //! range proof (`k = 32`, so limits up to `2^32 - 1`), and the constant transcript prefixes are
 //! built once per suite and cloned.
 
+pub mod count;
 mod hazmat_impl;
 mod issuance;
 mod keys;

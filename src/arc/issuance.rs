@@ -131,6 +131,7 @@ impl<S: ArcSuite> CredentialRequest<S> {
         let r2 = src.random_scalar();
         let m2 = request_context_scalar::<S>(request_context)?;
         let d = S::data();
+        super::count::fixed(4);
         let pts = [
             group::mul_generator::<C<S>>(&m1) + d.h_table.mul(&r1),
             group::mul_generator::<C<S>>(&m2) + d.h_table.mul(&r2),
@@ -321,6 +322,8 @@ impl<S: ArcSuite> ServerPrivateKey<S> {
         let t1 = b * self.x1;
         let t2 = b * self.x2;
         let bxb = b * self.xb;
+        super::count::fixed(6);
+        super::count::variable(2);
         let enc_u_prime = self.tables.x0.mul(&b)
             + group::mul_affine::<C<S>>(&request.m1_enc, &t1)
             + group::mul_affine::<C<S>>(&request.m2_enc, &t2);
@@ -490,6 +493,7 @@ impl<S: ArcSuite> RequestState<S> {
         response: &CredentialResponse<S>,
     ) -> Result<Credential<S>> {
         response.verify(&self.request, pk)?;
+        super::count::variable(2);
         let u_prime = Point::<C<S>>::from(response.enc_u_prime)
             - response.x0_aux
             - group::mul_affine::<C<S>>(&response.x1_aux, &self.r1)

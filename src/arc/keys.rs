@@ -151,6 +151,7 @@ impl<S: ArcSuite> ServerPrivateKey<S> {
         xb: Scalar<S::Curve>,
     ) -> Self {
         let d = S::data();
+        super::count::fixed(4);
         let pts = [
             group::mul_generator::<S::Curve>(&x0) + d.h_table.mul(&xb),
             d.h_table.mul(&x1),

@@ -128,6 +128,9 @@ pub(crate) fn make_legacy_presentation<S: ClearNonceSuite>(
     let r = src.random_scalar();
     let z = src.random_scalar();
     let nonce_s = Scalar::<C<S>>::from(u64::from(nonce));
+    super::count::fixed(3);
+    super::count::variable(5);
+    super::count::vartime(1);
     let u = group::mul_affine::<C<S>>(&cred.u, &a);
     let u_prime_commit =
         group::mul_affine::<C<S>>(&cred.u_prime, &a) + group::mul_generator::<C<S>>(&r);
@@ -310,6 +313,8 @@ impl<S: ClearNonceSuite> ServerPrivateKey<S> {
         let d = S::data();
         let m2 = request_context_scalar::<S>(request_context)?;
         let t = super::hash_to_group::<S>(&[presentation_context], b"Tag")?;
+        super::count::variable(2);
+        super::count::vartime(1);
         let v = group::mul_affine::<C<S>>(&p.u, &(self.x0 + self.x2 * m2))
             + group::mul_affine::<C<S>>(&p.m1_commit, &self.x1)
             - p.u_prime_commit;

@@ -248,11 +248,14 @@ pub(crate) fn make_presentation<S: HiddenNonceSuite>(
         sec.witness[range_scalar(k, 1, i)] = s_i;
         sec.witness[range_scalar(k, 2, i)] = (Scalar::<C<S>>::ONE - bit) * s_i;
         let bit_g = Point::<C<S>>::conditional_select(&Point::<C<S>>::IDENTITY, &g, ge);
+        super::count::fixed(1);
         dpts[6 + i] = bit_g.add_complete(&d.h_table.mul(&s_i));
     }
     partial.zeroize();
     rem.zeroize();
 
+    super::count::fixed(5);
+    super::count::variable(5);
     let u = group::mul_affine::<C<S>>(&cred.u, &a);
     let u_prime_commit =
         group::mul_affine::<C<S>>(&cred.u_prime, &a) + group::mul_generator::<C<S>>(&r);
@@ -502,6 +505,8 @@ impl<S: HiddenNonceSuite> ServerPrivateKey<S> {
         let d = S::data();
         let m2 = request_context_scalar::<S>(request_context)?;
         let t = super::hash_to_group::<S>(&[presentation_context], b"Tag")?;
+        super::count::variable(2);
+        super::count::vartime(k as u64);
         let v = group::mul_affine::<C<S>>(&p.u, &(self.x0 + self.x2 * m2))
             + group::mul_affine::<C<S>>(&p.m1_commit, &self.x1)
             - p.u_prime_commit;

@@ -463,14 +463,24 @@ pub fn prove<C: Curve, T: SigmaTranscript<C>, const N: usize>(
     let m = statement.equations.len();
     let mut commit = [Point::<C>::IDENTITY; MAX_EQUATIONS];
     for (a, eq) in commit.iter_mut().zip(statement.equations) {
+        // Terms on the same element are merged: `k1 * P + k2 * P = (k1 + k2) * P`.
+        let (elems, ks, n) = merge_terms::<C>(eq, nonces, None);
         let mut acc = Point::<C>::IDENTITY;
-        for t in eq.terms() {
-            let k = &nonces[usize::from(t.scalar)];
-            let e = usize::from(t.element);
+        for (&e, k) in elems[..n].iter().zip(&ks[..n]) {
+            let e = usize::from(e);
             let p = match elements.bases[e] {
-                Base::Generator => group::mul_generator::<C>(k),
-                Base::Table(tab) => tab.mul(k),
-                Base::Variable => group::mul_affine::<C>(&elements.points[e], k),
+                Base::Generator => {
+                    super::count::fixed(1);
+                    group::mul_generator::<C>(k)
+                }
+                Base::Table(tab) => {
+                    super::count::fixed(1);
+                    tab.mul(k)
+                }
+                Base::Variable => {
+                    super::count::variable(1);
+                    group::mul_affine::<C>(&elements.points[e], k)
+                }
             };
             acc = acc.add_complete(&p);
         }
@@ -492,12 +502,43 @@ pub fn prove<C: Curve, T: SigmaTranscript<C>, const N: usize>(
     Ok(proof)
 }
 
+/// The terms of `eq` with coefficients taken from `coeffs` (by scalar index), those on the same
+/// element summed, plus the left-hand side with coefficient `lhs` when given. Element indices
+/// are public, so the merging is data-independent; the additions are constant time.
+fn merge_terms<C: Curve>(
+    eq: &Equation,
+    coeffs: &[Scalar<C>],
+    lhs: Option<Scalar<C>>,
+) -> ([u8; MAX_TERMS + 1], [Scalar<C>; MAX_TERMS + 1], usize) {
+    let mut elems = [0u8; MAX_TERMS + 1];
+    let mut ks = [Scalar::<C>::ZERO; MAX_TERMS + 1];
+    let mut n = 0;
+    let lhs_term = lhs.map(|c| (eq.lhs, c));
+    let terms = eq
+        .terms()
+        .iter()
+        .map(|t| (t.element, coeffs[usize::from(t.scalar)]))
+        .chain(lhs_term);
+    for (e, k) in terms {
+        match elems[..n].iter().position(|&x| x == e) {
+            Some(j) => ks[j] += k,
+            None => {
+                elems[n] = e;
+                ks[n] = k;
+                n += 1;
+            }
+        }
+    }
+    (elems, ks, n)
+}
+
 /// `sum k_i * P_i` over public data, variable time, for at most 4 terms.
 fn vartime_terms<C: Curve>(
     points: &[Point<C>; MAX_TERMS + 1],
     scalars: &[Scalar<C>; MAX_TERMS + 1],
     n: usize,
 ) -> Point<C> {
+    super::count::vartime(n as u64);
     match n {
         0 => Point::<C>::IDENTITY,
         1 => group::vartime_lincomb::<C, 1>(&[points[0]], &[scalars[0]]),
@@ -540,16 +581,22 @@ fn vartime_verify<C: Curve, T: SigmaTranscript<C>, const N: usize>(
     let m = statement.equations.len();
     let mut commit = [Point::<C>::IDENTITY; MAX_EQUATIONS];
     for (a, eq) in commit.iter_mut().zip(statement.equations) {
+        let (elems, ks, m_terms) = merge_terms::<C>(eq, &proof.responses, Some(c_lhs));
         let mut acc = Point::<C>::IDENTITY;
         let mut pts = [Point::<C>::IDENTITY; MAX_TERMS + 1];
         let mut sc = [Scalar::<C>::ZERO; MAX_TERMS + 1];
         let mut n = 0;
-        for t in eq.terms() {
-            let s = &proof.responses[usize::from(t.scalar)];
-            let e = usize::from(t.element);
+        for (&e, s) in elems[..m_terms].iter().zip(&ks[..m_terms]) {
+            let e = usize::from(e);
             match elements.bases[e] {
-                Base::Generator => acc = acc.vartime_add(&C::generator_table().vartime_mul(s)),
-                Base::Table(tab) => acc = acc.vartime_add(&tab.vartime_mul(s)),
+                Base::Generator => {
+                    super::count::vartime(1);
+                    acc = acc.vartime_add(&C::generator_table().vartime_mul(s));
+                }
+                Base::Table(tab) => {
+                    super::count::vartime(1);
+                    acc = acc.vartime_add(&tab.vartime_mul(s));
+                }
                 Base::Variable => {
                     pts[n] = Point::<C>::from(elements.points[e]);
                     sc[n] = *s;
@@ -557,9 +604,6 @@ fn vartime_verify<C: Curve, T: SigmaTranscript<C>, const N: usize>(
                 }
             }
         }
-        pts[n] = Point::<C>::from(elements.points[usize::from(eq.lhs)]);
-        sc[n] = c_lhs;
-        n += 1;
         *a = acc.vartime_add(&vartime_terms::<C>(&pts, &sc, n));
     }
     let mut commit_affine = [Affine::<C>::IDENTITY; MAX_EQUATIONS];
