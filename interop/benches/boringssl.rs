@@ -1,0 +1,2 @@
+//! Placeholder, replaced by the criterion bench.
+fn main() {}
