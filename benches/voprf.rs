@@ -340,7 +340,43 @@ fn bench_poprf<S: Suite>(c: &mut Criterion) {
     g.finish();
 }
 
+/// The group primitives the protocol costs are measured against: `group/<curve>/<op>`.
+fn bench_group<C: privacy_tokens::group::Curve>(c: &mut Criterion, name: &str) {
+    use privacy_tokens::group as g;
+    let mut rng = rand::thread_rng();
+    let k = g::random_scalar::<C>(&mut rng);
+    let p = g::to_affine::<C>(&g::mul_generator::<C>(&g::random_scalar::<C>(&mut rng)));
+    let mut grp = c.benchmark_group(format!("group/{name}"));
+    grp.bench_function("mul_ct", |b| {
+        b.iter(|| g::mul_affine::<C>(black_box(&p), black_box(&k)))
+    });
+    grp.bench_function("mul_generator_ct", |b| {
+        b.iter(|| g::mul_generator::<C>(black_box(&k)))
+    });
+    grp.bench_function("vartime_mul", |b| {
+        b.iter(|| g::vartime_mul::<C>(black_box(&p), black_box(&k)))
+    });
+    let pts: Vec<_> = (0..100).map(|_| p).collect();
+    let ks: Vec<_> = (0..100).map(|_| g::random_scalar::<C>(&mut rng)).collect();
+    grp.bench_function("vartime_msm/100", |b| {
+        b.iter(|| g::vartime_msm::<C>(black_box(&pts), black_box(&ks)))
+    });
+    let proj: Vec<_> = (0..100)
+        .map(|_| g::mul_generator::<C>(&g::random_scalar::<C>(&mut rng)))
+        .collect();
+    let mut out = vec![g::affine_identity::<C>(); 100];
+    grp.bench_function("normalize/100", |b| {
+        b.iter(|| g::normalize_slice::<C>(black_box(&proj), &mut out))
+    });
+    grp.bench_function("to_affine", |b| {
+        b.iter(|| g::to_affine::<C>(black_box(&proj[0])))
+    });
+    grp.finish();
+}
+
 fn privacy_tokens_benches(c: &mut Criterion) {
+    bench_group::<p384::NistP384>(c, "P-384");
+    bench_group::<p256::NistP256>(c, "P-256");
     bench_oprf::<P384Sha384>(c);
     bench_voprf::<P384Sha384>(c);
     bench_poprf::<P384Sha384>(c);

@@ -155,6 +155,9 @@ fn poprf_single<S: Suite>() {
          evaluate {evaluate}",
         suite_name::<S>()
     );
+    assert_eq!(blind, 0, "PoprfClient::blind allocates");
+    assert_eq!(blind_evaluate, 0, "PoprfServer::blind_evaluate allocates");
+    assert_eq!(finalize, 0, "PoprfClient::finalize allocates");
     assert_eq!(evaluate, 0, "PoprfServer::evaluate allocates");
 }
 

@@ -243,15 +243,23 @@ impl<S: Suite> PoprfServer<S> {
         let ctx = Context::<S>::new(CTX_MODE);
         let t = self.tweak(&ctx, info)?;
         let t_inv = group::invert::<S::Curve>(&t)?;
-        let tweaked_key = group::to_affine::<S::Curve>(&group::mul_generator::<S::Curve>(&t));
-        let pts: Vec<_> = blinded
-            .iter()
-            .map(|b| group::mul_affine(&b.point, &t_inv))
-            .collect();
-        let mut ev = vec![group::affine_identity::<S::Curve>(); n];
+        let tk = group::mul_generator::<S::Curve>(&t);
+        if n == 1 {
+            // Stack only: the evaluated element and the tweaked key share one inversion.
+            let z = group::mul_affine(&blinded[0].point, &t_inv);
+            let [ev, tweaked_key] = group::normalize_array::<S::Curve, 2>(&[z, tk]);
+            out[0].point = ev;
+            return proof_generate(&ctx, &t, &tweaked_key, &[ev], &[blinded[0].point], r);
+        }
+        // The evaluated elements and the tweaked key share one field inversion.
+        let mut pts: Vec<_> = Vec::with_capacity(n + 1);
+        pts.extend(blinded.iter().map(|b| group::mul_affine(&b.point, &t_inv)));
+        pts.push(tk);
+        let mut ev = vec![group::affine_identity::<S::Curve>(); n + 1];
         group::normalize_slice::<S::Curve>(&pts, &mut ev)?;
+        let tweaked_key = ev[n];
         let cs: Vec<Affine<S::Curve>> = blinded.iter().map(|b| b.point).collect();
-        let proof = proof_generate(&ctx, &t, &tweaked_key, &ev, &cs, r)?;
+        let proof = proof_generate(&ctx, &t, &tweaked_key, &ev[..n], &cs, r)?;
         for (o, e) in out.iter_mut().zip(ev) {
             o.point = e;
         }

@@ -13,6 +13,8 @@ pub mod counts;
 pub mod rfc9497;
 #[path = "rfc9578.rs"]
 pub mod rfc9578;
+#[path = "trust_token.rs"]
+pub mod trust_token;
 #[path = "wycheproof.rs"]
 pub mod wycheproof;
 
@@ -27,6 +29,8 @@ pub enum Kind {
     Rfc9578,
     /// Wycheproof ECDH ecpoint tests.
     Wycheproof,
+    /// Recorded BoringSSL Trust Token transcripts.
+    TrustToken,
 }
 
 /// Recognises a document by its content.
@@ -41,6 +45,8 @@ pub fn recognise(json: &Value) -> Option<Kind> {
         Some(Kind::Rfc9578)
     } else if wycheproof::recognises(json) {
         Some(Kind::Wycheproof)
+    } else if trust_token::recognises(json) {
+        Some(Kind::TrustToken)
     } else {
         None
     }
@@ -55,6 +61,7 @@ pub fn replay_file(path: &Path) -> Result<(Kind, Counts), String> {
         Kind::Rfc9497 => rfc9497::run(&json)?,
         Kind::Rfc9578 => rfc9578::run(&json)?,
         Kind::Wycheproof => wycheproof::run(&json)?,
+        Kind::TrustToken => trust_token::run(&json)?,
     };
     if counts.passed + counts.failed == 0 {
         return Err(format!("no case ran ({} skipped)", counts.skipped));
