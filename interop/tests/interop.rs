@@ -661,6 +661,45 @@ fn byte_flips(client: Side, issuer: Side) {
     }
 }
 
+/// Spec §4 "gaps": count 0, `max_issuance` 0, swapped tokens, a proof made under another
+/// configured key, a proof scalar ≥ n.
+fn boundary_cases(client: Side, issuer: Side) {
+    for method in Method::CURRENT {
+        let name = method.name();
+        let mut s = setup(method, client, issuer, 10);
+        // Both issuers reject an empty request and `max_issuance` 0 (BoringSSL fails on the
+        // empty batch's point at infinity, ours with `Error::Batch`).
+        assert!(s.issuer.issue(&[0, 0], s.ids[0], 0, 10).is_err(), "{name}");
+        let request = s.client.begin_issuance(2).unwrap();
+        assert!(s.issuer.issue(&request, s.ids[0], 0, 0).is_err(), "{name}");
+        let (response, _) = s.issuer.issue(&request, s.ids[0], 0, 10).unwrap();
+        let (head, proof) = split_proof(method, &response);
+        let per_token = (head.len() - 6) / 2;
+        let mut bad = Vec::new();
+        // Count 0 in an otherwise valid response.
+        bad.push([&[0, 0], &response[2..]].concat());
+        // The two signed tokens swapped.
+        let swapped = [&head[..6], &head[6 + per_token..], &head[6..6 + per_token]].concat();
+        bad.push(with_proof(&swapped, &proof));
+        // Key id rewritten to another key the client holds.
+        let mut other = head.clone();
+        other[2..6].copy_from_slice(&s.ids[1].to_be_bytes());
+        bad.push(with_proof(&other, &proof));
+        // First proof scalar 0xff..ff (≥ n).
+        let mut p = proof.clone();
+        p[..48].fill(0xff);
+        bad.push(with_proof(&head, &p));
+        for (k, b) in bad.iter().enumerate() {
+            assert!(s.client.finish_issuance(b).is_err(), "{name}: case {k}");
+        }
+        assert_eq!(
+            s.client.finish_issuance(&response).unwrap().len(),
+            2,
+            "{name}"
+        );
+    }
+}
+
 /// The nonce `redeem_over_message` returns (the double-spend identifier) is BoringSSL's
 /// t = SHA-512(salt ‖ msg) (`pmbtoken_read` / `voprf_read`), not the token's salt.
 fn over_message_nonce(client: Side, issuer: Side) {
@@ -722,6 +761,7 @@ macro_rules! pairing_tests {
             #[test] fn redeem_key_checks() { super::redeem_key_checks($client, $issuer) }
             #[test] fn over_message() { super::over_message($client, $issuer) }
             #[test] fn byte_flips() { super::byte_flips($client, $issuer) }
+            #[test] fn boundary_cases() { super::boundary_cases($client, $issuer) }
         }
     )*};
 }
@@ -792,5 +832,116 @@ fn generate_key_blobs_interoperate() {
         assert_eq!(&*private.to_bytes(), &theirs.private[..]);
         assert_eq!(public.to_bytes(), theirs.public);
         assert_eq!(private.public_key().to_bytes(), theirs.public);
+    }
+}
+
+/// Key blobs: BoringSSL and ours accept and reject the same mutated private and public keys
+/// (truncated, extended, scalar 0 or ≥ n, point compressed, off the curve or with a bad prefix),
+/// except where ours is deliberately stricter: BoringSSL's PMB `issuer_key_from_bytes` ignores
+/// trailing bytes and takes zero scalars (which its own key generation never makes).
+#[test]
+fn key_blobs_rejected_alike() {
+    let mut divergences = Vec::new();
+    for method in Method::CURRENT {
+        let key = bssl::generate_key(method, 3).unwrap();
+        let mut privates = vec![
+            ("intact".to_owned(), key.private.clone()),
+            (
+                "truncated".to_owned(),
+                key.private[..key.private.len() - 1].to_vec(),
+            ),
+            (
+                "extended".to_owned(),
+                [key.private.as_slice(), &[0]].concat(),
+            ),
+        ];
+        for i in 0..(key.private.len() - 4) / 48 {
+            for (what, fill) in [("zero", 0x00), ("0xff..", 0xff)] {
+                let mut b = key.private.clone();
+                b[4 + 48 * i..4 + 48 * (i + 1)].fill(fill);
+                privates.push((format!("scalar {i} {what}"), b));
+            }
+        }
+        for (what, blob) in &privates {
+            let theirs = bssl::Issuer::new(method, 10).unwrap().add_key(blob).is_ok();
+            let mine = tt::Issuer::new(ours(method), 10)
+                .add_key_bytes(blob)
+                .is_ok();
+            let stricter =
+                method.has_private_bit() && (what == "extended" || what.ends_with(" zero"));
+            if stricter {
+                assert!(
+                    theirs && !mine,
+                    "{} private {what}: boringssl {theirs}, ours {mine}",
+                    method.name()
+                );
+            } else if theirs != mine || (what == "intact") != theirs {
+                divergences.push(format!(
+                    "{} private {what}: boringssl {theirs}, ours {mine}",
+                    method.name()
+                ));
+            }
+        }
+        let mut publics = vec![
+            ("intact".to_owned(), key.public.clone()),
+            (
+                "truncated".to_owned(),
+                key.public[..key.public.len() - 1].to_vec(),
+            ),
+            (
+                "extended".to_owned(),
+                [key.public.as_slice(), &[0]].concat(),
+            ),
+        ];
+        for i in 0..(key.public.len() - 4) / 97 {
+            let at = 4 + 97 * i;
+            for (what, prefix) in [
+                ("prefix 0x00", 0x00),
+                ("prefix 0x02", 0x02),
+                ("prefix 0x06", 0x06),
+            ] {
+                let mut b = key.public.clone();
+                b[at] = prefix;
+                publics.push((format!("point {i} {what}"), b));
+            }
+            let mut b = key.public.clone();
+            b[at + 96] ^= 1;
+            publics.push((format!("point {i} off curve"), b));
+            let compressed = [
+                &key.public[..at],
+                &[2 + (key.public[at + 96] & 1)],
+                &key.public[at + 1..at + 49],
+                &key.public[at + 97..],
+            ]
+            .concat();
+            publics.push((format!("point {i} compressed"), compressed));
+        }
+        for (what, blob) in &publics {
+            let theirs = bssl::Client::new(method, 10).unwrap().add_key(blob).is_ok();
+            let mine = tt::Client::new(ours(method), 10)
+                .add_key_bytes(blob)
+                .is_ok();
+            if theirs != mine || (what == "intact") != theirs {
+                divergences.push(format!(
+                    "{} public {what}: boringssl {theirs}, ours {mine}",
+                    method.name()
+                ));
+            }
+        }
+    }
+    assert!(divergences.is_empty(), "{divergences:#?}");
+}
+
+/// `begin_issuance(0)`: BoringSSL emits the empty request `0000`, which both issuers reject;
+/// ours refuses up front (`Error::Batch`), a deliberate difference with the same outcome.
+#[test]
+fn begin_issuance_zero() {
+    for method in Method::CURRENT {
+        let mut s = setup(method, Side::Boring, Side::Ours, 10);
+        assert_eq!(s.client.begin_issuance(0).unwrap(), [0, 0]);
+        assert!(s.issuer.issue(&[0, 0], s.ids[0], 0, 10).is_err());
+        let mut s = setup(method, Side::Ours, Side::Boring, 10);
+        assert!(s.client.begin_issuance(0).is_err());
+        assert!(s.issuer.issue(&[0, 0], s.ids[0], 0, 10).is_err());
     }
 }
