@@ -6,6 +6,7 @@
 
 mod ct_multi;
 mod field;
+mod fixed_base;
 mod mul;
 mod point;
 #[cfg(test)]
@@ -28,6 +29,7 @@ use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
 use crate::{Error, Result};
 
+pub use fixed_base::{mul_fixed_ct, vartime_mul_fixed, FixedBaseTable};
 pub use mul::GeneratorTable;
 
 pub use point::{AffinePoint, JacobianPoint};

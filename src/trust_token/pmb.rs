@@ -7,7 +7,7 @@ use rand_core::{CryptoRng, RngCore};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
 use crate::dleqor::{self, ct_lincomb, Statement};
-use crate::group::{self, Affine, Curve, Point, Scalar, Xmd};
+use crate::group::{self, Affine, Curve, FixedBaseTable, Point, Scalar, Xmd};
 use crate::{Error, Result};
 
 use super::hash::{token_input, ScalarHasher};
@@ -68,6 +68,33 @@ pub(crate) fn generator_h(method: Method) -> &'static Affine<C> {
             .map(|h| h.to_affine())
             .unwrap_or_else(|_| group::affine_identity::<C>())
     })
+}
+
+/// The table of `H` for fixed-base multiplication, built once per process.
+pub(crate) fn h_table(method: Method) -> &'static FixedBaseTable<C> {
+    static PST1_T: OnceLock<FixedBaseTable<C>> = OnceLock::new();
+    static EXP2_T: OnceLock<FixedBaseTable<C>> = OnceLock::new();
+    let cell = match method {
+        Method::ExperimentV2Pmb => &EXP2_T,
+        _ => &PST1_T,
+    };
+    cell.get_or_init(|| FixedBaseTable::new(generator_h(method)))
+}
+
+/// Fixed-base tables of a PMB public key `pub0, pub1, pubs` (as BoringSSL's
+/// `pub{0,1,s}_precomp`), built when an issuer or client adds the key.
+#[derive(Clone, Debug)]
+pub(crate) struct KeyTables(pub(crate) [FixedBaseTable<C>; 3]);
+
+impl KeyTables {
+    /// The tables of a PMB key; `None` for VOPRF keys.
+    pub(crate) fn for_key(key: &PublicKey) -> Option<Self> {
+        if !key.method().has_private_metadata() {
+            return None;
+        }
+        let p = key.points();
+        Some(Self(core::array::from_fn(|i| FixedBaseTable::new(&p[i]))))
+    }
 }
 
 fn hash_t(p: &PmbParams, t: &[u8; NONCE_SIZE]) -> Result<Point<C>> {
@@ -155,6 +182,7 @@ fn aggregate(
 /// Appends `(s ‖ W' ‖ Ws')_i ‖ u16(432) ‖ proof` to `out`. The bit only drives selections.
 pub(crate) fn issue(
     key: &PrivateKey,
+    tables: &KeyTables,
     points: &[u8],
     bit: bool,
     out: &mut Vec<u8>,
@@ -194,7 +222,8 @@ pub(crate) fn issue(
     let tsw = aggregate(p, pubs, &tp, s_aff, w_aff, ws_aff)?;
     let hc = ScalarHasher::new(p.xmd, p.hash_c);
     let st = Statement {
-        h: generator_h(key.method()),
+        h: h_table(key.method()),
+        pub_tables: &tables.0,
         pubs,
         tsw,
         hc: &hc,
@@ -211,6 +240,7 @@ pub(crate) fn issue(
 /// after it, verifies the batched proof, and unblinds `(S, W, Ws) = r·(S', W', Ws')`.
 pub(crate) fn unblind(
     key: &PublicKey,
+    tables: &KeyTables,
     pretokens: &[Pretoken],
     r: &mut wire::Reader<'_>,
 ) -> Result<Vec<Token>> {
@@ -246,7 +276,8 @@ pub(crate) fn unblind(
     let tsw = aggregate(p, pubs, &tp, &s_aff, w_aff, ws_aff)?;
     let hc = ScalarHasher::new(p.xmd, p.hash_c);
     let st = Statement {
-        h: generator_h(key.method()),
+        h: h_table(key.method()),
+        pub_tables: &tables.0,
         pubs,
         tsw,
         hc: &hc,
