@@ -5,7 +5,7 @@
 //! build takes minutes). Its tests run our issuer against BoringSSL's client and the reverse,
 //! and its bench puts both implementations in one criterion run.
 //!
-//! All of the project's `unsafe` code lives here, in [`ffi`]'s buffer helpers and in the
+//! All of the project's `unsafe` code lives here, in the `ffi` module's buffer helpers and in the
 //! wrappers of [`client`], [`issuer`] and [`keys`]; every block carries a `// SAFETY:` comment.
 //!
 //! The wrappers follow BoringSSL's own naming (`TRUST_TOKEN_CLIENT_begin_issuance` becomes
