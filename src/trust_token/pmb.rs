@@ -145,6 +145,11 @@ pub(crate) fn blind(
 
 /// The batch weights `e_i = Hc("DLEQ BATCH\0" ‖ pubs ‖ pub0 ‖ pub1 ‖ (T'_j ‖ S'_j ‖ W'_j ‖ Ws'_j)_j ‖ u16(i))`
 /// and the aggregates `T, S, W, Ws` (variable time: all public).
+///
+/// With `keys = Some([xb, yb, xs, ys])` (the issuer, batches of [`KEYED_AGGREGATE_MIN`] or
+/// more) `W = xb·T + yb·S` and `Ws = xs·T + ys·S` replace two multi-scalar multiplications
+/// over the batch by two constant-time two-term multiplications: the same points, since
+/// `W'_i = xb·T'_i + yb·S'_i` and `Ws'_i = xs·T'_i + ys·S'_i`.
 fn aggregate(
     p: &PmbParams,
     pubs: &[Affine<C>; 3],
@@ -152,6 +157,7 @@ fn aggregate(
     s: &[Affine<C>],
     w: &[Affine<C>],
     ws: &[Affine<C>],
+    keys: Option<[Scalar<C>; 4]>,
 ) -> Result<[Point<C>; 4]> {
     let mut h = ScalarHasher::new(p.xmd, p.hash_c);
     h.update(b"DLEQ BATCH\0")
@@ -169,13 +175,27 @@ fn aggregate(
         let i = u16::try_from(i).map_err(|_| Error::Batch)?;
         e.push(h.finish_with(&i.to_be_bytes()));
     }
-    Ok([
-        group::vartime_msm::<C>(t, &e)?,
-        group::vartime_msm::<C>(s, &e)?,
-        group::vartime_msm::<C>(w, &e)?,
-        group::vartime_msm::<C>(ws, &e)?,
-    ])
+    let tt = group::vartime_msm::<C>(t, &e)?;
+    let ss = group::vartime_msm::<C>(s, &e)?;
+    Ok(match keys {
+        Some([xb, yb, xs, ys]) if t.len() >= KEYED_AGGREGATE_MIN => [
+            tt,
+            ss,
+            ct_lincomb(&[tt, ss], &[xb, yb]),
+            ct_lincomb(&[tt, ss], &[xs, ys]),
+        ],
+        _ => [
+            tt,
+            ss,
+            group::vartime_msm::<C>(w, &e)?,
+            group::vartime_msm::<C>(ws, &e)?,
+        ],
+    })
 }
+
+/// From this batch size on, the issuer derives `W` and `Ws` from `T` and `S` with its keys
+/// (cheaper than two more multi-scalar multiplications over the batch).
+const KEYED_AGGREGATE_MIN: usize = 3;
 
 /// `AT.Sig` (`pmbtoken_sign`): for each `T'`, `s` random, `S' = Hs(T', s)`,
 /// `W' = xb·T' + yb·S'`, `Ws' = xs·T' + ys·S'`; then the batched DLEQ2 + DLEQOR2 proof.
@@ -219,7 +239,15 @@ pub(crate) fn issue(
         out.extend_from_slice(&encode_point(&ws_aff[i]));
     }
     let pubs = key.public_points();
-    let tsw = aggregate(p, pubs, &tp, s_aff, w_aff, ws_aff)?;
+    let tsw = aggregate(
+        p,
+        pubs,
+        &tp,
+        s_aff,
+        w_aff,
+        ws_aff,
+        Some([xb, yb, k[4], k[5]]),
+    )?;
     let hc = ScalarHasher::new(p.xmd, p.hash_c);
     let st = Statement {
         h: h_table(key.method()),
@@ -273,7 +301,7 @@ pub(crate) fn unblind(
     group::normalize_slice::<C>(&proj, &mut s_aff)?;
     let pubs = key.points();
     let (w_aff, ws_aff) = received.split_at(n);
-    let tsw = aggregate(p, pubs, &tp, &s_aff, w_aff, ws_aff)?;
+    let tsw = aggregate(p, pubs, &tp, &s_aff, w_aff, ws_aff, None)?;
     let hc = ScalarHasher::new(p.xmd, p.hash_c);
     let st = Statement {
         h: h_table(key.method()),
