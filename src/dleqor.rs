@@ -13,7 +13,7 @@
 use rand_core::{CryptoRng, RngCore};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
-use crate::group::{self, Affine, Curve, Point, Scalar};
+use crate::group::{self, Affine, Curve, FixedBaseTable, Point, Scalar};
 use crate::trust_token::hash::ScalarHasher;
 use crate::{Error, Result};
 
@@ -21,8 +21,10 @@ type C = p384::NistP384;
 
 /// The public statement: generators, public keys and the batch aggregates.
 pub(crate) struct Statement<'a> {
-    /// The second generator `H`.
-    pub(crate) h: &'a Affine<C>,
+    /// The table of the second generator `H`.
+    pub(crate) h: &'a FixedBaseTable<C>,
+    /// The tables of `pub0, pub1, pubs`.
+    pub(crate) pub_tables: &'a [FixedBaseTable<C>; 3],
     /// `pub0, pub1, pubs`.
     pub(crate) pubs: &'a [Affine<C>; 3],
     /// `T, S, W, Ws` (Jacobian).
@@ -78,12 +80,10 @@ pub(crate) fn prove(
     rng: &mut (impl RngCore + CryptoRng),
 ) -> Proof {
     let [t, s, w, _ws] = st.tsw;
-    let g = Point::<C>::generator();
-    let h = Point::<C>::from(*st.h);
     // DLEQ2.
     let ks0 = group::random_scalar::<C>(rng);
     let ks1 = group::random_scalar::<C>(rng);
-    let big_ks0 = ct_lincomb(&[g, h], &[ks0, ks1]);
+    let big_ks0 = group::mul_generator::<C>(&ks0) + group::mul_fixed_ct([st.h], &[ks1]);
     let big_ks1 = ct_lincomb(&[t, s], &[ks0, ks1]);
     // DLEQOR2: the real branch uses (k0, k1, c = 0), the simulated one (uo, vo, co); both
     // compute K_j0 = u·G + v·H - c·pub_j and K_j1 = u·T + v·S - c·W.
@@ -98,8 +98,9 @@ pub(crate) fn prove(
         let u = Scalar::<C>::conditional_select(&uo, &k0, real);
         let v = Scalar::<C>::conditional_select(&vo, &k1, real);
         let c = Scalar::<C>::conditional_select(&-co, &Scalar::<C>::ZERO, real);
-        let pj = Point::<C>::from(st.pubs[usize::from(j)]);
-        ks[2 * usize::from(j)] = ct_lincomb(&[g, h, pj], &[u, v, c]);
+        let pj = &st.pub_tables[usize::from(j)];
+        ks[2 * usize::from(j)] =
+            group::mul_generator::<C>(&u) + group::mul_fixed_ct([st.h, pj], &[v, c]);
         ks[2 * usize::from(j) + 1] = ct_lincomb(&[t, s, w], &[u, v, c]);
     }
     let a = group::normalize_array(&[
@@ -133,14 +134,20 @@ pub(crate) fn prove(
 pub(crate) fn verify(st: &Statement<'_>, proof: &Proof) -> Result<()> {
     let [cs, us, vs, c0, c1, u0, u1, v0, v1] = proof.0;
     let [t, s, w, ws] = st.tsw;
-    let g = Point::<C>::generator();
-    let h = Point::<C>::from(*st.h);
-    let p = |i: usize| Point::<C>::from(st.pubs[i]);
-    let big_ks0 = group::vartime_lincomb::<C, 3>(&[g, h, p(2)], &[us, vs, -cs]);
+    // u·G + v·H - c·pub_i over the fixed-base tables.
+    let fixed = |u: &Scalar<C>, v: &Scalar<C>, c: &Scalar<C>, i: usize| {
+        C::generator_table()
+            .vartime_mul(u)
+            .vartime_add(&group::vartime_mul_fixed(
+                [st.h, &st.pub_tables[i]],
+                &[*v, -*c],
+            ))
+    };
+    let big_ks0 = fixed(&us, &vs, &cs, 2);
     let big_ks1 = group::vartime_lincomb::<C, 3>(&[t, s, ws], &[us, vs, -cs]);
-    let k00 = group::vartime_lincomb::<C, 3>(&[g, h, p(0)], &[u0, v0, -c0]);
+    let k00 = fixed(&u0, &v0, &c0, 0);
     let k01 = group::vartime_lincomb::<C, 3>(&[t, s, w], &[u0, v0, -c0]);
-    let k10 = group::vartime_lincomb::<C, 3>(&[g, h, p(1)], &[u1, v1, -c1]);
+    let k10 = fixed(&u1, &v1, &c1, 1);
     let k11 = group::vartime_lincomb::<C, 3>(&[t, s, w], &[u1, v1, -c1]);
     let a = group::normalize_array(&[t, s, w, ws, big_ks0, big_ks1, k00, k01, k10, k11]);
     let (cs2, c) = challenges(st, &a);

@@ -29,7 +29,7 @@ use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
 use crate::{Error, Result};
 
-pub use fixed_base::FixedBaseTable;
+pub use fixed_base::{mul_fixed_ct, vartime_mul_fixed, FixedBaseTable};
 pub use mul::GeneratorTable;
 
 pub use point::{AffinePoint, JacobianPoint};

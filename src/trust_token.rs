@@ -205,7 +205,7 @@ impl Method {
 pub struct Issuer {
     method: Method,
     max_batchsize: u16,
-    keys: Vec<PrivateKey>,
+    keys: Vec<(PrivateKey, Option<pmb::KeyTables>)>,
 }
 
 /// The result of [`Issuer::issue`].
@@ -259,11 +259,12 @@ impl Issuer {
     pub fn add_key(&mut self, key: PrivateKey) -> Result<()> {
         if key.method() != self.method
             || self.keys.len() >= self.method.max_keys()
-            || self.keys.iter().any(|k| k.key_id() == key.key_id())
+            || self.keys.iter().any(|(k, _)| k.key_id() == key.key_id())
         {
             return Err(Error::UnsupportedValue);
         }
-        self.keys.push(key);
+        let tables = pmb::KeyTables::for_key(&key.public_key());
+        self.keys.push((key, tables));
         Ok(())
     }
 
@@ -275,10 +276,10 @@ impl Issuer {
         self.add_key(PrivateKey::from_bytes(self.method, blob)?)
     }
 
-    fn key(&self, key_id: u32) -> Result<&PrivateKey> {
+    fn key(&self, key_id: u32) -> Result<&(PrivateKey, Option<pmb::KeyTables>)> {
         self.keys
             .iter()
-            .find(|k| k.key_id() == key_id)
+            .find(|(k, _)| k.key_id() == key_id)
             .ok_or(Error::UnsupportedValue)
     }
 
@@ -319,10 +320,11 @@ impl Issuer {
         );
         message.extend_from_slice(&issued.to_be_bytes());
         message.extend_from_slice(&key_id.to_be_bytes());
-        if self.method.has_private_metadata() {
-            pmb::issue(key, points, private_metadata, &mut message, rng)?;
-        } else {
-            voprf::issue(key, points, &mut message, rng)?;
+        match key {
+            (key, Some(tables)) => {
+                pmb::issue(key, tables, points, private_metadata, &mut message, rng)?
+            }
+            (key, None) => voprf::issue(key, points, &mut message, rng)?,
         }
         Ok(IssueResponse { issued, message })
     }
@@ -355,7 +357,7 @@ impl Issuer {
         let mut t = wire::Reader::new(token);
         let key_id = t.u32()?;
         let salt: [u8; NONCE_SIZE] = t.array()?;
-        let key = self.key(key_id)?;
+        let (key, _) = self.key(key_id)?;
         let nonce = hash::token_input(&salt, msg);
         let private_metadata = if self.method.has_private_metadata() {
             pmb::redeem(key, &nonce, &mut t)?
@@ -381,7 +383,7 @@ impl Issuer {
 pub struct Client {
     method: Method,
     max_batchsize: u16,
-    keys: Vec<PublicKey>,
+    keys: Vec<(PublicKey, Option<pmb::KeyTables>)>,
 }
 
 /// A token (`TRUST_TOKEN`): `u32 key_id ‖ 64-byte nonce ‖ points`, kept as its bytes.
@@ -509,11 +511,12 @@ impl Client {
     pub fn add_key(&mut self, key: PublicKey) -> Result<usize> {
         if key.method() != self.method
             || self.keys.len() >= self.method.max_keys()
-            || self.keys.iter().any(|k| k.key_id() == key.key_id())
+            || self.keys.iter().any(|(k, _)| k.key_id() == key.key_id())
         {
             return Err(Error::UnsupportedValue);
         }
-        self.keys.push(key);
+        let tables = pmb::KeyTables::for_key(&key);
+        self.keys.push((key, tables));
         Ok(self.keys.len() - 1)
     }
 
@@ -607,13 +610,12 @@ impl Client {
         let key = self
             .keys
             .iter()
-            .find(|k| k.key_id() == key_id)
+            .find(|(k, _)| k.key_id() == key_id)
             .ok_or(Error::UnsupportedValue)?;
         let pretokens = &state.pretokens[..count];
-        if self.method.has_private_metadata() {
-            pmb::unblind(key, pretokens, &mut r)
-        } else {
-            voprf::unblind(key, pretokens, &mut r)
+        match key {
+            (key, Some(tables)) => pmb::unblind(key, tables, pretokens, &mut r),
+            (key, None) => voprf::unblind(key, pretokens, &mut r),
         }
     }
 

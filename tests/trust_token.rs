@@ -686,3 +686,81 @@ fn token_from_bytes() {
         Err(Error::InputTooLong)
     );
 }
+
+mod random_inputs {
+    use super::*;
+    use proptest::prelude::*;
+    use std::sync::OnceLock;
+
+    struct Fixture {
+        issuer: Issuer,
+        client: Client,
+        req: IssuanceRequest,
+        resp: Vec<u8>,
+        redemption: Vec<u8>,
+    }
+
+    fn fixture(method: Method) -> &'static Fixture {
+        static F: OnceLock<Vec<Fixture>> = OnceLock::new();
+        let all = F.get_or_init(|| {
+            Method::ALL
+                .iter()
+                .map(|&m| {
+                    let (issuer, client, req, resp) = transcript(m, 1, false);
+                    let t = client.finish_issuance(&req.state, &resp).unwrap();
+                    let redemption = client.begin_redemption(&t[0], CLIENT_DATA).unwrap();
+                    Fixture {
+                        issuer,
+                        client,
+                        req,
+                        resp,
+                        redemption,
+                    }
+                })
+                .collect()
+        });
+        &all[Method::ALL.iter().position(|&m| m == method).unwrap()]
+    }
+
+    /// Every decoder and protocol step on arbitrary bytes: an error, never a panic.
+    fn all_steps(bytes: &[u8]) {
+        let mut rng = rng();
+        for method in Method::ALL {
+            let f = fixture(method);
+            let _ = PrivateKey::from_bytes(method, bytes);
+            let _ = PublicKey::from_bytes(method, bytes);
+            let _ = f.issuer.issue(bytes, 8, false, 10, &mut rng);
+            let _ = f.client.finish_issuance(&f.req.state, bytes);
+            let _ = f.client.verify_issuance(bytes, &f.resp);
+            let _ = f.issuer.redeem(bytes);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+            all_steps(&bytes);
+        }
+
+        /// Valid messages with random suffixes, truncations and single-byte overwrites.
+        #[test]
+        fn mutated_messages_never_panic(cut in 0usize..1300, pos in 0usize..1300, val in any::<u8>(), tail in proptest::collection::vec(any::<u8>(), 0..8)) {
+            let mut rng = rng();
+            for method in Method::ALL {
+                let f = fixture(method);
+                for msg in [&f.req.message, &f.resp, &f.redemption] {
+                    let mut m = msg[..cut.min(msg.len())].to_vec();
+                    if let Some(b) = m.get_mut(pos) {
+                        *b = val;
+                    }
+                    m.extend_from_slice(&tail);
+                    let _ = f.issuer.issue(&m, 8, false, 10, &mut rng);
+                    let _ = f.client.finish_issuance(&f.req.state, &m);
+                    let _ = f.issuer.redeem(&m);
+                }
+            }
+        }
+    }
+}

@@ -15,13 +15,13 @@ use zeroize::Zeroize;
 
 use super::{Curve, Point, Scalar};
 
-const W: usize = 5;
-const ENTRIES: usize = 1 << (W - 1);
+pub(super) const W: usize = 5;
+pub(super) const ENTRIES: usize = 1 << (W - 1);
 const MAX_SCALAR_BYTES: usize = 48;
-const MAX_DIGITS: usize = (MAX_SCALAR_BYTES * 8).div_ceil(W) + 1;
+pub(super) const MAX_DIGITS: usize = (MAX_SCALAR_BYTES * 8).div_ceil(W) + 1;
 
 /// Signed radix-32 recoding, constant time: digits in `[-16, 16]`, `sum d_j 32^j = k`.
-fn signed_digits<C: Curve>(k: &Scalar<C>, out: &mut [i8; MAX_DIGITS]) -> usize {
+pub(super) fn signed_digits<C: Curve>(k: &Scalar<C>, out: &mut [i8; MAX_DIGITS]) -> usize {
     let repr = k.to_repr();
     let be = repr.as_slice();
     let mut limbs = [0u64; MAX_SCALAR_BYTES / 8 + 1];

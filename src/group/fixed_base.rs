@@ -1,21 +1,22 @@
-//! Fixed-base multiplication for any base point (ARC's `generatorH` and per-key bases).
+//! Fixed-base multiplication by precomputed tables for points other than the generator (a
+//! protocol's second generator, an issuer's public keys): `table[j][e] = (e + 1) * 32^j * P` in
+//! affine form, signed radix-32 digits, no doublings.
 //!
-//! The same layout as [`super::GeneratorTable`]: `table[j][e] = (e + 1) * 32^j * P` in affine
-//! form, signed radix-32 digits, one mixed addition per digit and no doubling. Built once
-//! (heap-allocated, one field inversion); every multiplication afterwards is on the stack.
+//! A table costs about 1250 additions and one field inversion to build and about 130 KB
+//! (P-384); a multiplication is then ~78 mixed additions, a quarter of a variable-base
+//! ladder. The constant-time path selects every entry with `subtle` and, as the generator
+//! table, only reports an exceptional addition (accumulator equal to the selected entry),
+//! falling back to the complete ladder if one occurred (negligible probability for uniformly
+//! random secret scalars).
 
-use elliptic_curve::ff::PrimeField;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
+use zeroize::Zeroize;
 
+use super::ct_multi::{signed_digits, ENTRIES, MAX_DIGITS, W};
 use super::point::batch_normalize;
 use super::{Affine, Curve, Point, Scalar};
 
-const W: usize = 5;
-const ENTRIES: usize = 1 << (W - 1);
-const MAX_SCALAR_BYTES: usize = 48;
-const MAX_DIGITS: usize = (MAX_SCALAR_BYTES * 8).div_ceil(W) + 1;
-
-/// Precomputed multiples of a fixed base point `P`: `table[j][e] = (e + 1) * 32^j * P`.
+/// Precomputed multiples of a fixed point `P`.
 #[derive(Clone)]
 pub struct FixedBaseTable<C: Curve> {
     base: Affine<C>,
@@ -26,65 +27,25 @@ impl<C: Curve> core::fmt::Debug for FixedBaseTable<C> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("FixedBaseTable")
             .field("base", &self.base)
-            .field("windows", &self.table.len())
-            .finish()
+            .finish_non_exhaustive()
     }
-}
-
-/// Signed radix-32 digits of `k`, constant time: digits in `[-16, 15]`, `sum d_j 32^j = k`.
-fn signed_digits<C: Curve>(k: &Scalar<C>, out: &mut [i8; MAX_DIGITS]) -> usize {
-    let repr = k.to_repr();
-    let be = repr.as_slice();
-    let mut limbs = [0u64; MAX_SCALAR_BYTES / 8 + 1];
-    for (i, byte) in be.iter().rev().enumerate() {
-        limbs[i / 8] |= u64::from(*byte) << (8 * (i % 8));
-    }
-    let bits = be.len() * 8;
-    let window = |pos: usize| -> i32 {
-        let idx = pos / 64;
-        let bit = pos % 64;
-        let lo = limbs[idx] >> bit;
-        let hi = if bit + W > 64 && idx + 1 < limbs.len() {
-            limbs[idx + 1] << (64 - bit)
-        } else {
-            0
-        };
-        ((lo | hi) & ((1u64 << W) - 1)) as i32
-    };
-    let n = bits.div_ceil(W);
-    let mut carry: i32 = 0;
-    for (j, d) in out.iter_mut().enumerate().take(n) {
-        let v = window(j * W) + carry;
-        carry = (v + (1 << (W - 1))) >> W;
-        *d = (v - (carry << W)) as i8;
-    }
-    out[n] = carry as i8;
-    zeroize::Zeroize::zeroize(&mut limbs);
-    n + 1
-}
-
-#[inline(always)]
-fn digit_sign_abs(d: i8) -> (Choice, u8) {
-    let neg = ((d as u8) >> 7) & 1;
-    let mask = 0u8.wrapping_sub(neg);
-    let abs = ((d as u8) ^ mask).wrapping_add(neg);
-    (Choice::from(neg), abs)
 }
 
 impl<C: Curve> FixedBaseTable<C> {
-    /// Builds the table for `base` (about 50 windows of 16 points; one field inversion).
-    pub fn new(base: &Affine<C>) -> Self {
+    /// Builds the table of `p` (one field inversion, not counted by the inversion counter:
+    /// tables are built once per key, not per operation).
+    pub fn new(p: &Affine<C>) -> Self {
         let windows = (C::SCALAR_LEN * 8).div_ceil(W) + 1;
         let mut proj = Vec::with_capacity(windows * ENTRIES);
-        let mut b = Point::<C>::from(*base);
+        let mut base = Point::<C>::from(*p);
         for _ in 0..windows {
-            let mut acc = b;
+            let mut acc = base;
             for _ in 0..ENTRIES {
                 proj.push(acc);
-                acc = acc.vartime_add(&b);
+                acc = acc.vartime_add(&base);
             }
             for _ in 0..W {
-                b = b.double();
+                base = base.double();
             }
         }
         let mut affine = vec![Affine::<C>::IDENTITY; proj.len()];
@@ -93,81 +54,129 @@ impl<C: Curve> FixedBaseTable<C> {
             .chunks_exact(ENTRIES)
             .map(|c| core::array::from_fn(|i| c[i]))
             .collect();
-        Self { base: *base, table }
+        Self { base: *p, table }
     }
 
-    /// The base point `P`.
+    /// The base point.
     pub fn base(&self) -> &Affine<C> {
         &self.base
     }
 
     /// `k * P`, constant time in `k`.
     pub fn mul(&self, k: &Scalar<C>) -> Point<C> {
-        let mut digits = [0i8; MAX_DIGITS];
-        let n = signed_digits::<C>(k, &mut digits);
-        let mut acc = Point::<C>::IDENTITY;
-        let mut exceptional = Choice::from(0);
-        for (row, &d) in self.table.iter().zip(digits[..n].iter()) {
-            let (neg, abs) = digit_sign_abs(d);
-            let mut sel = Affine::<C>::IDENTITY;
-            for (e, entry) in row.iter().enumerate() {
-                sel.conditional_assign(entry, abs.ct_eq(&(e as u8 + 1)));
-            }
-            sel.y.conditional_assign(&-sel.y, neg);
-            let (sum, same) = acc.add_affine_ct(&sel);
-            acc = sum;
-            exceptional |= same;
-        }
-        zeroize::Zeroize::zeroize(&mut digits);
-        if bool::from(exceptional) {
-            // Negligibly rare for random secrets (see `mul.rs`): complete formulas instead.
-            return Point::<C>::from_primeorder(&(Point::<C>::from(self.base).to_primeorder() * k));
-        }
-        acc
+        mul_fixed_ct([self], &[*k])
     }
 
     /// `k * P` for a public `k`, variable time.
     pub fn vartime_mul(&self, k: &Scalar<C>) -> Point<C> {
+        vartime_mul_fixed([self], &[*k])
+    }
+
+    /// Adds `k * P` to `acc` in constant time; ORs exceptional additions into `exceptional`.
+    fn accumulate_ct(&self, acc: &mut Point<C>, k: &Scalar<C>, exceptional: &mut Choice) {
         let mut digits = [0i8; MAX_DIGITS];
         let n = signed_digits::<C>(k, &mut digits);
-        let mut acc = Point::<C>::IDENTITY;
+        for (row, &d) in self.table.iter().zip(digits[..n].iter()) {
+            let neg = ((d as u8) >> 7) & 1;
+            let mask = 0u8.wrapping_sub(neg);
+            let abs = ((d as u8) ^ mask).wrapping_add(neg);
+            let mut sel = Affine::<C>::IDENTITY;
+            for (e, entry) in row.iter().enumerate() {
+                sel.conditional_assign(entry, abs.ct_eq(&(e as u8 + 1)));
+            }
+            sel.y.conditional_assign(&-sel.y, Choice::from(neg));
+            let (sum, same) = acc.add_affine_ct(&sel);
+            *acc = sum;
+            *exceptional |= same;
+        }
+        digits.zeroize();
+    }
+
+    /// Adds `k * P` to `acc`, variable time.
+    fn accumulate_vartime(&self, acc: &mut Point<C>, k: &Scalar<C>) {
+        let mut digits = [0i8; MAX_DIGITS];
+        let n = signed_digits::<C>(k, &mut digits);
         for (row, &d) in self.table.iter().zip(digits[..n].iter()) {
             match d {
                 0 => {}
-                d if d > 0 => acc = acc.vartime_add_affine(&row[d as usize - 1]),
-                d => acc = acc.vartime_sub_affine(&row[(-(d as i16)) as usize - 1]),
+                d if d > 0 => *acc = acc.vartime_add_affine(&row[d as usize - 1]),
+                d => *acc = acc.vartime_sub_affine(&row[(-(d as i16)) as usize - 1]),
             }
         }
-        acc
     }
+}
+
+/// `sum k_i * P_i` over tables, constant time in the scalars.
+pub fn mul_fixed_ct<C: Curve, const N: usize>(
+    tables: [&FixedBaseTable<C>; N],
+    scalars: &[Scalar<C>; N],
+) -> Point<C> {
+    let mut acc = Point::<C>::IDENTITY;
+    let mut exceptional = Choice::from(0);
+    for (t, k) in tables.iter().zip(scalars.iter()) {
+        t.accumulate_ct(&mut acc, k, &mut exceptional);
+    }
+    if bool::from(exceptional) {
+        return fallback(tables, scalars);
+    }
+    acc
+}
+
+#[cold]
+fn fallback<C: Curve, const N: usize>(
+    tables: [&FixedBaseTable<C>; N],
+    scalars: &[Scalar<C>; N],
+) -> Point<C> {
+    let mut acc = Point::<C>::IDENTITY;
+    for (t, k) in tables.iter().zip(scalars.iter()) {
+        acc = acc.add_complete(&super::mul_affine(&t.base, k));
+    }
+    acc
+}
+
+/// `sum k_i * P_i` over tables, variable time (public scalars only).
+pub fn vartime_mul_fixed<C: Curve, const N: usize>(
+    tables: [&FixedBaseTable<C>; N],
+    scalars: &[Scalar<C>; N],
+) -> Point<C> {
+    let mut acc = Point::<C>::IDENTITY;
+    for (t, k) in tables.iter().zip(scalars.iter()) {
+        t.accumulate_vartime(&mut acc, k);
+    }
+    acc
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::group::{mul_generator, random_scalar, to_affine};
-
-    fn check<C: Curve>() {
-        let mut rng = rand::thread_rng();
-        let p = to_affine(&mul_generator::<C>(&random_scalar::<C>(&mut rng)));
-        let t = FixedBaseTable::<C>::new(&p);
-        for _ in 0..8 {
-            let k = random_scalar::<C>(&mut rng);
-            let want = crate::group::mul_affine(&p, &k);
-            assert_eq!(to_affine(&t.mul(&k)), to_affine(&want));
-            assert_eq!(to_affine(&t.vartime_mul(&k)), to_affine(&want));
-        }
-        let zero = Scalar::<C>::ZERO;
-        assert!(bool::from(t.mul(&zero).is_identity()));
-        let minus_one = -Scalar::<C>::ONE;
-        assert_eq!(to_affine(&t.mul(&minus_one)), -p);
-    }
-
-    use elliptic_curve::ff::Field;
+    use crate::group::{mul, mul_generator, random_scalar, to_affine};
+    use p384::NistP384 as C;
 
     #[test]
-    fn fixed_base_matches_variable_base() {
-        check::<p256::NistP256>();
-        check::<p384::NistP384>();
+    fn matches_ladder() {
+        let mut rng = rand::thread_rng();
+        let p: [Affine<C>; 2] =
+            core::array::from_fn(|_| to_affine(&mul_generator::<C>(&random_scalar::<C>(&mut rng))));
+        let t = [FixedBaseTable::new(&p[0]), FixedBaseTable::new(&p[1])];
+        let k: [Scalar<C>; 2] = core::array::from_fn(|_| random_scalar::<C>(&mut rng));
+        let expect = mul(&Point::from(p[0]), &k[0]) + mul(&Point::from(p[1]), &k[1]);
+        assert_eq!(mul_fixed_ct([&t[0], &t[1]], &k), expect);
+        assert_eq!(vartime_mul_fixed([&t[0], &t[1]], &k), expect);
+        let z = Scalar::<C>::ZERO;
+        assert_eq!(mul_fixed_ct([&t[0]], &[z]), Point::<C>::IDENTITY);
+        assert_eq!(
+            vartime_mul_fixed([&t[0]], &[-k[0]]),
+            -mul(&Point::from(p[0]), &k[0])
+        );
+        // Same base twice with opposite scalars: the identity (exceptional path).
+        assert_eq!(
+            mul_fixed_ct([&t[0], &t[0]], &[k[0], -k[0]]),
+            Point::<C>::IDENTITY
+        );
+        let one = Scalar::<C>::ONE;
+        assert_eq!(
+            mul_fixed_ct([&t[0], &t[0]], &[one, one]),
+            Point::from(p[0]).double()
+        );
     }
 }

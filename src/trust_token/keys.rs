@@ -7,7 +7,7 @@ use rand_core::{CryptoRng, RngCore};
 use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
-use crate::group::{self, Affine, Curve, Point, Scalar};
+use crate::group::{self, Affine, Curve, Scalar};
 use crate::{Error, Result};
 
 use super::{encode_point, pmb, voprf, wire, Method, C, SCALAR_LEN};
@@ -143,8 +143,10 @@ pub fn derive_key_from_secret(
 impl PrivateKey {
     fn from_scalars(method: Method, key_id: u32, scalars: [Scalar<C>; 6]) -> Self {
         let points = if method.has_private_metadata() {
-            let h = Point::<C>::from(*pmb::generator_h(method));
-            let p = |x: &Scalar<C>, y: &Scalar<C>| group::mul_generator::<C>(x) + group::mul(&h, y);
+            let h = pmb::h_table(method);
+            let p = |x: &Scalar<C>, y: &Scalar<C>| {
+                group::mul_generator::<C>(x) + group::mul_fixed_ct([h], &[*y])
+            };
             group::normalize_array(&[
                 p(&scalars[0], &scalars[1]),
                 p(&scalars[2], &scalars[3]),

@@ -7,7 +7,7 @@ use rand_core::{CryptoRng, RngCore};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
 use crate::dleqor::{self, ct_lincomb, Statement};
-use crate::group::{self, Affine, Curve, Point, Scalar, Xmd};
+use crate::group::{self, Affine, Curve, FixedBaseTable, Point, Scalar, Xmd};
 use crate::{Error, Result};
 
 use super::hash::{token_input, ScalarHasher};
@@ -70,6 +70,33 @@ pub(crate) fn generator_h(method: Method) -> &'static Affine<C> {
     })
 }
 
+/// The table of `H` for fixed-base multiplication, built once per process.
+pub(crate) fn h_table(method: Method) -> &'static FixedBaseTable<C> {
+    static PST1_T: OnceLock<FixedBaseTable<C>> = OnceLock::new();
+    static EXP2_T: OnceLock<FixedBaseTable<C>> = OnceLock::new();
+    let cell = match method {
+        Method::ExperimentV2Pmb => &EXP2_T,
+        _ => &PST1_T,
+    };
+    cell.get_or_init(|| FixedBaseTable::new(generator_h(method)))
+}
+
+/// Fixed-base tables of a PMB public key `pub0, pub1, pubs` (as BoringSSL's
+/// `pub{0,1,s}_precomp`), built when an issuer or client adds the key.
+#[derive(Clone, Debug)]
+pub(crate) struct KeyTables(pub(crate) [FixedBaseTable<C>; 3]);
+
+impl KeyTables {
+    /// The tables of a PMB key; `None` for VOPRF keys.
+    pub(crate) fn for_key(key: &PublicKey) -> Option<Self> {
+        if !key.method().has_private_metadata() {
+            return None;
+        }
+        let p = key.points();
+        Some(Self(core::array::from_fn(|i| FixedBaseTable::new(&p[i]))))
+    }
+}
+
 fn hash_t(p: &PmbParams, t: &[u8; NONCE_SIZE]) -> Result<Point<C>> {
     C::hash_to_curve(p.xmd, &[t], &[p.hash_t])
 }
@@ -118,6 +145,11 @@ pub(crate) fn blind(
 
 /// The batch weights `e_i = Hc("DLEQ BATCH\0" ‖ pubs ‖ pub0 ‖ pub1 ‖ (T'_j ‖ S'_j ‖ W'_j ‖ Ws'_j)_j ‖ u16(i))`
 /// and the aggregates `T, S, W, Ws` (variable time: all public).
+///
+/// With `keys = Some([xb, yb, xs, ys])` (the issuer, batches of [`KEYED_AGGREGATE_MIN`] or
+/// more) `W = xb·T + yb·S` and `Ws = xs·T + ys·S` replace two multi-scalar multiplications
+/// over the batch by two constant-time two-term multiplications: the same points, since
+/// `W'_i = xb·T'_i + yb·S'_i` and `Ws'_i = xs·T'_i + ys·S'_i`.
 fn aggregate(
     p: &PmbParams,
     pubs: &[Affine<C>; 3],
@@ -125,6 +157,7 @@ fn aggregate(
     s: &[Affine<C>],
     w: &[Affine<C>],
     ws: &[Affine<C>],
+    keys: Option<[Scalar<C>; 4]>,
 ) -> Result<[Point<C>; 4]> {
     let mut h = ScalarHasher::new(p.xmd, p.hash_c);
     h.update(b"DLEQ BATCH\0")
@@ -142,19 +175,34 @@ fn aggregate(
         let i = u16::try_from(i).map_err(|_| Error::Batch)?;
         e.push(h.finish_with(&i.to_be_bytes()));
     }
-    Ok([
-        group::vartime_msm::<C>(t, &e)?,
-        group::vartime_msm::<C>(s, &e)?,
-        group::vartime_msm::<C>(w, &e)?,
-        group::vartime_msm::<C>(ws, &e)?,
-    ])
+    let tt = group::vartime_msm::<C>(t, &e)?;
+    let ss = group::vartime_msm::<C>(s, &e)?;
+    Ok(match keys {
+        Some([xb, yb, xs, ys]) if t.len() >= KEYED_AGGREGATE_MIN => [
+            tt,
+            ss,
+            ct_lincomb(&[tt, ss], &[xb, yb]),
+            ct_lincomb(&[tt, ss], &[xs, ys]),
+        ],
+        _ => [
+            tt,
+            ss,
+            group::vartime_msm::<C>(w, &e)?,
+            group::vartime_msm::<C>(ws, &e)?,
+        ],
+    })
 }
+
+/// From this batch size on, the issuer derives `W` and `Ws` from `T` and `S` with its keys
+/// (cheaper than two more multi-scalar multiplications over the batch).
+const KEYED_AGGREGATE_MIN: usize = 3;
 
 /// `AT.Sig` (`pmbtoken_sign`): for each `T'`, `s` random, `S' = Hs(T', s)`,
 /// `W' = xb·T' + yb·S'`, `Ws' = xs·T' + ys·S'`; then the batched DLEQ2 + DLEQOR2 proof.
 /// Appends `(s ‖ W' ‖ Ws')_i ‖ u16(432) ‖ proof` to `out`. The bit only drives selections.
 pub(crate) fn issue(
     key: &PrivateKey,
+    tables: &KeyTables,
     points: &[u8],
     bit: bool,
     out: &mut Vec<u8>,
@@ -191,10 +239,19 @@ pub(crate) fn issue(
         out.extend_from_slice(&encode_point(&ws_aff[i]));
     }
     let pubs = key.public_points();
-    let tsw = aggregate(p, pubs, &tp, s_aff, w_aff, ws_aff)?;
+    let tsw = aggregate(
+        p,
+        pubs,
+        &tp,
+        s_aff,
+        w_aff,
+        ws_aff,
+        Some([xb, yb, k[4], k[5]]),
+    )?;
     let hc = ScalarHasher::new(p.xmd, p.hash_c);
     let st = Statement {
-        h: generator_h(key.method()),
+        h: h_table(key.method()),
+        pub_tables: &tables.0,
         pubs,
         tsw,
         hc: &hc,
@@ -211,6 +268,7 @@ pub(crate) fn issue(
 /// after it, verifies the batched proof, and unblinds `(S, W, Ws) = r·(S', W', Ws')`.
 pub(crate) fn unblind(
     key: &PublicKey,
+    tables: &KeyTables,
     pretokens: &[Pretoken],
     r: &mut wire::Reader<'_>,
 ) -> Result<Vec<Token>> {
@@ -243,10 +301,11 @@ pub(crate) fn unblind(
     group::normalize_slice::<C>(&proj, &mut s_aff)?;
     let pubs = key.points();
     let (w_aff, ws_aff) = received.split_at(n);
-    let tsw = aggregate(p, pubs, &tp, &s_aff, w_aff, ws_aff)?;
+    let tsw = aggregate(p, pubs, &tp, &s_aff, w_aff, ws_aff, None)?;
     let hc = ScalarHasher::new(p.xmd, p.hash_c);
     let st = Statement {
-        h: generator_h(key.method()),
+        h: h_table(key.method()),
+        pub_tables: &tables.0,
         pubs,
         tsw,
         hc: &hc,
