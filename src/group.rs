@@ -4,6 +4,7 @@
 //! batched affine conversion (one field inversion per batch), batched scalar inversion, and the
 //! multiplication routines: constant time for secret scalars, `vartime_` for public data.
 
+mod ct_multi;
 mod field;
 mod fixed_base;
 mod mul;
@@ -433,6 +434,15 @@ pub fn mul_generator<C: Curve>(k: &Scalar<C>) -> Point<C> {
 /// `k * P`, constant time in `k` and `P`.
 pub fn mul<C: Curve>(p: &Point<C>, k: &Scalar<C>) -> Point<C> {
     mul::mul_ct::<C>(p, k)
+}
+
+/// `sum k_i * P_i` for a fixed number of terms, constant time in every scalar and point, with
+/// shared doublings (see `group/ct_multi.rs`). Stack only.
+pub fn mul_multi_ct<C: Curve, const N: usize>(
+    points: &[Point<C>; N],
+    scalars: &[Scalar<C>; N],
+) -> Point<C> {
+    ct_multi::mul_multi_ct::<C, N>(points, scalars)
 }
 
 /// `k * P` for an affine `P`, constant time in `k` and `P`.

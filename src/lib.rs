@@ -12,11 +12,13 @@ pub mod arc;
 #[cfg(feature = "serde")]
 mod codec;
 pub mod dleq;
+mod dleqor;
 mod error;
 pub mod group;
 pub mod hazmat;
 pub mod suite;
 pub mod transcript;
+pub mod trust_token;
 pub mod voprf;
 
 pub use error::{Error, Result};

@@ -79,6 +79,14 @@ fn arc_generated_limit_100() {
 }
 
 #[test]
+fn trust_token_boringssl_pst_v1() {
+    let c = replay("trust-token-boringssl-pst-v1.json");
+    // 2 key KATs, 3 responses (VOPRF bit 0, PMB bits 0 and 1), 9 redeemed tokens.
+    assert_eq!(c.passed, 14, "{c:?}");
+    assert_eq!(c.skipped, 0);
+}
+
+#[test]
 fn every_file_is_claimed() {
     let files = runner::vector_files(&dir());
     assert!(files.len() >= 5, "{files:?}");

@@ -15,6 +15,8 @@ pub mod counts;
 pub mod rfc9497;
 #[path = "rfc9578.rs"]
 pub mod rfc9578;
+#[path = "trust_token.rs"]
+pub mod trust_token;
 #[path = "wycheproof.rs"]
 pub mod wycheproof;
 
@@ -31,6 +33,8 @@ pub enum Kind {
     Wycheproof,
     /// ARC (draft-arc `poc/vectors/allVectors.json` layout, v1 and v2).
     Arc,
+    /// Recorded BoringSSL Trust Token transcripts.
+    TrustToken,
 }
 
 /// Recognises a document by its content.
@@ -47,6 +51,8 @@ pub fn recognise(json: &Value) -> Option<Kind> {
         Some(Kind::Wycheproof)
     } else if arc::recognises(json) {
         Some(Kind::Arc)
+    } else if trust_token::recognises(json) {
+        Some(Kind::TrustToken)
     } else {
         None
     }
@@ -62,6 +68,7 @@ pub fn replay_file(path: &Path) -> Result<(Kind, Counts), String> {
         Kind::Rfc9578 => rfc9578::run(&json)?,
         Kind::Wycheproof => wycheproof::run(&json)?,
         Kind::Arc => arc::run(&json)?,
+        Kind::TrustToken => trust_token::run(&json)?,
     };
     if counts.passed + counts.failed == 0 {
         return Err(format!("no case ran ({} skipped)", counts.skipped));

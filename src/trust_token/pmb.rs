@@ -1,0 +1,307 @@
+//! PMBTokens with the private metadata bit (BoringSSL `crypto/trust_token/pmbtoken.cc`;
+//! eprint 2020/072 App. H, construction 6) for `pst_v1_pmb` and `experiment_v2_pmb`.
+
+use std::sync::OnceLock;
+
+use rand_core::{CryptoRng, RngCore};
+use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
+
+use crate::dleqor::{self, ct_lincomb, Statement};
+use crate::group::{self, Affine, Curve, Point, Scalar, Xmd};
+use crate::{Error, Result};
+
+use super::hash::{token_input, ScalarHasher};
+use super::keys::{PrivateKey, PublicKey};
+use super::{encode_point, wire, Method, Pretoken, Token, C, NONCE_SIZE, POINT_LEN};
+
+/// One PMB method's hashes (`PMBTOKEN_METHOD`). The DSTs include the trailing C NUL
+/// (`sizeof("...")` in BoringSSL).
+pub(crate) struct PmbParams {
+    pub(crate) xmd: Xmd,
+    pub(crate) hash_t: &'static [u8],
+    pub(crate) hash_s: &'static [u8],
+    pub(crate) hash_c: &'static [u8],
+    pub(crate) hash_to_scalar: &'static [u8],
+    pub(crate) hash_h: &'static [u8],
+}
+
+/// `pmbtoken_pst1_*` (`pmbtoken.cc:1501-1544`): RFC 9380 SHA-384.
+const PST1: PmbParams = PmbParams {
+    xmd: Xmd::Sha384,
+    hash_t: b"PMBTokens PST V1 HashT\0",
+    hash_s: b"PMBTokens PST V1 HashS\0",
+    hash_c: b"PMBTokens PST V1 HashC\0",
+    hash_to_scalar: b"PMBTokens PST V1 HashToScalar\0",
+    hash_h: b"PMBTokens PST V1 HashH\0",
+};
+
+/// `pmbtoken_exp2_*`: the same construction with SHA-512 ("draft07").
+const EXP2: PmbParams = PmbParams {
+    xmd: Xmd::Sha512,
+    hash_t: b"PMBTokens Experiment V2 HashT\0",
+    hash_s: b"PMBTokens Experiment V2 HashS\0",
+    hash_c: b"PMBTokens Experiment V2 HashC\0",
+    hash_to_scalar: b"PMBTokens Experiment V2 HashToScalar\0",
+    hash_h: b"PMBTokens Experiment V2 HashH\0",
+};
+
+pub(crate) fn params(method: Method) -> &'static PmbParams {
+    match method {
+        Method::ExperimentV2Pmb => &EXP2,
+        _ => &PST1,
+    }
+}
+
+/// The second generator `H = HashToCurve("generator\0")` under the method's `HashH` DST (the
+/// `kH` constants of `pmbtoken.cc`), computed once per process.
+pub(crate) fn generator_h(method: Method) -> &'static Affine<C> {
+    static PST1_H: OnceLock<Affine<C>> = OnceLock::new();
+    static EXP2_H: OnceLock<Affine<C>> = OnceLock::new();
+    let cell = match method {
+        Method::ExperimentV2Pmb => &EXP2_H,
+        _ => &PST1_H,
+    };
+    cell.get_or_init(|| {
+        let p = params(method);
+        // The DSTs are short constants: hashing cannot fail.
+        C::hash_to_curve(p.xmd, &[b"generator\0"], &[p.hash_h])
+            .map(|h| h.to_affine())
+            .unwrap_or_else(|_| group::affine_identity::<C>())
+    })
+}
+
+fn hash_t(p: &PmbParams, t: &[u8; NONCE_SIZE]) -> Result<Point<C>> {
+    C::hash_to_curve(p.xmd, &[t], &[p.hash_t])
+}
+
+fn hash_s(p: &PmbParams, t_prime: &[u8], s: &[u8; NONCE_SIZE]) -> Result<Point<C>> {
+    C::hash_to_curve(p.xmd, &[t_prime, s], &[p.hash_s])
+}
+
+/// `AT.Usr0` (`pmbtoken_blind`): `T' = r^-1 · Ht(t)`; keeps `r`. One scalar inversion and one
+/// field inversion per batch.
+pub(crate) fn blind(
+    method: Method,
+    count: usize,
+    msg: Option<&[u8]>,
+    rng: &mut (impl RngCore + CryptoRng),
+) -> Result<Vec<Pretoken>> {
+    let p = params(method);
+    let mut salts = vec![[0u8; NONCE_SIZE]; count];
+    let mut r: Vec<Scalar<C>> = Vec::with_capacity(count);
+    for salt in salts.iter_mut() {
+        rng.fill_bytes(salt);
+        r.push(group::random_scalar::<C>(rng));
+    }
+    let mut rinv = r.clone();
+    let mut scratch = vec![Scalar::<C>::ZERO; count];
+    group::batch_invert::<C>(&mut rinv, &mut scratch)?;
+    let mut proj = Vec::with_capacity(count);
+    for (salt, ri) in salts.iter().zip(rinv.iter()) {
+        let t = hash_t(p, &token_input(salt, msg))?;
+        proj.push(group::mul(&t, ri));
+    }
+    let mut aff = vec![group::affine_identity::<C>(); count];
+    group::normalize_slice::<C>(&proj, &mut aff)?;
+    zeroize::Zeroize::zeroize(&mut rinv[..]);
+    Ok(salts
+        .iter()
+        .zip(r.iter())
+        .zip(aff.iter())
+        .map(|((salt, r), a)| Pretoken {
+            salt: *salt,
+            unblind: *r,
+            blinded: *a,
+        })
+        .collect())
+}
+
+/// The batch weights `e_i = Hc("DLEQ BATCH\0" ‖ pubs ‖ pub0 ‖ pub1 ‖ (T'_j ‖ S'_j ‖ W'_j ‖ Ws'_j)_j ‖ u16(i))`
+/// and the aggregates `T, S, W, Ws` (variable time: all public).
+fn aggregate(
+    p: &PmbParams,
+    pubs: &[Affine<C>; 3],
+    t: &[Affine<C>],
+    s: &[Affine<C>],
+    w: &[Affine<C>],
+    ws: &[Affine<C>],
+) -> Result<[Point<C>; 4]> {
+    let mut h = ScalarHasher::new(p.xmd, p.hash_c);
+    h.update(b"DLEQ BATCH\0")
+        .update(&encode_point(&pubs[2]))
+        .update(&encode_point(&pubs[0]))
+        .update(&encode_point(&pubs[1]));
+    for i in 0..t.len() {
+        h.update(&encode_point(&t[i]))
+            .update(&encode_point(&s[i]))
+            .update(&encode_point(&w[i]))
+            .update(&encode_point(&ws[i]));
+    }
+    let mut e = Vec::with_capacity(t.len());
+    for i in 0..t.len() {
+        let i = u16::try_from(i).map_err(|_| Error::Batch)?;
+        e.push(h.finish_with(&i.to_be_bytes()));
+    }
+    Ok([
+        group::vartime_msm::<C>(t, &e)?,
+        group::vartime_msm::<C>(s, &e)?,
+        group::vartime_msm::<C>(w, &e)?,
+        group::vartime_msm::<C>(ws, &e)?,
+    ])
+}
+
+/// `AT.Sig` (`pmbtoken_sign`): for each `T'`, `s` random, `S' = Hs(T', s)`,
+/// `W' = xb·T' + yb·S'`, `Ws' = xs·T' + ys·S'`; then the batched DLEQ2 + DLEQOR2 proof.
+/// Appends `(s ‖ W' ‖ Ws')_i ‖ u16(432) ‖ proof` to `out`. The bit only drives selections.
+pub(crate) fn issue(
+    key: &PrivateKey,
+    points: &[u8],
+    bit: bool,
+    out: &mut Vec<u8>,
+    rng: &mut (impl RngCore + CryptoRng),
+) -> Result<()> {
+    let p = params(key.method());
+    let n = points.len() / POINT_LEN;
+    let mut tp = Vec::with_capacity(n);
+    for enc in points.chunks_exact(POINT_LEN) {
+        tp.push(C::decode_uncompressed(enc)?);
+    }
+    let k = key.scalars();
+    let bit = Choice::from(u8::from(bit));
+    let xb = Scalar::<C>::conditional_select(&k[0], &k[2], bit);
+    let yb = Scalar::<C>::conditional_select(&k[1], &k[3], bit);
+    let mut salts = vec![[0u8; NONCE_SIZE]; n];
+    // proj = [S'_0..S'_n, W'_0..W'_n, Ws'_0..Ws'_n], normalized with one inversion.
+    let mut proj = vec![Point::<C>::IDENTITY; 3 * n];
+    for (i, (enc, t)) in points.chunks_exact(POINT_LEN).zip(tp.iter()).enumerate() {
+        rng.fill_bytes(&mut salts[i]);
+        let s = hash_s(p, enc, &salts[i])?;
+        let t = Point::<C>::from(*t);
+        proj[n + i] = ct_lincomb(&[t, s], &[xb, yb]);
+        proj[2 * n + i] = ct_lincomb(&[t, s], &[k[4], k[5]]);
+        proj[i] = s;
+    }
+    let mut aff = vec![group::affine_identity::<C>(); 3 * n];
+    group::normalize_slice::<C>(&proj, &mut aff)?;
+    let (s_aff, rest) = aff.split_at(n);
+    let (w_aff, ws_aff) = rest.split_at(n);
+    for i in 0..n {
+        out.extend_from_slice(&salts[i]);
+        out.extend_from_slice(&encode_point(&w_aff[i]));
+        out.extend_from_slice(&encode_point(&ws_aff[i]));
+    }
+    let pubs = key.public_points();
+    let tsw = aggregate(p, pubs, &tp, s_aff, w_aff, ws_aff)?;
+    let hc = ScalarHasher::new(p.xmd, p.hash_c);
+    let st = Statement {
+        h: generator_h(key.method()),
+        pubs,
+        tsw,
+        hc: &hc,
+    };
+    let proof = dleqor::prove(&st, k, bit, rng);
+    out.extend_from_slice(&((9 * super::SCALAR_LEN) as u16).to_be_bytes());
+    for s in &proof.0 {
+        out.extend_from_slice(&C::scalar_bytes(s));
+    }
+    Ok(())
+}
+
+/// `AT.Usr1` (`pmbtoken_unblind`): parses `(s ‖ W' ‖ Ws')_i ‖ u16 len ‖ proof` with nothing
+/// after it, verifies the batched proof, and unblinds `(S, W, Ws) = r·(S', W', Ws')`.
+pub(crate) fn unblind(
+    key: &PublicKey,
+    pretokens: &[Pretoken],
+    r: &mut wire::Reader<'_>,
+) -> Result<Vec<Token>> {
+    let p = params(key.method());
+    let n = pretokens.len();
+    let mut salts = Vec::with_capacity(n);
+    // received = [W'_0..W'_n, Ws'_0..Ws'_n]
+    let mut received = vec![group::affine_identity::<C>(); 2 * n];
+    for i in 0..n {
+        salts.push(r.array::<NONCE_SIZE>()?);
+        received[i] = r.point()?;
+        received[n + i] = r.point()?;
+    }
+    if usize::from(r.u16()?) != key.method().proof_len() {
+        return Err(Error::InvalidLength);
+    }
+    let mut proof = [Scalar::<C>::ZERO; 9];
+    for s in proof.iter_mut() {
+        *s = r.scalar()?;
+    }
+    r.finish()?;
+
+    let mut proj = Vec::with_capacity(n);
+    let mut tp = Vec::with_capacity(n);
+    for (pt, salt) in pretokens.iter().zip(salts.iter()) {
+        proj.push(hash_s(p, &encode_point(&pt.blinded), salt)?);
+        tp.push(pt.blinded);
+    }
+    let mut s_aff = vec![group::affine_identity::<C>(); n];
+    group::normalize_slice::<C>(&proj, &mut s_aff)?;
+    let pubs = key.points();
+    let (w_aff, ws_aff) = received.split_at(n);
+    let tsw = aggregate(p, pubs, &tp, &s_aff, w_aff, ws_aff)?;
+    let hc = ScalarHasher::new(p.xmd, p.hash_c);
+    let st = Statement {
+        h: generator_h(key.method()),
+        pubs,
+        tsw,
+        hc: &hc,
+    };
+    dleqor::verify(&st, &dleqor::Proof(proof))?;
+
+    // Unblind: [S_0..S_n, W_0..W_n, Ws_0..Ws_n], one inversion.
+    let mut proj = vec![Point::<C>::IDENTITY; 3 * n];
+    for (i, pt) in pretokens.iter().enumerate() {
+        proj[i] = group::mul_affine(&s_aff[i], &pt.unblind);
+        proj[n + i] = group::mul_affine(&w_aff[i], &pt.unblind);
+        proj[2 * n + i] = group::mul_affine(&ws_aff[i], &pt.unblind);
+    }
+    let mut aff = vec![group::affine_identity::<C>(); 3 * n];
+    group::normalize_slice::<C>(&proj, &mut aff)?;
+    let kid = key.key_id().to_be_bytes();
+    let mut tokens = Vec::with_capacity(n);
+    for (i, pt) in pretokens.iter().enumerate() {
+        let mut bytes = Vec::with_capacity(key.method().token_len());
+        bytes.extend_from_slice(&kid);
+        bytes.extend_from_slice(&pt.salt);
+        bytes.extend_from_slice(&encode_point(&aff[i]));
+        bytes.extend_from_slice(&encode_point(&aff[n + i]));
+        bytes.extend_from_slice(&encode_point(&aff[2 * n + i]));
+        tokens.push(Token { bytes });
+    }
+    Ok(tokens)
+}
+
+/// `AT.VerValid` + `AT.ReadBit` (`pmbtoken_read`): parses `S ‖ W ‖ Ws` with nothing after it,
+/// checks `Ws = xs·T + ys·S` and that exactly one of `W = x0·T + y0·S`, `W = x1·T + y1·S`
+/// holds, with `T = Ht(t)`. Returns the bit.
+pub(crate) fn redeem(
+    key: &PrivateKey,
+    t: &[u8; NONCE_SIZE],
+    r: &mut wire::Reader<'_>,
+) -> Result<bool> {
+    let p = params(key.method());
+    let s = r.point()?;
+    let w = r.point()?;
+    let ws = r.point()?;
+    r.finish()?;
+    let tt = hash_t(p, t)?;
+    let sp = Point::<C>::from(s);
+    let k = key.scalars();
+    let ws_c = ct_lincomb(&[tt, sp], &[k[4], k[5]]);
+    let w0 = ct_lincomb(&[tt, sp], &[k[0], k[1]]);
+    let w1 = ct_lincomb(&[tt, sp], &[k[2], k[3]]);
+    let w = Point::<C>::from(w);
+    let ok_s = Point::<C>::from(ws).ct_eq(&ws_c);
+    let is0 = w.ct_eq(&w0);
+    let is1 = w.ct_eq(&w1);
+    if bool::from(ok_s & (is0 ^ is1)) {
+        Ok(bool::from(is1))
+    } else {
+        Err(Error::InvalidProof)
+    }
+}

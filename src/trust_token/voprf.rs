@@ -1,0 +1,235 @@
+//! The VOPRF methods (BoringSSL `crypto/trust_token/voprf.cc`): `pst_v1_voprf` is RFC 9497
+//! VOPRF(P-384, SHA-384) with uncompressed wire points and no finalize hash, using this crate's
+//! RFC 9497 batched DLEQ; `experiment_v2_voprf` uses SHA-512 hashing and BoringSSL's older
+//! `(c, u)` batched DLEQ.
+
+use rand_core::{CryptoRng, RngCore};
+use subtle::ConstantTimeEq;
+
+use crate::dleq::{self, DleqProof};
+use crate::group::{self, Affine, Curve, Point, Scalar, Xmd};
+use crate::voprf::{Context, Mode};
+use crate::{Error, P384Sha384, Result};
+
+use super::hash::{token_input, ScalarHasher};
+use super::keys::{PrivateKey, PublicKey};
+use super::{encode_point, wire, Method, Pretoken, Token, C, NONCE_SIZE, POINT_LEN};
+
+/// One VOPRF method's hashes.
+pub(crate) struct VoprfParams {
+    pub(crate) xmd: Xmd,
+    pub(crate) h2g: &'static [u8],
+    pub(crate) h2s: &'static [u8],
+}
+
+/// `voprf_pst1_*` (`voprf.cc:1182-1195`): RFC 9497 DSTs, no NUL.
+const PST1: VoprfParams = VoprfParams {
+    xmd: Xmd::Sha384,
+    h2g: b"HashToGroup-OPRFV1-\x01-P384-SHA384",
+    h2s: b"HashToScalar-OPRFV1-\x01-P384-SHA384",
+};
+
+/// `voprf_exp2_*` (`voprf.cc:1107-1119`): NUL-terminated DSTs, SHA-512.
+const EXP2: VoprfParams = VoprfParams {
+    xmd: Xmd::Sha512,
+    h2g: b"TrustToken VOPRF Experiment V2 HashToGroup\0",
+    h2s: b"TrustToken VOPRF Experiment V2 HashToScalar\0",
+};
+
+pub(crate) fn params(method: Method) -> &'static VoprfParams {
+    match method {
+        Method::ExperimentV2Voprf => &EXP2,
+        _ => &PST1,
+    }
+}
+
+fn is_pst1(method: Method) -> bool {
+    method == Method::PstV1Voprf
+}
+
+fn hash_to_group(p: &VoprfParams, t: &[u8; NONCE_SIZE]) -> Result<Point<C>> {
+    C::hash_to_curve(p.xmd, &[t], &[p.h2g])
+}
+
+/// `voprf_blind`: `BT = r · H2G(t)`; keeps `r^-1`. One scalar and one field inversion per batch.
+pub(crate) fn blind(
+    method: Method,
+    count: usize,
+    msg: Option<&[u8]>,
+    rng: &mut (impl RngCore + CryptoRng),
+) -> Result<Vec<Pretoken>> {
+    let p = params(method);
+    let mut salts = vec![[0u8; NONCE_SIZE]; count];
+    let mut r: Vec<Scalar<C>> = Vec::with_capacity(count);
+    for salt in salts.iter_mut() {
+        rng.fill_bytes(salt);
+        r.push(group::random_scalar::<C>(rng));
+    }
+    let mut proj = Vec::with_capacity(count);
+    for (salt, ri) in salts.iter().zip(r.iter()) {
+        let t = hash_to_group(p, &token_input(salt, msg))?;
+        proj.push(group::mul(&t, ri));
+    }
+    let mut scratch = vec![Scalar::<C>::ZERO; count];
+    group::batch_invert::<C>(&mut r, &mut scratch)?;
+    let mut aff = vec![group::affine_identity::<C>(); count];
+    group::normalize_slice::<C>(&proj, &mut aff)?;
+    let out = salts
+        .iter()
+        .zip(r.iter())
+        .zip(aff.iter())
+        .map(|((salt, rinv), a)| Pretoken {
+            salt: *salt,
+            unblind: *rinv,
+            blinded: *a,
+        })
+        .collect();
+    zeroize::Zeroize::zeroize(&mut r[..]);
+    Ok(out)
+}
+
+/// The exp2 batch weights `e_i = H2S("DLEQ BATCH\0" ‖ pub ‖ (BT_j ‖ Z_j)_j ‖ u16(i))` and the
+/// aggregates `T = sum e_i BT_i`, `W = sum e_i Z_i`.
+fn exp2_aggregate(
+    p: &VoprfParams,
+    public: &Affine<C>,
+    bt: &[Affine<C>],
+    z: &[Affine<C>],
+) -> Result<(Point<C>, Point<C>)> {
+    let mut h = ScalarHasher::new(p.xmd, p.h2s);
+    h.update(b"DLEQ BATCH\0").update(&encode_point(public));
+    for (b, z) in bt.iter().zip(z.iter()) {
+        h.update(&encode_point(b)).update(&encode_point(z));
+    }
+    let mut e = Vec::with_capacity(bt.len());
+    for i in 0..bt.len() {
+        let i = u16::try_from(i).map_err(|_| Error::Batch)?;
+        e.push(h.finish_with(&i.to_be_bytes()));
+    }
+    Ok((
+        group::vartime_msm::<C>(bt, &e)?,
+        group::vartime_msm::<C>(z, &e)?,
+    ))
+}
+
+/// exp2 challenge `H2S("DLEQ\0" ‖ pub ‖ T ‖ W ‖ K0 ‖ K1)` over affine `[T, W, K0, K1]`.
+fn exp2_challenge(p: &VoprfParams, public: &Affine<C>, a: &[Affine<C>; 4]) -> Scalar<C> {
+    let mut h = ScalarHasher::new(p.xmd, p.h2s);
+    h.update(b"DLEQ\0").update(&encode_point(public));
+    for q in a {
+        h.update(&encode_point(q));
+    }
+    h.finish_with(&[])
+}
+
+/// `voprf_sign`: `Z_i = k · BT_i`, then the batched proof. Appends
+/// `Z_i... ‖ u16(96) ‖ proof` to `out`.
+pub(crate) fn issue(
+    key: &PrivateKey,
+    points: &[u8],
+    out: &mut Vec<u8>,
+    rng: &mut (impl RngCore + CryptoRng),
+) -> Result<()> {
+    let n = points.len() / POINT_LEN;
+    let mut bt = Vec::with_capacity(n);
+    for enc in points.chunks_exact(POINT_LEN) {
+        bt.push(C::decode_uncompressed(enc)?);
+    }
+    let k = &key.scalars()[0];
+    let proj: Vec<Point<C>> = bt.iter().map(|b| group::mul_affine(b, k)).collect();
+    let mut z = vec![group::affine_identity::<C>(); n];
+    group::normalize_slice::<C>(&proj, &mut z)?;
+    for zi in &z {
+        out.extend_from_slice(&encode_point(zi));
+    }
+    let public = &key.public_points()[0];
+    let r = group::random_scalar::<C>(rng);
+    let (c, s) = if is_pst1(key.method()) {
+        let ctx = Context::<P384Sha384>::new(Mode::Voprf);
+        let proof = dleq::generate_proof(&ctx, k, public, &bt, &z, &r)?;
+        (proof.c, proof.s)
+    } else {
+        let p = params(key.method());
+        let (t, _) = exp2_aggregate(p, public, &bt, &z)?;
+        let w = group::mul(&t, k);
+        let a = group::normalize_array(&[t, w, group::mul_generator::<C>(&r), group::mul(&t, &r)]);
+        let c = exp2_challenge(p, public, &a);
+        (c, r + c * k)
+    };
+    out.extend_from_slice(&((2 * super::SCALAR_LEN) as u16).to_be_bytes());
+    out.extend_from_slice(&C::scalar_bytes(&c));
+    out.extend_from_slice(&C::scalar_bytes(&s));
+    Ok(())
+}
+
+/// `voprf_unblind`: parses `Z_i... ‖ u16 len ‖ proof` with nothing after it, verifies the
+/// batched proof and unblinds `N_i = r_i^-1 · Z_i`.
+pub(crate) fn unblind(
+    key: &PublicKey,
+    pretokens: &[Pretoken],
+    r: &mut wire::Reader<'_>,
+) -> Result<Vec<Token>> {
+    let n = pretokens.len();
+    let mut z = Vec::with_capacity(n);
+    for _ in 0..n {
+        z.push(r.point()?);
+    }
+    if usize::from(r.u16()?) != key.method().proof_len() {
+        return Err(Error::InvalidLength);
+    }
+    let c = r.scalar()?;
+    let s = r.scalar()?;
+    r.finish()?;
+    let bt: Vec<Affine<C>> = pretokens.iter().map(|p| p.blinded).collect();
+    let public = &key.points()[0];
+    if is_pst1(key.method()) {
+        let ctx = Context::<P384Sha384>::new(Mode::Voprf);
+        dleq::verify_proof(&ctx, public, &bt, &z, &DleqProof { c, s })?;
+    } else {
+        let p = params(key.method());
+        let (t, w) = exp2_aggregate(p, public, &bt, &z)?;
+        // K0 = u·G - c·pub, K1 = u·T - c·W.
+        let k0 = group::vartime_mul_generator_add::<C>(&s, &-c, public);
+        let k1 = group::vartime_lincomb::<C, 2>(&[t, w], &[s, -c]);
+        let a = group::normalize_array(&[t, w, k0, k1]);
+        if !bool::from(exp2_challenge(p, public, &a).ct_eq(&c)) {
+            return Err(Error::InvalidProof);
+        }
+    }
+    let proj: Vec<Point<C>> = z
+        .iter()
+        .zip(pretokens.iter())
+        .map(|(zi, pt)| group::mul_affine(zi, &pt.unblind))
+        .collect();
+    let mut nn = vec![group::affine_identity::<C>(); n];
+    group::normalize_slice::<C>(&proj, &mut nn)?;
+    let kid = key.key_id().to_be_bytes();
+    Ok(pretokens
+        .iter()
+        .zip(nn.iter())
+        .map(|(pt, ni)| {
+            let mut bytes = Vec::with_capacity(key.method().token_len());
+            bytes.extend_from_slice(&kid);
+            bytes.extend_from_slice(&pt.salt);
+            bytes.extend_from_slice(&encode_point(ni));
+            Token { bytes }
+        })
+        .collect())
+}
+
+/// `voprf_read`: parses `N` with nothing after it and checks `N == k · H2G(t)`.
+pub(crate) fn redeem(
+    key: &PrivateKey,
+    t: &[u8; NONCE_SIZE],
+    r: &mut wire::Reader<'_>,
+) -> Result<()> {
+    let n = r.point()?;
+    r.finish()?;
+    let tt = hash_to_group(params(key.method()), t)?;
+    let expect = group::mul(&tt, &key.scalars()[0]);
+    if bool::from(Point::<C>::from(n).ct_eq(&expect)) {
+        Ok(())
+    } else {
+        Err(Error::InvalidProof)
+    }
+}
