@@ -522,3 +522,61 @@ fn published_vector_mutations_are_caught() {
         assert_eq!(c.failed, 1, "{sec}.{f}: {c:?}");
     }
 }
+
+#[test]
+fn legacy_state_round_trip_keeps_the_permutation() {
+    let (server, cred, mut rng) = setup::<ArcV1P256>(16);
+    let mut st = cred
+        .legacy_presentation_state(PRES_CTX, 6, &mut rand::thread_rng())
+        .unwrap();
+    let (_, n0) = st.present(&mut rng).unwrap();
+    let json = serde_json::to_string(&st).unwrap();
+    let mut st2: privacy_tokens::arc::LegacyPresentationState<ArcV1P256> =
+        serde_json::from_str(&json).unwrap();
+    assert_eq!(st2.remaining(), 5);
+    let mut nonces = vec![n0];
+    for _ in 0..5 {
+        let (p, n) = st2.present(&mut rng).unwrap();
+        server
+            .verify_legacy_presentation(REQ_CTX, PRES_CTX, &p, n, 6)
+            .unwrap();
+        nonces.push(n);
+    }
+    nonces.sort_unstable();
+    assert_eq!(nonces, vec![0, 1, 2, 3, 4, 5]);
+    assert_eq!(st2.present(&mut rng).unwrap_err(), Error::LimitExceeded);
+}
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn decoders_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..1400)) {
+            let _ = ServerPublicKey::<V2>::from_bytes(&bytes);
+            let _ = ServerPrivateKey::<V2>::from_bytes(&bytes);
+            let _ = CredentialRequest::<V2>::from_bytes(&bytes);
+            let _ = CredentialResponse::<V2>::from_bytes(&bytes);
+            let _ = Credential::<V2>::from_bytes(&bytes);
+            let _ = Presentation::<V2>::from_bytes(&bytes);
+            let _ = PresentationState::<V2>::from_bytes(&bytes);
+            let _ = LegacyPresentation::<ArcV1P384>::from_bytes(&bytes);
+            let _ = privacy_tokens::arc::LegacyPresentationState::<ArcV1P256>::from_bytes(&bytes);
+            let _ = privacy_tokens::arc::Tag::<V2>::from_bytes(&bytes);
+            let _ = privacy_tokens::arc::privacy_pass::Token::from_bytes(&bytes);
+            let _ = privacy_tokens::arc::privacy_pass::TokenChallenge::from_bytes(&bytes);
+        }
+
+        #[test]
+        fn prefixed_presentations_never_panic(k in 1usize..=8, tail in proptest::collection::vec(any::<u8>(), 0..40)) {
+            // Right length for k, random content.
+            let mut b = vec![0x02u8; Presentation::<V2>::encoded_len_for(k)];
+            for (x, t) in b.iter_mut().zip(tail.iter().cycle()) {
+                *x ^= *t;
+            }
+            let _ = Presentation::<V2>::from_bytes(&b);
+        }
+    }
+}

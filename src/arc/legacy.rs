@@ -41,8 +41,12 @@ impl<S: ClearNonceSuite> fmt::Debug for LegacyPresentation<S> {
 /// presentation uses `P(i)` for a secret random permutation `P` of `[0, limit)` (a 4-round
 /// Feistel network over SHA-256 with cycle walking), so every nonce is used once and the
 /// verifier cannot count presentations. Zeroized on drop; `Debug` is redacted.
+///
+/// Storage format (this crate's, version 1): `0x01 || credential || BE32(limit) ||
+/// BE32(presentations made) || permutation key (32 bytes) || presentation context`.
 pub struct LegacyPresentationState<S: ClearNonceSuite> {
     pub(crate) credential: Credential<S>,
+    pub(crate) context: Vec<u8>,
     pub(crate) generator_t: Affine<C<S>>,
     pub(crate) limit: u32,
     pub(crate) next: u32,
@@ -123,6 +127,7 @@ impl<S: ClearNonceSuite> Credential<S> {
         let t = group::to_affine(&super::hash_to_group::<S>(&[presentation_context], b"Tag")?);
         Ok(LegacyPresentationState {
             credential: self.clone(),
+            context: presentation_context.to_vec(),
             generator_t: t,
             limit,
             next: 0,
@@ -132,6 +137,57 @@ impl<S: ClearNonceSuite> Credential<S> {
 }
 
 impl<S: ClearNonceSuite> LegacyPresentationState<S> {
+    /// How many presentations are left.
+    pub fn remaining(&self) -> u32 {
+        self.limit - self.next
+    }
+
+    /// Storage encoding (see the type's documentation), zeroized on drop.
+    pub fn to_bytes(&self) -> zeroize::Zeroizing<Vec<u8>> {
+        let cred = self.credential.to_bytes();
+        let mut out =
+            zeroize::Zeroizing::new(Vec::with_capacity(41 + cred.len() + self.context.len()));
+        out.push(1);
+        out.extend_from_slice(&cred);
+        out.extend_from_slice(&self.limit.to_be_bytes());
+        out.extend_from_slice(&self.next.to_be_bytes());
+        out.extend_from_slice(&self.perm_key);
+        out.extend_from_slice(&self.context);
+        out
+    }
+
+    /// Strict decoding of the storage encoding.
+    ///
+    /// # Errors
+    /// [`Error::UnsupportedValue`] for another version, [`Error::LimitExceeded`] for a limit
+    /// below 2 or a count above the limit, plus the credential's decoding errors.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let mut r = Reader::new(bytes);
+        if r.take(1)? != [1] {
+            return Err(Error::UnsupportedValue);
+        }
+        let credential = Credential::<S>::from_bytes(r.take(Credential::<S>::LEN)?)?;
+        let limit = u32::from_be_bytes(r.take(4)?.try_into().map_err(|_| Error::InvalidLength)?);
+        let next = u32::from_be_bytes(r.take(4)?.try_into().map_err(|_| Error::InvalidLength)?);
+        let mut perm_key = [0u8; 32];
+        perm_key.copy_from_slice(r.take(32)?);
+        let context = r.take(bytes.len() - 41 - Credential::<S>::LEN)?;
+        r.finish()?;
+        compute_bases(limit)?;
+        if next > limit {
+            return Err(Error::LimitExceeded);
+        }
+        let t = group::to_affine(&super::hash_to_group::<S>(&[context], b"Tag")?);
+        Ok(Self {
+            credential,
+            context: context.to_vec(),
+            generator_t: t,
+            limit,
+            next,
+            perm_key,
+        })
+    }
+
     /// `Present` (draft-yun-cfrg-arc-01 §"Presentation"): a fresh random unused nonce and a
     /// presentation for it. Heap-free; constant time in the credential.
     ///
@@ -384,6 +440,8 @@ impl<S: ClearNonceSuite> ServerPrivateKey<S> {
 
 #[cfg(feature = "serde")]
 super::wire::impl_arc_serde!(LegacyPresentation, ClearNonceSuite);
+#[cfg(feature = "serde")]
+super::wire::impl_arc_serde!(LegacyPresentationState, ClearNonceSuite);
 
 #[cfg(test)]
 mod tests {

@@ -50,7 +50,24 @@ impl<S: ArcSuite> Tag<S> {
     pub fn as_bytes(&self) -> &[u8] {
         self.0.as_ref()
     }
+
+    /// `SerializeElement(tag)` as a vector.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.as_bytes().to_vec()
+    }
+
+    /// Strict decoding (a valid, non-identity compressed point).
+    ///
+    /// # Errors
+    /// [`Error::InvalidLength`], [`Error::InvalidPoint`] or [`Error::IdentityElement`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let p = C::<S>::decode_compressed(bytes)?;
+        Ok(Tag(C::<S>::encode_compressed(&p)))
+    }
 }
+
+#[cfg(feature = "serde")]
+super::wire::impl_arc_serde!(Tag, ArcSuite);
 
 impl<S: ArcSuite> core::hash::Hash for Tag<S> {
     fn hash<H: core::hash::Hasher>(&self, h: &mut H) {
