@@ -31,10 +31,10 @@ pub enum Kind {
     Rfc9578,
     /// Wycheproof ECDH ecpoint tests.
     Wycheproof,
-    /// ARC (draft-arc `poc/vectors/allVectors.json` layout, v1 and v2).
-    Arc,
     /// Recorded BoringSSL Trust Token transcripts.
     TrustToken,
+    /// ARC (draft-arc `poc/vectors/allVectors.json` layout, v1 and v2).
+    Arc,
 }
 
 /// Recognises a document by its content.
@@ -49,10 +49,10 @@ pub fn recognise(json: &Value) -> Option<Kind> {
         Some(Kind::Rfc9578)
     } else if wycheproof::recognises(json) {
         Some(Kind::Wycheproof)
-    } else if arc::recognises(json) {
-        Some(Kind::Arc)
     } else if trust_token::recognises(json) {
         Some(Kind::TrustToken)
+    } else if arc::recognises(json) {
+        Some(Kind::Arc)
     } else {
         None
     }
@@ -67,8 +67,8 @@ pub fn replay_file(path: &Path) -> Result<(Kind, Counts), String> {
         Kind::Rfc9497 => rfc9497::run(&json)?,
         Kind::Rfc9578 => rfc9578::run(&json)?,
         Kind::Wycheproof => wycheproof::run(&json)?,
-        Kind::Arc => arc::run(&json)?,
         Kind::TrustToken => trust_token::run(&json)?,
+        Kind::Arc => arc::run(&json)?,
     };
     if counts.passed + counts.failed == 0 {
         return Err(format!("no case ran ({} skipped)", counts.skipped));
