@@ -98,7 +98,7 @@ fn table_v1<S: ClearNonceSuite>() {
     let cred = cred.expect("finalize");
     row(&format!("arc/{}/finalize", name::<S>()), "-", a, m);
     let mut st = cred
-        .legacy_presentation_state(PRES_CTX, 100)
+        .legacy_presentation_state(PRES_CTX, 100, &mut rand::thread_rng())
         .expect("state");
     let (a, m, p) = profile(|| st.present(&mut rand::thread_rng()));
     let (p, nonce) = p.expect("present");
@@ -185,7 +185,7 @@ fn presentation_v1<S: ClearNonceSuite>(c: &mut Criterion) {
     c.bench_function(&format!("{base}/present"), |b| {
         b.iter_batched(
             || {
-                cred.legacy_presentation_state(PRES_CTX, 100)
+                cred.legacy_presentation_state(PRES_CTX, 100, &mut rand::thread_rng())
                     .expect("state")
             },
             |mut st| st.present(&mut rand::thread_rng()).expect("present"),
@@ -193,7 +193,7 @@ fn presentation_v1<S: ClearNonceSuite>(c: &mut Criterion) {
         )
     });
     let (p, nonce) = cred
-        .legacy_presentation_state(PRES_CTX, 100)
+        .legacy_presentation_state(PRES_CTX, 100, &mut rand::thread_rng())
         .expect("state")
         .present(&mut rng)
         .expect("present");

@@ -140,8 +140,12 @@ fn limits_below_two_are_rejected() {
         );
     }
     let (server1, cred1, mut rng1) = setup::<ArcV1P256>(5);
-    assert!(cred1.legacy_presentation_state(PRES_CTX, 1).is_err());
-    let mut st1 = cred1.legacy_presentation_state(PRES_CTX, 2).unwrap();
+    assert!(cred1
+        .legacy_presentation_state(PRES_CTX, 1, &mut rand::thread_rng())
+        .is_err());
+    let mut st1 = cred1
+        .legacy_presentation_state(PRES_CTX, 2, &mut rand::thread_rng())
+        .unwrap();
     let (p1, n1) = st1.present(&mut rng1).unwrap();
     assert_eq!(
         server1.verify_legacy_presentation(REQ_CTX, PRES_CTX, &p1, n1, 1),
@@ -189,7 +193,9 @@ fn other_context_or_key_fails() {
 fn legacy_other_context_or_key<S: ClearNonceSuite>() {
     let (server, cred, mut rng) = setup::<S>(7);
     let other = ServerPrivateKey::<S>::random(&mut rng);
-    let mut st = cred.legacy_presentation_state(PRES_CTX, 10).unwrap();
+    let mut st = cred
+        .legacy_presentation_state(PRES_CTX, 10, &mut rand::thread_rng())
+        .unwrap();
     let (p, n) = st.present(&mut rng).unwrap();
     server
         .verify_legacy_presentation(REQ_CTX, PRES_CTX, &p, n, 10)
@@ -206,10 +212,15 @@ fn legacy_other_context_or_key<S: ClearNonceSuite>() {
     assert!(other
         .verify_legacy_presentation(REQ_CTX, PRES_CTX, &p, n, 10)
         .is_err());
+    let mut nonces = vec![n];
     for _ in 1..10 {
-        st.present(&mut rng).unwrap();
+        nonces.push(st.present(&mut rng).unwrap().1);
     }
     assert_eq!(st.present(&mut rng).unwrap_err(), Error::LimitExceeded);
+    // Every nonce of [0, limit) exactly once, in a random order.
+    let mut sorted = nonces.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (0..10).collect::<Vec<u32>>());
 }
 
 #[test]
@@ -286,7 +297,9 @@ fn bit_flips_in_presentations_are_rejected() {
         });
     }
     let (server1, cred1, mut rng1) = setup::<ArcV1P256>(10);
-    let mut st = cred1.legacy_presentation_state(PRES_CTX, 4).unwrap();
+    let mut st = cred1
+        .legacy_presentation_state(PRES_CTX, 4, &mut rand::thread_rng())
+        .unwrap();
     let (p, n) = st.present(&mut rng1).unwrap();
     flip_all(&p.to_bytes(), |b| {
         LegacyPresentation::<ArcV1P256>::from_bytes(b)
@@ -341,7 +354,9 @@ fn presentation_with_identity_u_is_rejected() {
         Error::IdentityElement
     );
     let (_, cred1, mut rng1) = setup::<ArcV1P384>(12);
-    let mut st = cred1.legacy_presentation_state(PRES_CTX, 2).unwrap();
+    let mut st = cred1
+        .legacy_presentation_state(PRES_CTX, 2, &mut rand::thread_rng())
+        .unwrap();
     let mut b = st.present(&mut rng1).unwrap().0.to_bytes();
     b[..49].fill(0);
     assert_eq!(
@@ -427,7 +442,9 @@ fn serde_round_trips() {
         .verify_presentation(REQ_CTX, PRES_CTX, &p2, 1000)
         .unwrap();
     let (_, cred1, mut rng1) = setup::<ArcV1P384>(14);
-    let mut st = cred1.legacy_presentation_state(PRES_CTX, 5).unwrap();
+    let mut st = cred1
+        .legacy_presentation_state(PRES_CTX, 5, &mut rand::thread_rng())
+        .unwrap();
     let (lp, _) = st.present(&mut rng1).unwrap();
     let lp2: LegacyPresentation<ArcV1P384> =
         serde_json::from_str(&serde_json::to_string(&lp).unwrap()).unwrap();
@@ -503,5 +520,63 @@ fn published_vector_mutations_are_caught() {
         bad["ARCV1-P256"][sec][f] = serde_json::Value::String(hex::encode(b));
         let c = runner::arc::run(&bad).unwrap();
         assert_eq!(c.failed, 1, "{sec}.{f}: {c:?}");
+    }
+}
+
+#[test]
+fn legacy_state_round_trip_keeps_the_permutation() {
+    let (server, cred, mut rng) = setup::<ArcV1P256>(16);
+    let mut st = cred
+        .legacy_presentation_state(PRES_CTX, 6, &mut rand::thread_rng())
+        .unwrap();
+    let (_, n0) = st.present(&mut rng).unwrap();
+    let json = serde_json::to_string(&st).unwrap();
+    let mut st2: privacy_tokens::arc::LegacyPresentationState<ArcV1P256> =
+        serde_json::from_str(&json).unwrap();
+    assert_eq!(st2.remaining(), 5);
+    let mut nonces = vec![n0];
+    for _ in 0..5 {
+        let (p, n) = st2.present(&mut rng).unwrap();
+        server
+            .verify_legacy_presentation(REQ_CTX, PRES_CTX, &p, n, 6)
+            .unwrap();
+        nonces.push(n);
+    }
+    nonces.sort_unstable();
+    assert_eq!(nonces, vec![0, 1, 2, 3, 4, 5]);
+    assert_eq!(st2.present(&mut rng).unwrap_err(), Error::LimitExceeded);
+}
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn decoders_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..1400)) {
+            let _ = ServerPublicKey::<V2>::from_bytes(&bytes);
+            let _ = ServerPrivateKey::<V2>::from_bytes(&bytes);
+            let _ = CredentialRequest::<V2>::from_bytes(&bytes);
+            let _ = CredentialResponse::<V2>::from_bytes(&bytes);
+            let _ = Credential::<V2>::from_bytes(&bytes);
+            let _ = Presentation::<V2>::from_bytes(&bytes);
+            let _ = PresentationState::<V2>::from_bytes(&bytes);
+            let _ = LegacyPresentation::<ArcV1P384>::from_bytes(&bytes);
+            let _ = privacy_tokens::arc::LegacyPresentationState::<ArcV1P256>::from_bytes(&bytes);
+            let _ = privacy_tokens::arc::Tag::<V2>::from_bytes(&bytes);
+            let _ = privacy_tokens::arc::privacy_pass::Token::from_bytes(&bytes);
+            let _ = privacy_tokens::arc::privacy_pass::TokenChallenge::from_bytes(&bytes);
+        }
+
+        #[test]
+        fn prefixed_presentations_never_panic(k in 1usize..=8, tail in proptest::collection::vec(any::<u8>(), 0..40)) {
+            // Right length for k, random content.
+            let mut b = vec![0x02u8; Presentation::<V2>::encoded_len_for(k)];
+            for (x, t) in b.iter_mut().zip(tail.iter().cycle()) {
+                *x ^= *t;
+            }
+            let _ = Presentation::<V2>::from_bytes(&b);
+        }
     }
 }

@@ -337,7 +337,7 @@ impl<S: ArcSuite> ServerPrivateKey<S> {
         ];
         let resp_points = group::normalize_array(&pts);
         let (points, encodings) = response_elements::<S>(request, &resp_points, &self.public);
-        let bases = self.response_bases();
+        let mut bases = self.response_bases(&b);
         let mut witness = [self.x0, self.x1, self.x2, self.xb, b, t1, t2];
         let mut nonces: [Scalar<C<S>>; RESPONSE_SCALARS] =
             core::array::from_fn(|_| src.proof_nonce());
@@ -354,6 +354,7 @@ impl<S: ArcSuite> ServerPrivateKey<S> {
         );
         witness.zeroize();
         nonces.zeroize();
+        bases.fill(Base::Variable);
         let [u, enc_u_prime, x0_aux, x1_aux, x2_aux, h_aux] = resp_points;
         Ok(CredentialResponse {
             u,
@@ -366,7 +367,8 @@ impl<S: ArcSuite> ServerPrivateKey<S> {
         })
     }
 
-    fn response_bases(&self) -> [Base<'_, C<S>>; 13] {
+    /// Multiplication hints of the response statement; `HAux = b H` is a known representation.
+    fn response_bases(&self, b: &Scalar<C<S>>) -> [Base<'_, C<S>>; 13] {
         let h = Base::Table(&S::data().h_table);
         [
             Base::Generator,
@@ -381,7 +383,11 @@ impl<S: ArcSuite> ServerPrivateKey<S> {
             Base::Variable,
             Base::Variable,
             Base::Variable,
-            Base::Variable,
+            Base::Pedersen {
+                g: None,
+                h: *b,
+                h_table: &S::data().h_table,
+            },
         ]
     }
 }

@@ -36,18 +36,58 @@ impl<S: ClearNonceSuite> fmt::Debug for LegacyPresentation<S> {
     }
 }
 
-/// The client's legacy presentation state: nonces `0, 1, ..., limit - 1`, each once.
-/// Zeroized on drop; `Debug` is redacted.
+/// The client's legacy presentation state. The nonce travels in the clear, so the nonces are
+/// drawn at random without replacement from `[0, limit)` (as swift-crypto does): the `i`-th
+/// presentation uses `P(i)` for a secret random permutation `P` of `[0, limit)` (a 4-round
+/// Feistel network over SHA-256 with cycle walking), so every nonce is used once and the
+/// verifier cannot count presentations. Zeroized on drop; `Debug` is redacted.
+///
+/// Storage format (this crate's, version 1): `0x01 || credential || BE32(limit) ||
+/// BE32(presentations made) || permutation key (32 bytes) || presentation context`.
 pub struct LegacyPresentationState<S: ClearNonceSuite> {
     pub(crate) credential: Credential<S>,
+    pub(crate) context: Vec<u8>,
     pub(crate) generator_t: Affine<C<S>>,
     pub(crate) limit: u32,
     pub(crate) next: u32,
+    pub(crate) perm_key: [u8; 32],
+}
+
+/// A permutation of `[0, limit)` keyed by `key`: a balanced 4-round Feistel network on
+/// `2h`-bit values (`2^(2h) >= limit`) with cycle walking. Public-data timing only (the nonce
+/// is sent in the clear).
+fn permute(key: &[u8; 32], limit: u32, x: u32) -> u32 {
+    use sha2::{Digest, Sha256};
+    let bits = 32 - (limit - 1).leading_zeros();
+    let h = bits.div_ceil(2).max(1);
+    let mask = (1u64 << h) - 1;
+    let round = |r: u8, v: u64| -> u64 {
+        let d = Sha256::new()
+            .chain_update(key)
+            .chain_update([r])
+            .chain_update((v as u32).to_be_bytes())
+            .finalize();
+        u64::from(u32::from_be_bytes([d[0], d[1], d[2], d[3]])) & mask
+    };
+    let mut v = u64::from(x);
+    loop {
+        let (mut l, mut r) = (v >> h, v & mask);
+        for i in 0..4u8 {
+            let t = l ^ round(i, r);
+            l = r;
+            r = t;
+        }
+        v = (l << h) | r;
+        if v < u64::from(limit) {
+            return v as u32;
+        }
+    }
 }
 
 impl<S: ClearNonceSuite> Zeroize for LegacyPresentationState<S> {
     fn zeroize(&mut self) {
         self.credential.zeroize();
+        self.perm_key.zeroize();
     }
 }
 
@@ -64,13 +104,14 @@ impl<S: ClearNonceSuite> fmt::Debug for LegacyPresentationState<S> {
         f.debug_struct("LegacyPresentationState")
             .field("credential", &"<redacted>")
             .field("limit", &self.limit)
-            .field("next", &self.next)
+            .field("remaining", &(self.limit - self.next))
             .finish()
     }
 }
 
 impl<S: ClearNonceSuite> Credential<S> {
-    /// A legacy presentation state for `presentation_context` and `limit >= 2`.
+    /// A legacy presentation state for `presentation_context` and `limit >= 2`, with a fresh
+    /// secret nonce permutation from `rng`.
     ///
     /// # Errors
     /// [`Error::LimitExceeded`] for `limit < 2`; [`Error::HashToCurve`] if hashing fails.
@@ -78,20 +119,76 @@ impl<S: ClearNonceSuite> Credential<S> {
         &self,
         presentation_context: &[u8],
         limit: u32,
+        rng: &mut (impl RngCore + CryptoRng),
     ) -> Result<LegacyPresentationState<S>> {
         compute_bases(limit)?;
+        let mut perm_key = [0u8; 32];
+        rng.fill_bytes(&mut perm_key);
         let t = group::to_affine(&super::hash_to_group::<S>(&[presentation_context], b"Tag")?);
         Ok(LegacyPresentationState {
             credential: self.clone(),
+            context: presentation_context.to_vec(),
             generator_t: t,
             limit,
             next: 0,
+            perm_key,
         })
     }
 }
 
 impl<S: ClearNonceSuite> LegacyPresentationState<S> {
-    /// `Present` (draft-yun-cfrg-arc-01 §"Presentation"): the next unused nonce and a
+    /// How many presentations are left.
+    pub fn remaining(&self) -> u32 {
+        self.limit - self.next
+    }
+
+    /// Storage encoding (see the type's documentation), zeroized on drop.
+    pub fn to_bytes(&self) -> zeroize::Zeroizing<Vec<u8>> {
+        let cred = self.credential.to_bytes();
+        let mut out =
+            zeroize::Zeroizing::new(Vec::with_capacity(41 + cred.len() + self.context.len()));
+        out.push(1);
+        out.extend_from_slice(&cred);
+        out.extend_from_slice(&self.limit.to_be_bytes());
+        out.extend_from_slice(&self.next.to_be_bytes());
+        out.extend_from_slice(&self.perm_key);
+        out.extend_from_slice(&self.context);
+        out
+    }
+
+    /// Strict decoding of the storage encoding.
+    ///
+    /// # Errors
+    /// [`Error::UnsupportedValue`] for another version, [`Error::LimitExceeded`] for a limit
+    /// below 2 or a count above the limit, plus the credential's decoding errors.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let mut r = Reader::new(bytes);
+        if r.take(1)? != [1] {
+            return Err(Error::UnsupportedValue);
+        }
+        let credential = Credential::<S>::from_bytes(r.take(Credential::<S>::LEN)?)?;
+        let limit = u32::from_be_bytes(r.take(4)?.try_into().map_err(|_| Error::InvalidLength)?);
+        let next = u32::from_be_bytes(r.take(4)?.try_into().map_err(|_| Error::InvalidLength)?);
+        let mut perm_key = [0u8; 32];
+        perm_key.copy_from_slice(r.take(32)?);
+        let context = r.take(bytes.len() - 41 - Credential::<S>::LEN)?;
+        r.finish()?;
+        compute_bases(limit)?;
+        if next > limit {
+            return Err(Error::LimitExceeded);
+        }
+        let t = group::to_affine(&super::hash_to_group::<S>(&[context], b"Tag")?);
+        Ok(Self {
+            credential,
+            context: context.to_vec(),
+            generator_t: t,
+            limit,
+            next,
+            perm_key,
+        })
+    }
+
+    /// `Present` (draft-yun-cfrg-arc-01 §"Presentation"): a fresh random unused nonce and a
     /// presentation for it. Heap-free; constant time in the credential.
     ///
     /// # Errors
@@ -110,7 +207,7 @@ impl<S: ClearNonceSuite> LegacyPresentationState<S> {
         if self.next >= self.limit {
             return Err(Error::LimitExceeded);
         }
-        let nonce = self.next;
+        let nonce = permute(&self.perm_key, self.limit, self.next);
         self.next += 1;
         let p = make_legacy_presentation(&self.credential, &self.generator_t, nonce, src)?;
         Ok((p, nonce))
@@ -343,3 +440,26 @@ impl<S: ClearNonceSuite> ServerPrivateKey<S> {
 
 #[cfg(feature = "serde")]
 super::wire::impl_arc_serde!(LegacyPresentation, ClearNonceSuite);
+#[cfg(feature = "serde")]
+super::wire::impl_arc_serde!(LegacyPresentationState, ClearNonceSuite);
+
+#[cfg(test)]
+mod tests {
+    use super::permute;
+
+    #[test]
+    fn permutation_covers_the_range_once() {
+        for limit in [2u32, 3, 4, 5, 7, 100, 257, 1000] {
+            for seed in 0..4u8 {
+                let key = [seed; 32];
+                let mut seen = vec![false; limit as usize];
+                for i in 0..limit {
+                    let v = permute(&key, limit, i) as usize;
+                    assert!(!seen[v], "limit {limit}: {v} twice");
+                    seen[v] = true;
+                }
+            }
+        }
+        assert!(permute(&[1; 32], u32::MAX, u32::MAX - 1) < u32::MAX);
+    }
+}

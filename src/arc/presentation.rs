@@ -50,7 +50,24 @@ impl<S: ArcSuite> Tag<S> {
     pub fn as_bytes(&self) -> &[u8] {
         self.0.as_ref()
     }
+
+    /// `SerializeElement(tag)` as a vector.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.as_bytes().to_vec()
+    }
+
+    /// Strict decoding (a valid, non-identity compressed point).
+    ///
+    /// # Errors
+    /// [`Error::InvalidLength`], [`Error::InvalidPoint`] or [`Error::IdentityElement`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let p = C::<S>::decode_compressed(bytes)?;
+        Ok(Tag(C::<S>::encode_compressed(&p)))
+    }
 }
+
+#[cfg(feature = "serde")]
+super::wire::impl_arc_serde!(Tag, ArcSuite);
 
 impl<S: ArcSuite> core::hash::Hash for Tag<S> {
     fn hash<H: core::hash::Hasher>(&self, h: &mut H) {
@@ -296,10 +313,26 @@ pub(crate) fn make_presentation<S: HiddenNonceSuite>(
         *n = src.proof_nonce();
     }
     let (points, encodings, n_elems) = p.elements(&v_aff, &cred.x1, generator_t);
-    let bases_hint = presentation_bases::<S>();
+    // The prover knows the G/H representation of nonceCommit and of every D[i]: a
+    // multiplication by them costs two fixed-base multiplications, not one variable-base one.
+    let mut bases_hint = presentation_bases::<S>();
+    bases_hint[usize::from(statements::NONCE_COMMIT)] = Base::Pedersen {
+        g: Some(nonce_s),
+        h: nonce_blinding,
+        h_table: &d.h_table,
+    };
+    if k > 1 {
+        for i in 0..k {
+            bases_hint[d_element(k, i)] = Base::Pedersen {
+                g: Some(sec.witness[range_scalar(k, 0, i)]),
+                h: sec.witness[range_scalar(k, 1, i)],
+                h_table: &d.h_table,
+            };
+        }
+    }
     let mut eqs = [Equation::default(); MAX_EQUATIONS];
     let st = statements::presentation_statement(k, &mut eqs);
-    p.proof = sigma::prove::<C<S>, S::Transcript, PRESENTATION_MAX_SCALARS>(
+    let proof = sigma::prove::<C<S>, S::Transcript, PRESENTATION_MAX_SCALARS>(
         &d.presentation_prefixes[k - 1],
         &st,
         &Elements {
@@ -309,9 +342,11 @@ pub(crate) fn make_presentation<S: HiddenNonceSuite>(
         },
         &sec.witness[..n_scalars],
         &sec.nonces[..n_scalars],
-    )?;
+    );
+    bases_hint.fill(Base::Variable);
     let mut a = a;
     a.zeroize();
+    p.proof = proof?;
     Ok(p)
 }
 

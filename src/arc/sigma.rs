@@ -21,6 +21,8 @@ use elliptic_curve::ops::Reduce;
 use sha3::digest::{ExtendableOutput, Update, XofReader};
 use subtle::ConstantTimeEq;
 
+use zeroize::Zeroize;
+
 use crate::group::{self, Affine, Curve, FixedBaseTable, Point, Scalar, Xmd};
 use crate::{Error, Result};
 
@@ -130,6 +132,18 @@ pub enum Base<'a, C: Curve> {
     Table(&'a FixedBaseTable<C>),
     /// Any other element: variable-base multiplication.
     Variable,
+    /// An element whose representation `g * G + h * H` the prover knows (prover only; a
+    /// verifier treats it as [`Base::Variable`]): `k * P = (k g) * G + (k h) * H` with two
+    /// fixed-base multiplications instead of one variable-base one. `g = None` means a public 0.
+    /// The coefficients are secret; callers wipe their hint arrays after proving.
+    Pedersen {
+        /// The coefficient of `G`, if any.
+        g: Option<Scalar<C>>,
+        /// The coefficient of `H`.
+        h: Scalar<C>,
+        /// The fixed-base table of `H`.
+        h_table: &'a FixedBaseTable<C>,
+    },
 }
 
 impl<C: Curve> fmt::Debug for Base<'_, C> {
@@ -138,6 +152,7 @@ impl<C: Curve> fmt::Debug for Base<'_, C> {
             Base::Generator => "Generator",
             Base::Table(_) => "Table",
             Base::Variable => "Variable",
+            Base::Pedersen { .. } => "Pedersen(<redacted>)",
         })
     }
 }
@@ -481,6 +496,19 @@ pub fn prove<C: Curve, T: SigmaTranscript<C>, const N: usize>(
                     super::count::variable(1);
                     group::mul_affine::<C>(&elements.points[e], k)
                 }
+                Base::Pedersen { g, h, h_table } => {
+                    let mut kh = *k * h;
+                    let mut p = h_table.mul(&kh);
+                    super::count::fixed(1);
+                    if let Some(g) = g {
+                        let mut kg = *k * g;
+                        p = p.add_complete(&group::mul_generator::<C>(&kg));
+                        super::count::fixed(1);
+                        kg.zeroize();
+                    }
+                    kh.zeroize();
+                    p
+                }
             };
             acc = acc.add_complete(&p);
         }
@@ -597,7 +625,7 @@ fn vartime_verify<C: Curve, T: SigmaTranscript<C>, const N: usize>(
                     super::count::vartime(1);
                     acc = acc.vartime_add(&tab.vartime_mul(s));
                 }
-                Base::Variable => {
+                Base::Variable | Base::Pedersen { .. } => {
                     pts[n] = Point::<C>::from(elements.points[e]);
                     sc[n] = *s;
                     n += 1;
