@@ -36,6 +36,8 @@ pub enum Error {
     UnsupportedValue,
     /// Expanding a message for hash-to-curve or hash-to-scalar failed (DST or output too long).
     HashToCurve,
+    /// ARC: a presentation limit below 2, or every nonce below the limit is already used.
+    LimitExceeded,
 }
 
 impl fmt::Display for Error {
@@ -54,6 +56,7 @@ impl fmt::Display for Error {
             Error::InputTooLong => "input longer than 65535 bytes",
             Error::UnsupportedValue => "unsupported token type or key id",
             Error::HashToCurve => "message expansion failed",
+            Error::LimitExceeded => "presentation limit invalid or exhausted",
         })
     }
 }

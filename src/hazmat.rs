@@ -82,3 +82,6 @@ pub fn poprf_blind_evaluate_with_nonce<S: Suite>(
 pub const fn element_len<S: Suite>() -> usize {
     <S::Curve as Curve>::COMPRESSED_LEN
 }
+
+/// Deterministic ARC entry points and the sigma-protocols test DRNG.
+pub use crate::arc::hazmat as arc;

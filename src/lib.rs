@@ -8,6 +8,7 @@
 // generic-array 0.14.9 deprecates itself in favour of 1.x, which the 0.13 curve crates do not use.
 #![allow(deprecated)]
 
+pub mod arc;
 #[cfg(feature = "serde")]
 mod codec;
 pub mod dleq;

@@ -62,6 +62,16 @@ impl<C: Curve> FixedBaseTable<C> {
         &self.base
     }
 
+    /// `k * P`, constant time in `k`.
+    pub fn mul(&self, k: &Scalar<C>) -> Point<C> {
+        mul_fixed_ct([self], &[*k])
+    }
+
+    /// `k * P` for a public `k`, variable time.
+    pub fn vartime_mul(&self, k: &Scalar<C>) -> Point<C> {
+        vartime_mul_fixed([self], &[*k])
+    }
+
     /// Adds `k * P` to `acc` in constant time; ORs exceptional additions into `exceptional`.
     fn accumulate_ct(&self, acc: &mut Point<C>, k: &Scalar<C>, exceptional: &mut Choice) {
         let mut digits = [0i8; MAX_DIGITS];

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+#[path = "arc.rs"]
+pub mod arc;
 #[path = "counts.rs"]
 pub mod counts;
 #[path = "rfc9497.rs"]
@@ -31,6 +33,8 @@ pub enum Kind {
     Wycheproof,
     /// Recorded BoringSSL Trust Token transcripts.
     TrustToken,
+    /// ARC (draft-arc `poc/vectors/allVectors.json` layout, v1 and v2).
+    Arc,
 }
 
 /// Recognises a document by its content.
@@ -47,6 +51,8 @@ pub fn recognise(json: &Value) -> Option<Kind> {
         Some(Kind::Wycheproof)
     } else if trust_token::recognises(json) {
         Some(Kind::TrustToken)
+    } else if arc::recognises(json) {
+        Some(Kind::Arc)
     } else {
         None
     }
@@ -62,6 +68,7 @@ pub fn replay_file(path: &Path) -> Result<(Kind, Counts), String> {
         Kind::Rfc9578 => rfc9578::run(&json)?,
         Kind::Wycheproof => wycheproof::run(&json)?,
         Kind::TrustToken => trust_token::run(&json)?,
+        Kind::Arc => arc::run(&json)?,
     };
     if counts.passed + counts.failed == 0 {
         return Err(format!("no case ran ({} skipped)", counts.skipped));

@@ -1,0 +1,47 @@
+//! ARC over Privacy Pass (token type 0xE5AC): issuance, then rate-limited redemption.
+//!
+//! ```text
+//! cargo run --release --example arc_flow
+//! ```
+
+use std::collections::HashSet;
+
+use privacy_tokens::arc::privacy_pass::{
+    Client, CredentialRequest, CredentialResponse, Issuer, Token, TokenChallenge,
+};
+use privacy_tokens::arc::{ArcV2P256, ServerPrivateKey};
+
+fn main() -> Result<(), privacy_tokens::Error> {
+    let mut rng = rand::thread_rng();
+    // Joint issuer and origin (ARC is privately verifiable).
+    let issuer = Issuer::new(ServerPrivateKey::<ArcV2P256>::random(&mut rng));
+
+    // Issuance: the challenge's issuer name, origin info and credential context bind the
+    // credential (request_context).
+    let issue_challenge = TokenChallenge::new(b"issuer.example", &[], b"origin.example", &[])?;
+    let (request, state) = Client::request(&issue_challenge, issuer.public_key(), &mut rng)?;
+    let request = CredentialRequest::from_bytes(&request.to_bytes())?;
+    let response = issuer.issue(&request, &mut rng)?;
+    let credential = state.finalize(&CredentialResponse::from_bytes(&response.to_bytes())?)?;
+    println!(
+        "credential issued ({} byte request)",
+        request.to_bytes().len()
+    );
+
+    // Redemption: the origin allows 5 tokens per redemption context.
+    let limit = 5;
+    let challenge = TokenChallenge::new(b"issuer.example", &[0x42; 32], b"origin.example", &[])?;
+    let mut tokens = Client::token_state(&credential, &challenge, issuer.public_key(), limit)?;
+    let mut seen = HashSet::new();
+    while let Ok(token) = tokens.token(&mut rng) {
+        let bytes = token.to_bytes();
+        let tag = issuer.verify(&Token::from_bytes(&bytes)?, &challenge, limit)?;
+        let fresh = seen.insert(tag);
+        println!(
+            "token of {} bytes verified, fresh tag: {fresh}",
+            bytes.len()
+        );
+    }
+    println!("client stops after {} tokens", seen.len());
+    Ok(())
+}

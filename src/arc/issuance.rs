@@ -1,0 +1,605 @@
+//! Credential issuance: request, response, finalization (crypto-01 §"Credential Issuance").
+
+use core::fmt;
+
+use rand_core::{CryptoRng, RngCore};
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+use super::keys::{ServerPrivateKey, ServerPublicKey};
+use super::sigma::{self, Base, CompactProof, Elements};
+use super::statements::{self, REQUEST_SCALARS, RESPONSE_SCALARS};
+use super::wire::{Reader, Writer};
+use super::{ArcSuite, RngSource, ScalarSource};
+use crate::group::{self, Affine, Curve, Point, Scalar};
+use crate::{Error, Result};
+
+type C<S> = <S as ArcSuite>::Curve;
+type Enc<S> = <C<S> as Curve>::Compressed;
+
+/// `m2 = HashToScalar(requestContext, "requestContext")`.
+pub(crate) fn request_context_scalar<S: ArcSuite>(request_context: &[u8]) -> Result<Scalar<C<S>>> {
+    super::hash_to_scalar::<S>(&[request_context], b"requestContext")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Request
+
+/// A client's credential request: `m1Enc`, `m2Enc` and the request proof
+/// (crypto-01 §"Credential Request"). Encoding `m1Enc || m2Enc || c || 4 responses`
+/// (226 bytes on P-256).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct CredentialRequest<S: ArcSuite> {
+    pub(crate) m1_enc: Affine<C<S>>,
+    pub(crate) m2_enc: Affine<C<S>>,
+    pub(crate) proof: CompactProof<C<S>, REQUEST_SCALARS>,
+}
+
+/// The client's secrets of one request; consumed by [`RequestState::finalize`]. Zeroized on
+/// drop; `Debug` is redacted; not `Clone`.
+pub struct RequestState<S: ArcSuite> {
+    pub(crate) m1: Scalar<C<S>>,
+    pub(crate) r1: Scalar<C<S>>,
+    pub(crate) r2: Scalar<C<S>>,
+    pub(crate) request: CredentialRequest<S>,
+}
+
+impl<S: ArcSuite> Zeroize for RequestState<S> {
+    fn zeroize(&mut self) {
+        self.m1.zeroize();
+        self.r1.zeroize();
+        self.r2.zeroize();
+    }
+}
+
+impl<S: ArcSuite> Drop for RequestState<S> {
+    fn drop(&mut self) {
+        self.zeroize();
+    }
+}
+
+impl<S: ArcSuite> ZeroizeOnDrop for RequestState<S> {}
+
+impl<S: ArcSuite> fmt::Debug for RequestState<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("RequestState(<redacted>)")
+    }
+}
+
+/// The output of [`CredentialRequest::new`]: the wire message and the private state.
+#[derive(Debug)]
+pub struct RequestResult<S: ArcSuite> {
+    /// Send this to the server.
+    pub message: CredentialRequest<S>,
+    /// Keep this to finalize the credential.
+    pub state: RequestState<S>,
+}
+
+impl<S: ArcSuite> fmt::Debug for CredentialRequest<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        super::wire::debug_hex(f, "CredentialRequest", &self.to_bytes())
+    }
+}
+
+fn request_elements<S: ArcSuite>(
+    m1_enc: &Affine<C<S>>,
+    m2_enc: &Affine<C<S>>,
+) -> ([Affine<C<S>>; 4], [Enc<S>; 4]) {
+    let d = S::data();
+    let pts = [d.g, d.h, *m1_enc, *m2_enc];
+    let enc = [
+        d.g_enc,
+        d.h_enc,
+        C::<S>::encode_compressed(m1_enc),
+        C::<S>::encode_compressed(m2_enc),
+    ];
+    (pts, enc)
+}
+
+fn request_bases<'a, S: ArcSuite>() -> [Base<'a, C<S>>; 4] {
+    [
+        Base::Generator,
+        Base::Table(&S::data().h_table),
+        Base::Variable,
+        Base::Variable,
+    ]
+}
+
+impl<S: ArcSuite> CredentialRequest<S> {
+    /// Encoded length, `2 Ne + 5 Ns`.
+    pub const LEN: usize = 2 * <C<S> as Curve>::COMPRESSED_LEN + 5 * <C<S> as Curve>::SCALAR_LEN;
+
+    /// `CreateCredentialRequest(requestContext)` (crypto-01 §"Credential Request"): fresh `m1`,
+    /// `r1`, `r2`, `m2 = HashToScalar(requestContext, "requestContext")`, the two Pedersen
+    /// commitments and the request proof. Heap-free.
+    ///
+    /// # Errors
+    /// [`Error::HashToCurve`] if hashing fails (not for inputs shorter than 2^16 bytes).
+    #[allow(clippy::new_ret_no_self)]
+    pub fn new(
+        request_context: &[u8],
+        rng: &mut (impl RngCore + CryptoRng),
+    ) -> Result<RequestResult<S>> {
+        Self::new_with(request_context, &mut RngSource(rng))
+    }
+
+    pub(crate) fn new_with(
+        request_context: &[u8],
+        src: &mut impl ScalarSource<C<S>>,
+    ) -> Result<RequestResult<S>> {
+        let m1 = src.random_scalar();
+        let r1 = src.random_scalar();
+        let r2 = src.random_scalar();
+        let m2 = request_context_scalar::<S>(request_context)?;
+        let d = S::data();
+        super::count::fixed(4);
+        let pts = [
+            group::mul_generator::<C<S>>(&m1) + d.h_table.mul(&r1),
+            group::mul_generator::<C<S>>(&m2) + d.h_table.mul(&r2),
+        ];
+        let [m1_enc, m2_enc] = group::normalize_array(&pts);
+        let (points, encodings) = request_elements::<S>(&m1_enc, &m2_enc);
+        let bases = request_bases::<S>();
+        let elements = Elements {
+            points: &points,
+            encodings: &encodings,
+            bases: &bases,
+        };
+        let mut witness = [m1, m2, r1, r2];
+        let mut nonces: [Scalar<C<S>>; REQUEST_SCALARS] =
+            core::array::from_fn(|_| src.proof_nonce());
+        let proof = sigma::prove::<C<S>, S::Transcript, REQUEST_SCALARS>(
+            &d.request_prefix,
+            &statements::request_statement(),
+            &elements,
+            &witness,
+            &nonces,
+        );
+        witness.zeroize();
+        nonces.zeroize();
+        let message = CredentialRequest {
+            m1_enc,
+            m2_enc,
+            proof: proof?,
+        };
+        Ok(RequestResult {
+            message,
+            state: RequestState {
+                m1,
+                r1,
+                r2,
+                request: message,
+            },
+        })
+    }
+
+    /// Verifies the request proof and rejects `m1Enc`/`m2Enc` equal to `G` or `H`
+    /// (identity encodings are rejected by the decoder). Variable time (public data).
+    ///
+    /// # Errors
+    /// [`Error::InvalidProof`].
+    pub fn verify(&self) -> Result<()> {
+        let d = S::data();
+        for p in [&self.m1_enc, &self.m2_enc] {
+            if *p == d.g || *p == d.h || bool::from(p.is_identity()) {
+                return Err(Error::InvalidProof);
+            }
+        }
+        let (points, encodings) = request_elements::<S>(&self.m1_enc, &self.m2_enc);
+        let bases = request_bases::<S>();
+        sigma::verify::<C<S>, S::Transcript, REQUEST_SCALARS>(
+            &d.request_prefix,
+            &statements::request_statement(),
+            &Elements {
+                points: &points,
+                encodings: &encodings,
+                bases: &bases,
+            },
+            &self.proof,
+        )
+    }
+
+    /// Writes the encoding into `out` (exactly [`Self::LEN`] bytes).
+    ///
+    /// # Errors
+    /// [`Error::InvalidLength`] when `out` has the wrong length.
+    pub fn encode_into(&self, out: &mut [u8]) -> Result<()> {
+        let mut w = Writer::new(out);
+        w.element::<C<S>>(&self.m1_enc)?;
+        w.element::<C<S>>(&self.m2_enc)?;
+        let n = self.proof.encoded_len();
+        let mut buf = [0u8; 6 * 48];
+        self.proof.encode_into(&mut buf[..n])?;
+        w.put(&buf[..n])?;
+        w.finish()
+    }
+
+    /// `m1Enc || m2Enc || requestProof`.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = vec![0u8; Self::LEN];
+        let _ = self.encode_into(&mut out);
+        out
+    }
+
+    /// Strict decoding (points valid and not the identity, scalars canonical, exact length).
+    ///
+    /// # Errors
+    /// [`Error::InvalidLength`], [`Error::InvalidPoint`], [`Error::IdentityElement`] or
+    /// [`Error::NonCanonicalScalar`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let mut r = Reader::new(bytes);
+        let m1_enc = r.element::<C<S>>()?;
+        let m2_enc = r.element::<C<S>>()?;
+        let proof = CompactProof::decode(
+            r.take((1 + REQUEST_SCALARS) * C::<S>::SCALAR_LEN)?,
+            REQUEST_SCALARS,
+        )?;
+        r.finish()?;
+        Ok(Self {
+            m1_enc,
+            m2_enc,
+            proof,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Response
+
+/// The server's credential response (crypto-01 §"Credential Response"). Encoding
+/// `U || encUPrime || X0Aux || X1Aux || X2Aux || HAux || c || 7 responses` (454 bytes on P-256).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct CredentialResponse<S: ArcSuite> {
+    pub(crate) u: Affine<C<S>>,
+    pub(crate) enc_u_prime: Affine<C<S>>,
+    pub(crate) x0_aux: Affine<C<S>>,
+    pub(crate) x1_aux: Affine<C<S>>,
+    pub(crate) x2_aux: Affine<C<S>>,
+    pub(crate) h_aux: Affine<C<S>>,
+    pub(crate) proof: CompactProof<C<S>, RESPONSE_SCALARS>,
+}
+
+impl<S: ArcSuite> fmt::Debug for CredentialResponse<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        super::wire::debug_hex(f, "CredentialResponse", &self.to_bytes())
+    }
+}
+
+fn response_elements<S: ArcSuite>(
+    req: &CredentialRequest<S>,
+    resp_points: &[Affine<C<S>>; 6],
+    pk: &ServerPublicKey<S>,
+) -> ([Affine<C<S>>; 13], [Enc<S>; 13]) {
+    let d = S::data();
+    let [u, enc_u_prime, x0_aux, x1_aux, x2_aux, h_aux] = *resp_points;
+    let pts = [
+        d.g,
+        d.h,
+        req.m1_enc,
+        req.m2_enc,
+        u,
+        enc_u_prime,
+        pk.x0,
+        pk.x1,
+        pk.x2,
+        x0_aux,
+        x1_aux,
+        x2_aux,
+        h_aux,
+    ];
+    let mut enc = [Enc::<S>::default(); 13];
+    enc[0] = d.g_enc;
+    enc[1] = d.h_enc;
+    for (e, p) in enc.iter_mut().zip(pts.iter()).skip(2) {
+        *e = C::<S>::encode_compressed(p);
+    }
+    (pts, enc)
+}
+
+impl<S: ArcSuite> ServerPrivateKey<S> {
+    /// `CreateCredentialResponse` (crypto-01 §"Credential Response"): verifies the request
+    /// proof, then with a fresh `b` computes `U = bG`, `encUPrime = b(X0 + x1 m1Enc + x2 m2Enc)`,
+    /// `X0Aux = b x0Blinding H`, `X1Aux = b X1`, `X2Aux = b X2`, `HAux = bH` and the response
+    /// proof. Constant time in the key and `b`; heap-free.
+    ///
+    /// # Errors
+    /// [`Error::InvalidProof`] if the request does not verify.
+    pub fn issue(
+        &self,
+        request: &CredentialRequest<S>,
+        rng: &mut (impl RngCore + CryptoRng),
+    ) -> Result<CredentialResponse<S>> {
+        self.issue_with(request, &mut RngSource(rng))
+    }
+
+    pub(crate) fn issue_with(
+        &self,
+        request: &CredentialRequest<S>,
+        src: &mut impl ScalarSource<C<S>>,
+    ) -> Result<CredentialResponse<S>> {
+        request.verify()?;
+        let d = S::data();
+        let b = src.random_scalar();
+        let t1 = b * self.x1;
+        let t2 = b * self.x2;
+        let bxb = b * self.xb;
+        super::count::fixed(6);
+        super::count::variable(2);
+        let enc_u_prime = self.tables.x0.mul(&b)
+            + group::mul_affine::<C<S>>(&request.m1_enc, &t1)
+            + group::mul_affine::<C<S>>(&request.m2_enc, &t2);
+        let pts: [Point<C<S>>; 6] = [
+            group::mul_generator::<C<S>>(&b),
+            enc_u_prime,
+            d.h_table.mul(&bxb),
+            d.h_table.mul(&t1),
+            d.h_table.mul(&t2),
+            d.h_table.mul(&b),
+        ];
+        let resp_points = group::normalize_array(&pts);
+        let (points, encodings) = response_elements::<S>(request, &resp_points, &self.public);
+        let mut bases = self.response_bases(&b);
+        let mut witness = [self.x0, self.x1, self.x2, self.xb, b, t1, t2];
+        let mut nonces: [Scalar<C<S>>; RESPONSE_SCALARS] =
+            core::array::from_fn(|_| src.proof_nonce());
+        let proof = sigma::prove::<C<S>, S::Transcript, RESPONSE_SCALARS>(
+            &d.response_prefix,
+            &statements::response_statement(),
+            &Elements {
+                points: &points,
+                encodings: &encodings,
+                bases: &bases,
+            },
+            &witness,
+            &nonces,
+        );
+        witness.zeroize();
+        nonces.zeroize();
+        bases.fill(Base::Variable);
+        let [u, enc_u_prime, x0_aux, x1_aux, x2_aux, h_aux] = resp_points;
+        Ok(CredentialResponse {
+            u,
+            enc_u_prime,
+            x0_aux,
+            x1_aux,
+            x2_aux,
+            h_aux,
+            proof: proof?,
+        })
+    }
+
+    /// Multiplication hints of the response statement; `HAux = b H` is a known representation.
+    fn response_bases(&self, b: &Scalar<C<S>>) -> [Base<'_, C<S>>; 13] {
+        let h = Base::Table(&S::data().h_table);
+        [
+            Base::Generator,
+            h,
+            Base::Variable,
+            Base::Variable,
+            Base::Variable,
+            Base::Variable,
+            Base::Table(&self.tables.x0),
+            Base::Table(&self.tables.x1),
+            Base::Table(&self.tables.x2),
+            Base::Variable,
+            Base::Variable,
+            Base::Variable,
+            Base::Pedersen {
+                g: None,
+                h: *b,
+                h_table: &S::data().h_table,
+            },
+        ]
+    }
+}
+
+impl<S: ArcSuite> CredentialResponse<S> {
+    /// Encoded length, `6 Ne + 8 Ns`.
+    pub const LEN: usize = 6 * <C<S> as Curve>::COMPRESSED_LEN + 8 * <C<S> as Curve>::SCALAR_LEN;
+
+    fn points(&self) -> [Affine<C<S>>; 6] {
+        [
+            self.u,
+            self.enc_u_prime,
+            self.x0_aux,
+            self.x1_aux,
+            self.x2_aux,
+            self.h_aux,
+        ]
+    }
+
+    /// Verifies the response proof against the request and public key. Variable time.
+    ///
+    /// # Errors
+    /// [`Error::InvalidProof`].
+    pub fn verify(&self, request: &CredentialRequest<S>, pk: &ServerPublicKey<S>) -> Result<()> {
+        let d = S::data();
+        let (points, encodings) = response_elements::<S>(request, &self.points(), pk);
+        let h = Base::Table(&d.h_table);
+        let mut bases = [Base::Variable; 13];
+        bases[0] = Base::Generator;
+        bases[1] = h;
+        sigma::verify::<C<S>, S::Transcript, RESPONSE_SCALARS>(
+            &d.response_prefix,
+            &statements::response_statement(),
+            &Elements {
+                points: &points,
+                encodings: &encodings,
+                bases: &bases,
+            },
+            &self.proof,
+        )
+    }
+
+    /// Writes the encoding into `out` (exactly [`Self::LEN`] bytes).
+    ///
+    /// # Errors
+    /// [`Error::InvalidLength`] when `out` has the wrong length.
+    pub fn encode_into(&self, out: &mut [u8]) -> Result<()> {
+        let mut w = Writer::new(out);
+        for p in self.points() {
+            w.element::<C<S>>(&p)?;
+        }
+        let n = self.proof.encoded_len();
+        let mut buf = [0u8; 8 * 48];
+        self.proof.encode_into(&mut buf[..n])?;
+        w.put(&buf[..n])?;
+        w.finish()
+    }
+
+    /// `U || encUPrime || X0Aux || X1Aux || X2Aux || HAux || responseProof`.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = vec![0u8; Self::LEN];
+        let _ = self.encode_into(&mut out);
+        out
+    }
+
+    /// Strict decoding.
+    ///
+    /// # Errors
+    /// [`Error::InvalidLength`], [`Error::InvalidPoint`], [`Error::IdentityElement`] or
+    /// [`Error::NonCanonicalScalar`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let mut r = Reader::new(bytes);
+        let u = r.element::<C<S>>()?;
+        let enc_u_prime = r.element::<C<S>>()?;
+        let x0_aux = r.element::<C<S>>()?;
+        let x1_aux = r.element::<C<S>>()?;
+        let x2_aux = r.element::<C<S>>()?;
+        let h_aux = r.element::<C<S>>()?;
+        let proof = CompactProof::decode(
+            r.take((1 + RESPONSE_SCALARS) * C::<S>::SCALAR_LEN)?,
+            RESPONSE_SCALARS,
+        )?;
+        r.finish()?;
+        Ok(Self {
+            u,
+            enc_u_prime,
+            x0_aux,
+            x1_aux,
+            x2_aux,
+            h_aux,
+            proof,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Finalization and the credential
+
+impl<S: ArcSuite> RequestState<S> {
+    /// `FinalizeCredential` (crypto-01 §"Finalize Credential"): verifies the response proof and
+    /// computes `UPrime = encUPrime - X0Aux - r1 X1Aux - r2 X2Aux`. Constant time in the secrets;
+    /// heap-free. On error the state is dropped (zeroized); the request can not be reused.
+    ///
+    /// # Errors
+    /// [`Error::InvalidProof`] if the response does not verify.
+    pub fn finalize(
+        self,
+        pk: &ServerPublicKey<S>,
+        response: &CredentialResponse<S>,
+    ) -> Result<Credential<S>> {
+        response.verify(&self.request, pk)?;
+        super::count::variable(2);
+        let u_prime = Point::<C<S>>::from(response.enc_u_prime)
+            - response.x0_aux
+            - group::mul_affine::<C<S>>(&response.x1_aux, &self.r1)
+            - group::mul_affine::<C<S>>(&response.x2_aux, &self.r2);
+        let u_prime = group::to_affine(&u_prime);
+        if bool::from(u_prime.is_identity()) {
+            return Err(Error::InvalidProof);
+        }
+        Ok(Credential {
+            m1: self.m1,
+            u: response.u,
+            u_prime,
+            x1: *pk.x1(),
+        })
+    }
+}
+
+/// A credential `(m1, U, UPrime, X1)` (crypto-01 §"Finalize Credential").
+///
+/// This crate's storage format (the drafts define none), version 1:
+/// `0x01 || suite id (1 byte) || m1 || U || UPrime || X1`. Zeroized on drop (`m1`); `Debug` is
+/// redacted.
+#[derive(Clone)]
+pub struct Credential<S: ArcSuite> {
+    pub(crate) m1: Scalar<C<S>>,
+    pub(crate) u: Affine<C<S>>,
+    pub(crate) u_prime: Affine<C<S>>,
+    pub(crate) x1: Affine<C<S>>,
+}
+
+impl<S: ArcSuite> Zeroize for Credential<S> {
+    fn zeroize(&mut self) {
+        self.m1.zeroize();
+    }
+}
+
+impl<S: ArcSuite> Drop for Credential<S> {
+    fn drop(&mut self) {
+        self.zeroize();
+    }
+}
+
+impl<S: ArcSuite> ZeroizeOnDrop for Credential<S> {}
+
+impl<S: ArcSuite> fmt::Debug for Credential<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Credential(<redacted>)")
+    }
+}
+
+/// Version byte of the credential storage format.
+pub(crate) const CREDENTIAL_FORMAT_VERSION: u8 = 1;
+
+impl<S: ArcSuite> Credential<S> {
+    /// Encoded length, `2 + Ns + 3 Ne`.
+    pub const LEN: usize = 2 + <C<S> as Curve>::SCALAR_LEN + 3 * <C<S> as Curve>::COMPRESSED_LEN;
+
+    /// The storage encoding, zeroized on drop.
+    pub fn to_bytes(&self) -> zeroize::Zeroizing<Vec<u8>> {
+        let mut out = zeroize::Zeroizing::new(vec![0u8; Self::LEN]);
+        let mut w = Writer::new(&mut out);
+        let _ = w.put(&[CREDENTIAL_FORMAT_VERSION, S::SUITE_ID]);
+        let _ = w.scalar::<C<S>>(&self.m1);
+        let _ = w.element::<C<S>>(&self.u);
+        let _ = w.element::<C<S>>(&self.u_prime);
+        let _ = w.element::<C<S>>(&self.x1);
+        out
+    }
+
+    /// Strict decoding of the storage format.
+    ///
+    /// # Errors
+    /// [`Error::UnsupportedValue`] for another version or suite, plus the element and scalar
+    /// decoding errors.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let mut r = Reader::new(bytes);
+        if r.take(2)? != [CREDENTIAL_FORMAT_VERSION, S::SUITE_ID] {
+            return Err(Error::UnsupportedValue);
+        }
+        let m1 = r.nonzero_scalar::<C<S>>()?;
+        let u = r.element::<C<S>>()?;
+        let u_prime = r.element::<C<S>>()?;
+        let x1 = r.element::<C<S>>()?;
+        r.finish()?;
+        Ok(Self { m1, u, u_prime, x1 })
+    }
+
+    /// The credential's `U` and `UPrime` (public values; for tests and storage checks).
+    pub fn elements(&self) -> [Vec<u8>; 3] {
+        [
+            C::<S>::encode_compressed(&self.u).as_ref().to_vec(),
+            C::<S>::encode_compressed(&self.u_prime).as_ref().to_vec(),
+            C::<S>::encode_compressed(&self.x1).as_ref().to_vec(),
+        ]
+    }
+}
+
+#[cfg(feature = "serde")]
+super::wire::impl_arc_serde!(CredentialRequest, ArcSuite);
+#[cfg(feature = "serde")]
+super::wire::impl_arc_serde!(CredentialResponse, ArcSuite);
+#[cfg(feature = "serde")]
+super::wire::impl_arc_serde!(Credential, ArcSuite);

@@ -1,0 +1,465 @@
+//! Legacy v1 presentation with the nonce in the clear (draft-yun-cfrg-arc-01 §"Presentation",
+//! draft-ietf-privacypass-arc-crypto-00; swift-crypto `_ARCV1`).
+
+use core::fmt;
+
+use rand_core::{CryptoRng, RngCore};
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+use super::issuance::{request_context_scalar, Credential};
+use super::keys::ServerPrivateKey;
+use super::presentation::{compute_bases, Tag};
+use super::sigma::{self, Base, CompactProof, Elements};
+use super::statements::{self, LEGACY_PRESENTATION_ELEMENTS, LEGACY_PRESENTATION_SCALARS};
+use super::wire::{Reader, Writer};
+use super::{ArcSuite, ClearNonceSuite, RngSource, ScalarSource};
+use crate::group::{self, Affine, Curve, Point, Scalar};
+use crate::{Error, Result};
+
+type C<S> = <S as ArcSuite>::Curve;
+type Enc<S> = <C<S> as Curve>::Compressed;
+
+/// A legacy presentation: `U' || UPrimeCommit || m1Commit || tag || c || 4 responses`
+/// (`4 Ne + 5 Ns`: 292 bytes on P-256, 436 on P-384). The nonce is sent next to it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct LegacyPresentation<S: ClearNonceSuite> {
+    pub(crate) u: Affine<C<S>>,
+    pub(crate) u_prime_commit: Affine<C<S>>,
+    pub(crate) m1_commit: Affine<C<S>>,
+    pub(crate) tag: Affine<C<S>>,
+    pub(crate) proof: CompactProof<C<S>, LEGACY_PRESENTATION_SCALARS>,
+}
+
+impl<S: ClearNonceSuite> fmt::Debug for LegacyPresentation<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        super::wire::debug_hex(f, "LegacyPresentation", &self.to_bytes())
+    }
+}
+
+/// The client's legacy presentation state. The nonce travels in the clear, so the nonces are
+/// drawn at random without replacement from `[0, limit)` (as swift-crypto does): the `i`-th
+/// presentation uses `P(i)` for a secret random permutation `P` of `[0, limit)` (a 4-round
+/// Feistel network over SHA-256 with cycle walking), so every nonce is used once and the
+/// verifier cannot count presentations. Zeroized on drop; `Debug` is redacted.
+///
+/// Storage format (this crate's, version 1): `0x01 || credential || BE32(limit) ||
+/// BE32(presentations made) || permutation key (32 bytes) || presentation context`.
+pub struct LegacyPresentationState<S: ClearNonceSuite> {
+    pub(crate) credential: Credential<S>,
+    pub(crate) context: Vec<u8>,
+    pub(crate) generator_t: Affine<C<S>>,
+    pub(crate) limit: u32,
+    pub(crate) next: u32,
+    pub(crate) perm_key: [u8; 32],
+}
+
+/// A permutation of `[0, limit)` keyed by `key`: a balanced 4-round Feistel network on
+/// `2h`-bit values (`2^(2h) >= limit`) with cycle walking. Public-data timing only (the nonce
+/// is sent in the clear).
+fn permute(key: &[u8; 32], limit: u32, x: u32) -> u32 {
+    use sha2::{Digest, Sha256};
+    let bits = 32 - (limit - 1).leading_zeros();
+    let h = bits.div_ceil(2).max(1);
+    let mask = (1u64 << h) - 1;
+    let round = |r: u8, v: u64| -> u64 {
+        let d = Sha256::new()
+            .chain_update(key)
+            .chain_update([r])
+            .chain_update((v as u32).to_be_bytes())
+            .finalize();
+        u64::from(u32::from_be_bytes([d[0], d[1], d[2], d[3]])) & mask
+    };
+    let mut v = u64::from(x);
+    loop {
+        let (mut l, mut r) = (v >> h, v & mask);
+        for i in 0..4u8 {
+            let t = l ^ round(i, r);
+            l = r;
+            r = t;
+        }
+        v = (l << h) | r;
+        if v < u64::from(limit) {
+            return v as u32;
+        }
+    }
+}
+
+impl<S: ClearNonceSuite> Zeroize for LegacyPresentationState<S> {
+    fn zeroize(&mut self) {
+        self.credential.zeroize();
+        self.perm_key.zeroize();
+    }
+}
+
+impl<S: ClearNonceSuite> Drop for LegacyPresentationState<S> {
+    fn drop(&mut self) {
+        self.zeroize();
+    }
+}
+
+impl<S: ClearNonceSuite> ZeroizeOnDrop for LegacyPresentationState<S> {}
+
+impl<S: ClearNonceSuite> fmt::Debug for LegacyPresentationState<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LegacyPresentationState")
+            .field("credential", &"<redacted>")
+            .field("limit", &self.limit)
+            .field("remaining", &(self.limit - self.next))
+            .finish()
+    }
+}
+
+impl<S: ClearNonceSuite> Credential<S> {
+    /// A legacy presentation state for `presentation_context` and `limit >= 2`, with a fresh
+    /// secret nonce permutation from `rng`.
+    ///
+    /// # Errors
+    /// [`Error::LimitExceeded`] for `limit < 2`; [`Error::HashToCurve`] if hashing fails.
+    pub fn legacy_presentation_state(
+        &self,
+        presentation_context: &[u8],
+        limit: u32,
+        rng: &mut (impl RngCore + CryptoRng),
+    ) -> Result<LegacyPresentationState<S>> {
+        compute_bases(limit)?;
+        let mut perm_key = [0u8; 32];
+        rng.fill_bytes(&mut perm_key);
+        let t = group::to_affine(&super::hash_to_group::<S>(&[presentation_context], b"Tag")?);
+        Ok(LegacyPresentationState {
+            credential: self.clone(),
+            context: presentation_context.to_vec(),
+            generator_t: t,
+            limit,
+            next: 0,
+            perm_key,
+        })
+    }
+}
+
+impl<S: ClearNonceSuite> LegacyPresentationState<S> {
+    /// How many presentations are left.
+    pub fn remaining(&self) -> u32 {
+        self.limit - self.next
+    }
+
+    /// Storage encoding (see the type's documentation), zeroized on drop.
+    pub fn to_bytes(&self) -> zeroize::Zeroizing<Vec<u8>> {
+        let cred = self.credential.to_bytes();
+        let mut out =
+            zeroize::Zeroizing::new(Vec::with_capacity(41 + cred.len() + self.context.len()));
+        out.push(1);
+        out.extend_from_slice(&cred);
+        out.extend_from_slice(&self.limit.to_be_bytes());
+        out.extend_from_slice(&self.next.to_be_bytes());
+        out.extend_from_slice(&self.perm_key);
+        out.extend_from_slice(&self.context);
+        out
+    }
+
+    /// Strict decoding of the storage encoding.
+    ///
+    /// # Errors
+    /// [`Error::UnsupportedValue`] for another version, [`Error::LimitExceeded`] for a limit
+    /// below 2 or a count above the limit, plus the credential's decoding errors.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let mut r = Reader::new(bytes);
+        if r.take(1)? != [1] {
+            return Err(Error::UnsupportedValue);
+        }
+        let credential = Credential::<S>::from_bytes(r.take(Credential::<S>::LEN)?)?;
+        let limit = u32::from_be_bytes(r.take(4)?.try_into().map_err(|_| Error::InvalidLength)?);
+        let next = u32::from_be_bytes(r.take(4)?.try_into().map_err(|_| Error::InvalidLength)?);
+        let mut perm_key = [0u8; 32];
+        perm_key.copy_from_slice(r.take(32)?);
+        let context = r.take(bytes.len() - 41 - Credential::<S>::LEN)?;
+        r.finish()?;
+        compute_bases(limit)?;
+        if next > limit {
+            return Err(Error::LimitExceeded);
+        }
+        let t = group::to_affine(&super::hash_to_group::<S>(&[context], b"Tag")?);
+        Ok(Self {
+            credential,
+            context: context.to_vec(),
+            generator_t: t,
+            limit,
+            next,
+            perm_key,
+        })
+    }
+
+    /// `Present` (draft-yun-cfrg-arc-01 §"Presentation"): a fresh random unused nonce and a
+    /// presentation for it. Heap-free; constant time in the credential.
+    ///
+    /// # Errors
+    /// [`Error::LimitExceeded`] once all nonces are used.
+    pub fn present(
+        &mut self,
+        rng: &mut (impl RngCore + CryptoRng),
+    ) -> Result<(LegacyPresentation<S>, u32)> {
+        self.present_with(&mut RngSource(rng))
+    }
+
+    pub(crate) fn present_with(
+        &mut self,
+        src: &mut impl ScalarSource<C<S>>,
+    ) -> Result<(LegacyPresentation<S>, u32)> {
+        if self.next >= self.limit {
+            return Err(Error::LimitExceeded);
+        }
+        let nonce = permute(&self.perm_key, self.limit, self.next);
+        self.next += 1;
+        let p = make_legacy_presentation(&self.credential, &self.generator_t, nonce, src)?;
+        Ok((p, nonce))
+    }
+}
+
+pub(crate) fn make_legacy_presentation<S: ClearNonceSuite>(
+    cred: &Credential<S>,
+    generator_t: &Affine<C<S>>,
+    nonce: u32,
+    src: &mut impl ScalarSource<C<S>>,
+) -> Result<LegacyPresentation<S>> {
+    let d = S::data();
+    let mut a = src.random_scalar();
+    let r = src.random_scalar();
+    let z = src.random_scalar();
+    let nonce_s = Scalar::<C<S>>::from(u64::from(nonce));
+    super::count::fixed(3);
+    super::count::variable(5);
+    super::count::vartime(1);
+    let u = group::mul_affine::<C<S>>(&cred.u, &a);
+    let u_prime_commit =
+        group::mul_affine::<C<S>>(&cred.u_prime, &a) + group::mul_generator::<C<S>>(&r);
+    a.zeroize();
+    let m1_commit = group::mul::<C<S>>(&u, &cred.m1) + d.h_table.mul(&z);
+    let tag = group::mul_affine::<C<S>>(generator_t, &group::invert::<C<S>>(&(cred.m1 + nonce_s))?);
+    let v = group::mul_affine::<C<S>>(&cred.x1, &z) - group::mul_generator::<C<S>>(&r);
+    let [u, u_prime_commit, m1_commit, tag, v] =
+        group::normalize_array(&[u, u_prime_commit, m1_commit, tag, v]);
+    // m1Tag = m1 * tag = T - nonce * tag (the nonce and the tag are public).
+    let m1_tag = group::to_affine(
+        &(Point::<C<S>>::from(*generator_t) - group::vartime_mul::<C<S>>(&tag, &nonce_s)),
+    );
+    let mut p = LegacyPresentation {
+        u,
+        u_prime_commit,
+        m1_commit,
+        tag,
+        proof: CompactProof::empty(0),
+    };
+    let (points, encodings) = p.elements(&v, &cred.x1, generator_t, &m1_tag);
+    let mut witness = [cred.m1, z, -r, nonce_s];
+    let mut nonces: [Scalar<C<S>>; LEGACY_PRESENTATION_SCALARS] =
+        core::array::from_fn(|_| src.proof_nonce());
+    let proof = sigma::prove::<C<S>, S::Transcript, LEGACY_PRESENTATION_SCALARS>(
+        &d.legacy_presentation_prefix,
+        &statements::legacy_presentation_statement(),
+        &Elements {
+            points: &points,
+            encodings: &encodings,
+            bases: &legacy_bases::<S>(),
+        },
+        &witness,
+        &nonces,
+    );
+    witness.zeroize();
+    nonces.zeroize();
+    p.proof = proof?;
+    Ok(p)
+}
+
+fn legacy_bases<'a, S: ClearNonceSuite>() -> [Base<'a, C<S>>; LEGACY_PRESENTATION_ELEMENTS] {
+    let mut b = [Base::Variable; LEGACY_PRESENTATION_ELEMENTS];
+    b[0] = Base::Generator;
+    b[1] = Base::Table(&S::data().h_table);
+    b
+}
+
+impl<S: ClearNonceSuite> LegacyPresentation<S> {
+    /// Encoded length, `4 Ne + 5 Ns`.
+    pub const LEN: usize = 4 * <C<S> as Curve>::COMPRESSED_LEN + 5 * <C<S> as Curve>::SCALAR_LEN;
+
+    /// The tag.
+    pub fn tag(&self) -> Tag<S> {
+        Tag(C::<S>::encode_compressed(&self.tag))
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn elements(
+        &self,
+        v: &Affine<C<S>>,
+        x1: &Affine<C<S>>,
+        t: &Affine<C<S>>,
+        m1_tag: &Affine<C<S>>,
+    ) -> (
+        [Affine<C<S>>; LEGACY_PRESENTATION_ELEMENTS],
+        [Enc<S>; LEGACY_PRESENTATION_ELEMENTS],
+    ) {
+        let d = S::data();
+        let pts = [
+            d.g,
+            d.h,
+            self.u,
+            self.u_prime_commit,
+            self.m1_commit,
+            *v,
+            *x1,
+            self.tag,
+            *t,
+            *m1_tag,
+        ];
+        let mut enc = [Enc::<S>::default(); LEGACY_PRESENTATION_ELEMENTS];
+        enc[0] = d.g_enc;
+        enc[1] = d.h_enc;
+        for (e, p) in enc.iter_mut().zip(pts.iter()).skip(2) {
+            *e = C::<S>::encode_compressed(p);
+        }
+        (pts, enc)
+    }
+
+    /// Writes the encoding into `out` (exactly [`Self::LEN`] bytes).
+    ///
+    /// # Errors
+    /// [`Error::InvalidLength`] when `out` has the wrong length.
+    pub fn encode_into(&self, out: &mut [u8]) -> Result<()> {
+        let mut w = Writer::new(out);
+        for p in [&self.u, &self.u_prime_commit, &self.m1_commit, &self.tag] {
+            w.element::<C<S>>(p)?;
+        }
+        w.scalar::<C<S>>(&self.proof.challenge)?;
+        for s in &self.proof.responses[..self.proof.len] {
+            w.scalar::<C<S>>(s)?;
+        }
+        w.finish()
+    }
+
+    /// The encoding.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = vec![0u8; Self::LEN];
+        let _ = self.encode_into(&mut out);
+        out
+    }
+
+    /// Strict decoding.
+    ///
+    /// # Errors
+    /// [`Error::InvalidLength`], [`Error::InvalidPoint`], [`Error::IdentityElement`] or
+    /// [`Error::NonCanonicalScalar`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let mut r = Reader::new(bytes);
+        let u = r.element::<C<S>>()?;
+        let u_prime_commit = r.element::<C<S>>()?;
+        let m1_commit = r.element::<C<S>>()?;
+        let tag = r.element::<C<S>>()?;
+        let n = LEGACY_PRESENTATION_SCALARS;
+        let proof = CompactProof::decode(r.take((1 + n) * C::<S>::SCALAR_LEN)?, n)?;
+        r.finish()?;
+        Ok(Self {
+            u,
+            u_prime_commit,
+            m1_commit,
+            tag,
+            proof,
+        })
+    }
+}
+
+impl<S: ClearNonceSuite> ServerPrivateKey<S> {
+    /// Legacy `VerifyPresentation`: checks `0 <= nonce < limit`, computes
+    /// `m1Tag = T - nonce * tag` with one scalar multiplication, and verifies the proof.
+    /// Returns the tag; the caller rejects repeated tags.
+    ///
+    /// # Errors
+    /// [`Error::InvalidProof`] whatever failed (including `limit < 2` or `nonce >= limit`).
+    pub fn verify_legacy_presentation(
+        &self,
+        request_context: &[u8],
+        presentation_context: &[u8],
+        presentation: &LegacyPresentation<S>,
+        nonce: u32,
+        limit: u32,
+    ) -> Result<Tag<S>> {
+        self.verify_legacy_inner(
+            request_context,
+            presentation_context,
+            presentation,
+            nonce,
+            limit,
+        )
+        .map_err(|_| Error::InvalidProof)
+    }
+
+    fn verify_legacy_inner(
+        &self,
+        request_context: &[u8],
+        presentation_context: &[u8],
+        p: &LegacyPresentation<S>,
+        nonce: u32,
+        limit: u32,
+    ) -> Result<Tag<S>> {
+        compute_bases(limit)?;
+        if nonce >= limit {
+            return Err(Error::InvalidProof);
+        }
+        for e in [&p.u, &p.u_prime_commit, &p.m1_commit, &p.tag] {
+            if bool::from(e.is_identity()) {
+                return Err(Error::InvalidProof);
+            }
+        }
+        let d = S::data();
+        let m2 = request_context_scalar::<S>(request_context)?;
+        let t = super::hash_to_group::<S>(&[presentation_context], b"Tag")?;
+        super::count::variable(2);
+        super::count::vartime(1);
+        let v = group::mul_affine::<C<S>>(&p.u, &(self.x0 + self.x2 * m2))
+            + group::mul_affine::<C<S>>(&p.m1_commit, &self.x1)
+            - p.u_prime_commit;
+        let nonce_s = Scalar::<C<S>>::from(u64::from(nonce));
+        let m1_tag = t - group::vartime_mul::<C<S>>(&p.tag, &nonce_s);
+        let [v, t, m1_tag] = group::normalize_array(&[v, t, m1_tag]);
+        if bool::from(v.is_identity()) || bool::from(m1_tag.is_identity()) {
+            return Err(Error::InvalidProof);
+        }
+        let (points, encodings) = p.elements(&v, &self.public.x1, &t, &m1_tag);
+        let mut bases = legacy_bases::<S>();
+        bases[6] = Base::Table(&self.tables.x1);
+        sigma::verify::<C<S>, S::Transcript, LEGACY_PRESENTATION_SCALARS>(
+            &d.legacy_presentation_prefix,
+            &statements::legacy_presentation_statement(),
+            &Elements {
+                points: &points,
+                encodings: &encodings,
+                bases: &bases,
+            },
+            &p.proof,
+        )?;
+        Ok(p.tag())
+    }
+}
+
+#[cfg(feature = "serde")]
+super::wire::impl_arc_serde!(LegacyPresentation, ClearNonceSuite);
+#[cfg(feature = "serde")]
+super::wire::impl_arc_serde!(LegacyPresentationState, ClearNonceSuite);
+
+#[cfg(test)]
+mod tests {
+    use super::permute;
+
+    #[test]
+    fn permutation_covers_the_range_once() {
+        for limit in [2u32, 3, 4, 5, 7, 100, 257, 1000] {
+            for seed in 0..4u8 {
+                let key = [seed; 32];
+                let mut seen = vec![false; limit as usize];
+                for i in 0..limit {
+                    let v = permute(&key, limit, i) as usize;
+                    assert!(!seen[v], "limit {limit}: {v} twice");
+                    seen[v] = true;
+                }
+            }
+        }
+        assert!(permute(&[1; 32], u32::MAX, u32::MAX - 1) < u32::MAX);
+    }
+}

@@ -1,0 +1,122 @@
+//! Strict byte readers and writers for the ARC wire formats, and serde glue.
+
+use crate::group::{self, Affine, Curve, Scalar};
+use crate::{Error, Result};
+
+/// Reads fixed-size fields from a byte string; [`Reader::finish`] rejects trailing bytes.
+pub(crate) struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        if self.bytes.len() < n {
+            return Err(Error::InvalidLength);
+        }
+        let (a, b) = self.bytes.split_at(n);
+        self.bytes = b;
+        Ok(a)
+    }
+
+    pub(crate) fn element<C: Curve>(&mut self) -> Result<Affine<C>> {
+        C::decode_compressed(self.take(C::COMPRESSED_LEN)?)
+    }
+
+    pub(crate) fn nonzero_scalar<C: Curve>(&mut self) -> Result<Scalar<C>> {
+        group::decode_nonzero_scalar::<C>(self.take(C::SCALAR_LEN)?)
+    }
+
+    pub(crate) fn finish(self) -> Result<()> {
+        if self.bytes.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::InvalidLength)
+        }
+    }
+}
+
+/// Writes fields into a caller buffer of exactly the right length.
+pub(crate) struct Writer<'a> {
+    out: &'a mut [u8],
+    pos: usize,
+}
+
+impl<'a> Writer<'a> {
+    pub(crate) fn new(out: &'a mut [u8]) -> Self {
+        Self { out, pos: 0 }
+    }
+
+    pub(crate) fn put(&mut self, bytes: &[u8]) -> Result<()> {
+        let end = self.pos + bytes.len();
+        let dst = self
+            .out
+            .get_mut(self.pos..end)
+            .ok_or(Error::InvalidLength)?;
+        dst.copy_from_slice(bytes);
+        self.pos = end;
+        Ok(())
+    }
+
+    pub(crate) fn element<C: Curve>(&mut self, p: &Affine<C>) -> Result<()> {
+        self.put(C::encode_compressed(p).as_ref())
+    }
+
+    pub(crate) fn scalar<C: Curve>(&mut self, s: &Scalar<C>) -> Result<()> {
+        let mut b = C::scalar_bytes(s);
+        let r = self.put(b.as_ref());
+        zeroize::Zeroize::zeroize(&mut b);
+        r
+    }
+
+    pub(crate) fn finish(self) -> Result<()> {
+        if self.pos == self.out.len() {
+            Ok(())
+        } else {
+            Err(Error::InvalidLength)
+        }
+    }
+}
+
+/// `Serialize`/`Deserialize` through `to_bytes`/`from_bytes` (hex in human-readable formats).
+#[cfg(feature = "serde")]
+macro_rules! impl_arc_serde {
+    ($t:ident, $bound:ident) => {
+        impl<S: $bound> serde::Serialize for $t<S> {
+            fn serialize<Ser: serde::Serializer>(
+                &self,
+                ser: Ser,
+            ) -> core::result::Result<Ser::Ok, Ser::Error> {
+                let bytes = zeroize::Zeroizing::new(self.to_bytes());
+                $crate::codec::serialize_bytes(&bytes, ser)
+            }
+        }
+
+        impl<'de, S: $bound> serde::Deserialize<'de> for $t<S> {
+            fn deserialize<D: serde::Deserializer<'de>>(
+                de: D,
+            ) -> core::result::Result<Self, D::Error> {
+                $crate::codec::deserialize_with(de, |b| Self::from_bytes(b))
+            }
+        }
+    };
+}
+
+#[cfg(feature = "serde")]
+pub(crate) use impl_arc_serde;
+
+/// Hex `Debug` of public data.
+pub(crate) fn debug_hex(
+    f: &mut core::fmt::Formatter<'_>,
+    name: &str,
+    bytes: &[u8],
+) -> core::fmt::Result {
+    write!(f, "{name}(")?;
+    for b in bytes {
+        write!(f, "{b:02x}")?;
+    }
+    f.write_str(")")
+}
