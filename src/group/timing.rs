@@ -81,7 +81,13 @@ fn timing_hash_to_curve() {
     time("P-256 crate hash_from_bytes (SHA-256)", n, || {
         C256::hash_from_bytes::<ExpandMsgXmd<sha2::Sha256>>(msg, dst)
     });
-    let u = p384::FieldElement::random(rand::thread_rng());
+    let mut rng = rand::thread_rng();
+    let input = [7u8; 98];
+    let server = crate::voprf::OprfServer::<crate::P384Sha384>::new(&mut rng);
+    time("P-384 OprfServer::evaluate", n, || server.evaluate(&input));
+    let server = crate::voprf::OprfServer::<crate::P256Sha256>::new(&mut rng);
+    time("P-256 OprfServer::evaluate", n, || server.evaluate(&input));
+    let u = p384::FieldElement::random(&mut rng);
     time("P-384 map_to_curve (ours)", n, || {
         sswu::map_to_curve::<C>(&u)
     });
