@@ -84,7 +84,11 @@ mod tests {
         Fe<C>: OsswuMap,
     {
         let mut rng = rand::thread_rng();
-        let mut inputs = vec![Fe::<C>::ZERO, Fe::<C>::ONE, -Fe::<C>::ONE];
+        // 0 and +-1/sqrt(-Z) are the exceptional inputs (`Z^2 u^4 + Z u^2 = 0`, step 7).
+        let e = C::SSWU_C2.invert().unwrap();
+        let ze2 = C::SSWU_Z * e.square();
+        assert!(bool::from((ze2.square() + ze2).is_zero()));
+        let mut inputs = vec![Fe::<C>::ZERO, Fe::<C>::ONE, -Fe::<C>::ONE, e, -e];
         inputs.extend((0..200).map(|_| Fe::<C>::random(&mut rng)));
         for u in inputs {
             let p = map_to_curve::<C>(&u);
