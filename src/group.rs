@@ -11,6 +11,7 @@ mod mul;
 mod point;
 #[cfg(test)]
 mod point_tests;
+mod sswu;
 #[cfg(test)]
 mod timing;
 
@@ -118,6 +119,15 @@ pub trait Curve:
     /// Base-field inversion (zero maps to zero), constant time.
     #[doc(hidden)]
     fn invert_field(a: &Self::FieldElement) -> Self::FieldElement;
+    /// The simplified SWU constant `Z` of RFC 9380 §8.2/§8.3 (`-10` on P-256, `-12` on P-384).
+    #[doc(hidden)]
+    const SSWU_Z: Self::FieldElement;
+    /// `sqrt(-Z)`, the constant `c2` of `sqrt_ratio` (RFC 9380 Appendix F.2.1.2).
+    #[doc(hidden)]
+    const SSWU_C2: Self::FieldElement;
+    /// `a^((p-3)/4)`, the exponentiation of `sqrt_ratio`, constant time.
+    #[doc(hidden)]
+    fn pow_c1(a: &Self::FieldElement) -> Self::FieldElement;
     /// Conversion from the `primeorder` affine type (through SEC1 coordinates).
     #[doc(hidden)]
     fn affine_from_primeorder(p: &primeorder::AffinePoint<Self>) -> Affine<Self>;
@@ -127,7 +137,7 @@ pub trait Curve:
 }
 
 macro_rules! impl_curve {
-    ($curve:ty, $crate_:ident, $ns:expr, $pair:ty, $static_name:ident, $inv:path) => {
+    ($curve:ty, $crate_:ident, $ns:expr, $pair:ty, $static_name:ident, $inv:path, $pow:path, $c2:expr) => {
         impl Curve for $curve {
             type Compressed = $crate_::CompressedPoint;
             type Uncompressed =
@@ -198,10 +208,10 @@ macro_rules! impl_curve {
             }
 
             fn hash_to_curve(xmd: Xmd, msg: &[&[u8]], dst: &[&[u8]]) -> Result<Point<Self>> {
-                // `GroupDigest::hash_from_bytes` step by step (RFC 9380 §3, cofactor 1): the
-                // simplified SWU map gives affine coordinates directly, so the sum needs no
-                // field inversion and no decompression.
-                use elliptic_curve::hash2curve::{hash_to_field, ExpandMsgXmd, OsswuMap};
+                // RFC 9380 §3 with cofactor 1: `hash_to_field` of the curve crate (its
+                // `expand_message_xmd`), then our constant-time simplified SWU map (one
+                // exponentiation, no inversion, Jacobian output) and a complete addition.
+                use elliptic_curve::hash2curve::{hash_to_field, ExpandMsgXmd};
                 let mut u = [$crate_::FieldElement::ZERO; 2];
                 let r = match xmd {
                     Xmd::Sha256 => hash_to_field::<ExpandMsgXmd<sha2::Sha256>, _>(msg, dst, &mut u),
@@ -209,24 +219,9 @@ macro_rules! impl_curve {
                     Xmd::Sha512 => hash_to_field::<ExpandMsgXmd<sha2::Sha512>, _>(msg, dst, &mut u),
                 };
                 r.map_err(|_| Error::HashToCurve)?;
-                // As `map_to_curve` of the curve crate: its `osswu` gives the right `x` and the
-                // sign of `y`, and `y` is recomputed from `x` (the crate decompresses).
-                let mut q = [Affine::<Self>::IDENTITY; 2];
-                for (q, e) in q.iter_mut().zip(u.iter()) {
-                    let (x, y_hint) = e.osswu();
-                    let rhs = (x.square() - $crate_::FieldElement::from(3u64)) * x
-                        + <Self as PrimeCurveParams>::EQUATION_B;
-                    let y: Option<$crate_::FieldElement> = rhs.sqrt().into();
-                    // Unreachable: the map's x is always on the curve.
-                    let y = y.ok_or(Error::HashToCurve)?;
-                    let y = $crate_::FieldElement::conditional_select(
-                        &y,
-                        &-y,
-                        y.is_odd() ^ y_hint.is_odd(),
-                    );
-                    *q = Affine::<Self> { x, y, infinity: 0 };
-                }
-                Ok(Point::<Self>::from(q[0]) + q[1])
+                let q0 = sswu::map_to_curve::<Self>(&u[0]);
+                let q1 = sswu::map_to_curve::<Self>(&u[1]);
+                Ok(q0.add_complete(&q1))
             }
 
             fn hash_to_scalar(xmd: Xmd, msg: &[&[u8]], dst: &[&[u8]]) -> Result<Scalar<Self>> {
@@ -259,6 +254,14 @@ macro_rules! impl_curve {
                 $inv(a)
             }
 
+            const SSWU_Z: $crate_::FieldElement =
+                <$crate_::FieldElement as elliptic_curve::hash2curve::OsswuMap>::PARAMS.z;
+            const SSWU_C2: $crate_::FieldElement = $c2;
+
+            fn pow_c1(a: &$crate_::FieldElement) -> $crate_::FieldElement {
+                $pow(a)
+            }
+
             fn affine_from_primeorder(p: &$crate_::AffinePoint) -> Affine<Self> {
                 use elliptic_curve::sec1::{Coordinates, ToEncodedPoint};
                 let enc = p.to_encoded_point(false);
@@ -288,13 +291,56 @@ macro_rules! impl_curve {
     };
 }
 
+/// A field element from its big-endian 64-bit words, in a `const` context.
+macro_rules! const_fe {
+    ($fe:ty, $words:expr) => {{
+        const W: &[u64] = &$words;
+        let base = <$fe>::from_u64(1 << 32).square();
+        let mut acc = <$fe>::from_u64(W[0]);
+        let mut i = 1;
+        while i < W.len() {
+            acc = acc.multiply(&base).add(&<$fe>::from_u64(W[i]));
+            i += 1;
+        }
+        acc
+    }};
+}
+
+/// `sqrt(10)` on P-256 (the even root): `c2 = sqrt(-Z)` of `sqrt_ratio` for `Z = -10` (RFC 9380
+/// Appendix F.2.1.2). Not the `OsswuMapParams::c2` of the curve crates: p384's is `sqrt(-Z^3)`
+/// (another formulation) and p256's holds canonical limbs as if they were Montgomery form.
+const P256_SQRT_10: p256::FieldElement = const_fe!(
+    p256::FieldElement,
+    [
+        0x25ac_71c3_1e27_6467,
+        0x3687_0398_ae7f_554d,
+        0x8472_e008_b3aa_2a49,
+        0xd332_cbd8_1bcc_3b80,
+    ]
+);
+
+/// `sqrt(12)` on P-384 (the even root): `c2 = sqrt(-Z)` for `Z = -12`, as [`P256_SQRT_10`].
+const P384_SQRT_12: p384::FieldElement = const_fe!(
+    p384::FieldElement,
+    [
+        0xd533_4b59_a94f_db63,
+        0x8e0f_aff1_7c25_d022,
+        0x8067_1c7c_2974_ac78,
+        0xe078_d034_6334_7f39,
+        0xc3f2_1e06_57f0_81e6,
+        0xeb1d_1397_0a59_d94c,
+    ]
+);
+
 impl_curve!(
     p256::NistP256,
     p256,
     32,
     elliptic_curve::consts::U64,
     P256_GENERATOR_TABLE,
-    field::invert_p256
+    field::invert_p256,
+    field::pow_p256_c1,
+    P256_SQRT_10
 );
 impl_curve!(
     p384::NistP384,
@@ -302,7 +348,9 @@ impl_curve!(
     48,
     elliptic_curve::consts::U96,
     P384_GENERATOR_TABLE,
-    field::invert_p384
+    field::invert_p384,
+    field::pow_p384_c1,
+    P384_SQRT_12
 );
 
 // ---------------------------------------------------------------------------------------------

@@ -149,6 +149,8 @@ fn encodings<C: Curve>(sec1: impl Fn(&primeorder::AffinePoint<C>, bool) -> Vec<u
 type RefHash<C> = fn(Xmd, &[&[u8]], &[&[u8]]) -> RefPoint<C>;
 
 fn hash<C: Curve>(reference: RefHash<C>) {
+    use rand::{Rng, RngCore};
+    let mut rng = rand::thread_rng();
     for i in 0u32..20 {
         let msg = i.to_be_bytes();
         let dst: &[&[u8]] = &[b"QUUX-V01-CS02-with-", b"test"];
@@ -159,6 +161,82 @@ fn hash<C: Curve>(reference: RefHash<C>) {
         let expect = reference(Xmd::Sha512, &[&msg], dst);
         assert_eq!(to_ref(&ours), expect);
     }
+    // Random messages and DSTs (split in random pieces), every expander.
+    for xmd in [Xmd::Sha256, Xmd::Sha384, Xmd::Sha512] {
+        for _ in 0..200 {
+            let mut msg = vec![0u8; rng.gen_range(0..300)];
+            rng.fill_bytes(&mut msg);
+            let mut dst = vec![0u8; rng.gen_range(1..=255)];
+            rng.fill_bytes(&mut dst);
+            let (m0, m1) = msg.split_at(rng.gen_range(0..=msg.len()));
+            let (d0, d1) = dst.split_at(rng.gen_range(0..=dst.len()));
+            let ours = C::hash_to_curve(xmd, &[m0, m1], &[d0, d1]).unwrap();
+            assert!(!bool::from(ours.is_identity()));
+            assert!(bool::from(ours.to_affine().is_on_curve()));
+            assert_eq!(to_ref(&ours), reference(xmd, &[&msg], &[&dst]));
+        }
+    }
+}
+
+/// RFC 9380 Appendix J.1.1 / J.2.1 (`P256_XMD:SHA-256_SSWU_RO_`, `P384_XMD:SHA-384_SSWU_RO_`):
+/// `(msg, P.x, P.y)`.
+fn hash_vectors<C: Curve>(xmd: Xmd, dst: &[u8], vectors: &[(&[u8], &str, &str)]) {
+    for (msg, x, y) in vectors {
+        let p = to_affine(&C::hash_to_curve(xmd, &[msg], &[dst]).unwrap());
+        let enc = C::encode_uncompressed(&p);
+        let expect = hex::decode(std::format!("04{x}{y}")).unwrap();
+        assert_eq!(enc.as_ref(), &expect[..], "msg {msg:?}");
+    }
+}
+
+#[test]
+fn hash_to_curve_rfc9380_p256() {
+    hash_vectors::<NistP256>(
+        Xmd::Sha256,
+        b"QUUX-V01-CS02-with-P256_XMD:SHA-256_SSWU_RO_",
+        &[
+            (
+                b"",
+                "2c15230b26dbc6fc9a37051158c95b79656e17a1a920b11394ca91c44247d3e4",
+                "8a7a74985cc5c776cdfe4b1f19884970453912e9d31528c060be9ab5c43e8415",
+            ),
+            (
+                b"abc",
+                "0bb8b87485551aa43ed54f009230450b492fead5f1cc91658775dac4a3388a0f",
+                "5c41b3d0731a27a7b14bc0bf0ccded2d8751f83493404c84a88e71ffd424212e",
+            ),
+            (
+                b"abcdef0123456789",
+                "65038ac8f2b1def042a5df0b33b1f4eca6bff7cb0f9c6c1526811864e544ed80",
+                "cad44d40a656e7aff4002a8de287abc8ae0482b5ae825822bb870d6df9b56ca3",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn hash_to_curve_rfc9380_p384() {
+    hash_vectors::<NistP384>(
+        Xmd::Sha384,
+        b"QUUX-V01-CS02-with-P384_XMD:SHA-384_SSWU_RO_",
+        &[
+            (
+                b"",
+                "eb9fe1b4f4e14e7140803c1d99d0a93cd823d2b024040f9c067a8eca1f5a2eeac9ad604973527a356f3fa3aeff0e4d83",
+                "0c21708cff382b7f4643c07b105c2eaec2cead93a917d825601e63c8f21f6abd9abc22c93c2bed6f235954b25048bb1a",
+            ),
+            (
+                b"abc",
+                "e02fc1a5f44a7519419dd314e29863f30df55a514da2d655775a81d413003c4d4e7fd59af0826dfaad4200ac6f60abe1",
+                "01f638d04d98677d65bef99aef1a12a70a4cbb9270ec55248c04530d8bc1f8f90f8a6a859a7c1f1ddccedf8f96d675f6",
+            ),
+            (
+                b"abcdef0123456789",
+                "bdecc1c1d870624965f19505be50459d363c71a699a496ab672f9a5d6b78676400926fbceee6fcd1780fe86e62b2aa89",
+                "57cf1f99b5ee00f3c201139b3bfe4dd30a653193778d89a0accc5e0f47e46e4e4b85a0595da29c9494c1814acafe183c",
+            ),
+        ],
+    );
 }
 
 fn multiplication<C: Curve>() {

@@ -19,6 +19,83 @@ fn time<T>(name: &str, iters: u32, mut f: impl FnMut() -> T) {
     std::println!("{name:<36} {us:>10.2} us");
 }
 
+/// The previous `hash_to_curve` (the curve crate's `osswu`, which inverts, then a square root
+/// for `y`), kept here as the "before" of the timing.
+macro_rules! old_hash_to_curve {
+    ($name:ident, $curve:ty, $crate_:ident) => {
+        fn $name(msg: &[&[u8]], dst: &[&[u8]]) -> Point<$curve> {
+            use elliptic_curve::hash2curve::{hash_to_field, ExpandMsgXmd, OsswuMap};
+            use primeorder::PrimeCurveParams as _;
+            let mut u = [$crate_::FieldElement::ZERO; 2];
+            hash_to_field::<ExpandMsgXmd<sha2::Sha256>, _>(msg, dst, &mut u).unwrap();
+            let mut q = [Affine::<$curve>::IDENTITY; 2];
+            for (q, e) in q.iter_mut().zip(u.iter()) {
+                let (x, y_hint) = e.osswu();
+                let rhs =
+                    (x.square() - $crate_::FieldElement::from(3u64)) * x + <$curve>::EQUATION_B;
+                let y = rhs.sqrt().unwrap();
+                let y = $crate_::FieldElement::conditional_select(
+                    &y,
+                    &-y,
+                    y.is_odd() ^ y_hint.is_odd(),
+                );
+                *q = Affine::<$curve> { x, y, infinity: 0 };
+            }
+            Point::<$curve>::from(q[0]) + q[1]
+        }
+    };
+}
+old_hash_to_curve!(old_hash_to_curve_p256, p256::NistP256, p256);
+old_hash_to_curve!(old_hash_to_curve_p384, p384::NistP384, p384);
+
+#[test]
+#[ignore]
+fn timing_hash_to_curve() {
+    use elliptic_curve::hash2curve::{ExpandMsgXmd, GroupDigest};
+    let msg: &[&[u8]] = &[b"some input of a typical length, thirty-two+ bytes"];
+    let dst: &[&[u8]] = &[b"HashToGroup-OPRFV1-\x00-P384-SHA384"];
+    let n = 500;
+    assert_eq!(
+        old_hash_to_curve_p384(msg, dst),
+        C::hash_to_curve(Xmd::Sha256, msg, dst).unwrap()
+    );
+    time("P-384 hash_to_curve before (SHA-256)", n, || {
+        old_hash_to_curve_p384(msg, dst)
+    });
+    time("P-384 hash_to_curve after (SHA-256)", n, || {
+        C::hash_to_curve(Xmd::Sha256, msg, dst)
+    });
+    time("P-384 hash_to_curve after (SHA-384)", n, || {
+        C::hash_to_curve(Xmd::Sha384, msg, dst)
+    });
+    time("P-384 crate hash_from_bytes (SHA-384)", n, || {
+        C::hash_from_bytes::<ExpandMsgXmd<sha2::Sha384>>(msg, dst)
+    });
+    type C256 = p256::NistP256;
+    time("P-256 hash_to_curve before (SHA-256)", n, || {
+        old_hash_to_curve_p256(msg, dst)
+    });
+    time("P-256 hash_to_curve after (SHA-256)", n, || {
+        C256::hash_to_curve(Xmd::Sha256, msg, dst)
+    });
+    time("P-256 crate hash_from_bytes (SHA-256)", n, || {
+        C256::hash_from_bytes::<ExpandMsgXmd<sha2::Sha256>>(msg, dst)
+    });
+    let mut rng = rand::thread_rng();
+    let input = [7u8; 98];
+    let server = crate::voprf::OprfServer::<crate::P384Sha384>::new(&mut rng);
+    time("P-384 OprfServer::evaluate", n, || server.evaluate(&input));
+    let server = crate::voprf::OprfServer::<crate::P256Sha256>::new(&mut rng);
+    time("P-256 OprfServer::evaluate", n, || server.evaluate(&input));
+    let u = p384::FieldElement::random(&mut rng);
+    time("P-384 map_to_curve (ours)", n, || {
+        sswu::map_to_curve::<C>(&u)
+    });
+    time("P-384 pow (p-3)/4 (chain)", n, || {
+        super::field::pow_p384_c1(&u)
+    });
+}
+
 #[test]
 #[ignore]
 fn timing_p384() {
