@@ -229,7 +229,7 @@ macro_rules! impl_suite {
 #[cold]
 #[allow(clippy::panic)]
 fn unreachable_suite(e: crate::Error) -> ! {
-    panic!("ARC suite constants failed to build: {e}")
+    panic!("ARC suite constants failed to build: {e}") // ok: fixed DSTs and statements; covered by every ARC test
 }
 
 impl_suite!(
