@@ -522,6 +522,15 @@ pub fn vartime_mul_generator_add<C: Curve>(
         .vartime_add(&mul::straus_vartime::<C, 1>(&[Point::<C>::from(*p)], &[*b]))
 }
 
+/// `a * G + b * P` for a `P` with a precomputed table, variable time (public scalars only).
+pub fn vartime_mul_generator_and_fixed<C: Curve>(
+    a: &Scalar<C>,
+    p_table: &FixedBaseTable<C>,
+    b: &Scalar<C>,
+) -> Point<C> {
+    C::generator_table().vartime_mul(a) + p_table.vartime_mul(b)
+}
+
 /// Multi-scalar multiplication `sum k_i * P_i` over public data, variable time.
 ///
 /// Uses Straus for short inputs and Pippenger's bucket method for long ones. Allocates a

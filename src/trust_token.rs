@@ -67,6 +67,14 @@ pub use keys::{derive_key_from_secret, generate_key, PrivateKey, PublicKey};
 
 type C = p384::NistP384;
 
+/// Precomputed tables of an issuer key held by a client: the three PMB public points, or the
+/// VOPRF public key (for the proof check's `c * pub`).
+#[derive(Clone, Debug)]
+enum ClientTables {
+    Pmb(Box<pmb::KeyTables>),
+    Voprf(crate::group::FixedBaseTable<C>),
+}
+
 /// Length of the client nonce (`TRUST_TOKEN_NONCE_SIZE`, `crypto/trust_token/internal.h`).
 pub const NONCE_SIZE: usize = 64;
 /// Length of a P-384 point on the wire (uncompressed SEC1).
@@ -437,7 +445,7 @@ impl Issuer {
 pub struct Client {
     method: Method,
     max_batchsize: u16,
-    keys: Vec<(PublicKey, Option<pmb::KeyTables>)>,
+    keys: Vec<(PublicKey, ClientTables)>,
 }
 
 /// A token (`TRUST_TOKEN`): `u32 key_id ‖ 64-byte nonce ‖ points`, kept as its bytes.
@@ -569,7 +577,10 @@ impl Client {
         {
             return Err(Error::UnsupportedValue);
         }
-        let tables = pmb::KeyTables::for_key(&key);
+        let tables = match pmb::KeyTables::for_key(&key) {
+            Some(t) => ClientTables::Pmb(Box::new(t)),
+            None => ClientTables::Voprf(crate::group::FixedBaseTable::new(&key.points()[0])),
+        };
         self.keys.push((key, tables));
         Ok(self.keys.len() - 1)
     }
@@ -668,8 +679,8 @@ impl Client {
             .ok_or(Error::UnsupportedValue)?;
         let pretokens = &state.pretokens[..count];
         match key {
-            (key, Some(tables)) => pmb::unblind(key, tables, pretokens, &mut r),
-            (key, None) => voprf::unblind(key, pretokens, &mut r),
+            (key, ClientTables::Pmb(tables)) => pmb::unblind(key, tables, pretokens, &mut r),
+            (key, ClientTables::Voprf(table)) => voprf::unblind(key, table, pretokens, &mut r),
         }
     }
 

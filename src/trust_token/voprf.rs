@@ -168,6 +168,7 @@ pub(crate) fn issue(
 /// batched proof and unblinds `N_i = r_i^-1 · Z_i`.
 pub(crate) fn unblind(
     key: &PublicKey,
+    table: &group::FixedBaseTable<C>,
     pretokens: &[Pretoken],
     r: &mut wire::Reader<'_>,
 ) -> Result<Vec<Token>> {
@@ -186,12 +187,12 @@ pub(crate) fn unblind(
     let public = &key.points()[0];
     if is_pst1(key.method()) {
         let ctx = Context::<P384Sha384>::new(Mode::Voprf);
-        dleq::verify_proof(&ctx, public, &bt, &z, &DleqProof { c, s })?;
+        dleq::verify_proof_with_table(&ctx, table, &bt, &z, &DleqProof { c, s })?;
     } else {
         let p = params(key.method());
         let (t, w) = exp2_aggregate(p, public, &bt, &z)?;
         // K0 = u·G - c·pub, K1 = u·T - c·W.
-        let k0 = group::vartime_mul_generator_add::<C>(&s, &-c, public);
+        let k0 = group::vartime_mul_generator_and_fixed::<C>(&s, table, &-c);
         let k1 = group::vartime_lincomb::<C, 2>(&[t, w], &[s, -c]);
         let a = group::normalize_array(&[t, w, k0, k1]);
         if !bool::from(exp2_challenge(p, public, &a).ct_eq(&c)) {
