@@ -9,11 +9,9 @@ mod field;
 mod fixed_base;
 mod mul;
 mod point;
-#[cfg(test)]
-mod point_tests;
 mod sswu;
 #[cfg(test)]
-mod timing;
+mod tests;
 
 use core::fmt;
 
@@ -568,22 +566,4 @@ pub fn ct_eq_affine<C: Curve>(a: &Affine<C>, b: &Affine<C>) -> Choice {
 /// Constant-time selection of two scalars.
 pub fn select_scalar<C: Curve>(a: &Scalar<C>, b: &Scalar<C>, choice: Choice) -> Scalar<C> {
     Scalar::<C>::conditional_select(a, b, choice)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use p384::NistP384;
-
-    #[test]
-    fn normalize_matches_single() {
-        let mut rng = rand::thread_rng();
-        let pts: [Point<NistP384>; 3] = core::array::from_fn(|_| {
-            mul_generator::<NistP384>(&random_scalar::<NistP384>(&mut rng))
-        });
-        let a = normalize_array(&pts);
-        for (p, q) in pts.iter().zip(a.iter()) {
-            assert_eq!(p.to_affine(), *q);
-        }
-    }
 }
