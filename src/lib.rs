@@ -20,6 +20,7 @@ pub mod suite;
 pub mod transcript;
 pub mod trust_token;
 pub mod voprf;
+mod wire;
 
 pub use error::{Error, Result};
 pub use suite::{P256Sha256, P384Sha384, Suite};

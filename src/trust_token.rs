@@ -55,6 +55,8 @@ mod tests;
 mod voprf;
 mod wire;
 
+use wire::TokenReader as _;
+
 use core::fmt;
 
 use rand_core::{CryptoRng, RngCore};
@@ -366,7 +368,7 @@ impl Issuer {
         let mut r = wire::Reader::new(request);
         let requested = r.u16()?;
         let plen = self.method.point_len();
-        let points = r.bytes(usize::from(requested) * plen)?;
+        let points = r.take(usize::from(requested) * plen)?;
         r.finish()?;
         let issued = requested.min(max_issuance).min(self.max_batchsize);
         if issued == 0 {
@@ -413,7 +415,7 @@ impl Issuer {
         let client_data = r.u16_prefixed()?;
         if self.method.is_legacy() {
             // experiment_v1: the redemption time, not checked by the issuer.
-            r.bytes(8)?;
+            r.take(8)?;
         }
         r.finish()?;
         let mut t = wire::Reader::new(token);

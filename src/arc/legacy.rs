@@ -167,8 +167,8 @@ impl<S: ClearNonceSuite> LegacyPresentationState<S> {
             return Err(Error::UnsupportedValue);
         }
         let credential = Credential::<S>::from_bytes(r.take(Credential::<S>::LEN)?)?;
-        let limit = u32::from_be_bytes(r.take(4)?.try_into().map_err(|_| Error::InvalidLength)?);
-        let next = u32::from_be_bytes(r.take(4)?.try_into().map_err(|_| Error::InvalidLength)?);
+        let limit = r.u32()?;
+        let next = r.u32()?;
         let mut perm_key = [0u8; 32];
         perm_key.copy_from_slice(r.take(32)?);
         let context = r.take(bytes.len() - 41 - Credential::<S>::LEN)?;

@@ -601,8 +601,8 @@ impl<S: HiddenNonceSuite> PresentationState<S> {
             return Err(Error::UnsupportedValue);
         }
         let credential = Credential::<S>::from_bytes(r.take(Credential::<S>::LEN)?)?;
-        let limit = u32::from_be_bytes(r.take(4)?.try_into().map_err(|_| Error::InvalidLength)?);
-        let next = u32::from_be_bytes(r.take(4)?.try_into().map_err(|_| Error::InvalidLength)?);
+        let limit = r.u32()?;
+        let next = r.u32()?;
         let context = r.take(bytes.len() - 9 - Credential::<S>::LEN)?;
         r.finish()?;
         let mut st = credential.presentation_state(context, limit)?;

@@ -1,43 +1,9 @@
 //! Strict byte readers and writers for the ARC wire formats, and serde glue.
 
-use crate::group::{self, Affine, Curve, Scalar};
+use crate::group::{Affine, Curve, Scalar};
 use crate::{Error, Result};
 
-/// Reads fixed-size fields from a byte string; [`Reader::finish`] rejects trailing bytes.
-pub(crate) struct Reader<'a> {
-    bytes: &'a [u8],
-}
-
-impl<'a> Reader<'a> {
-    pub(crate) fn new(bytes: &'a [u8]) -> Self {
-        Self { bytes }
-    }
-
-    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        if self.bytes.len() < n {
-            return Err(Error::InvalidLength);
-        }
-        let (a, b) = self.bytes.split_at(n);
-        self.bytes = b;
-        Ok(a)
-    }
-
-    pub(crate) fn element<C: Curve>(&mut self) -> Result<Affine<C>> {
-        C::decode_compressed(self.take(C::COMPRESSED_LEN)?)
-    }
-
-    pub(crate) fn nonzero_scalar<C: Curve>(&mut self) -> Result<Scalar<C>> {
-        group::decode_nonzero_scalar::<C>(self.take(C::SCALAR_LEN)?)
-    }
-
-    pub(crate) fn finish(self) -> Result<()> {
-        if self.bytes.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::InvalidLength)
-        }
-    }
-}
+pub(crate) use crate::wire::{debug_hex, Reader};
 
 /// Writes fields into a caller buffer of exactly the right length.
 pub(crate) struct Writer<'a> {
@@ -107,16 +73,3 @@ macro_rules! impl_arc_serde {
 
 #[cfg(feature = "serde")]
 pub(crate) use impl_arc_serde;
-
-/// Hex `Debug` of public data.
-pub(crate) fn debug_hex(
-    f: &mut core::fmt::Formatter<'_>,
-    name: &str,
-    bytes: &[u8],
-) -> core::fmt::Result {
-    write!(f, "{name}(")?;
-    for b in bytes {
-        write!(f, "{b:02x}")?;
-    }
-    f.write_str(")")
-}

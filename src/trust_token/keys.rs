@@ -10,6 +10,7 @@ use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 use crate::group::{self, Affine, Curve, Scalar};
 use crate::{Error, Result};
 
+use super::wire::TokenReader as _;
 use super::{pmb, put_point, voprf, wire, Method, C, SCALAR_LEN};
 
 /// An issuer's private key with its u32 key id.
@@ -186,7 +187,7 @@ impl PrivateKey {
         let key_id = r.u32()?;
         let mut scalars = [Scalar::<C>::ZERO; 6];
         for s in scalars.iter_mut().take(method.num_scalars()) {
-            *s = group::decode_nonzero_scalar::<C>(r.bytes(SCALAR_LEN)?)?;
+            *s = group::decode_nonzero_scalar::<C>(r.take(SCALAR_LEN)?)?;
         }
         r.finish()?;
         Ok(Self::from_scalars(method, key_id, scalars))

@@ -13,6 +13,7 @@ use crate::{Error, Result};
 
 use super::hash::{token_input, ScalarHasher};
 use super::keys::{PrivateKey, PublicKey};
+use super::wire::TokenReader as _;
 use super::{
     decode_wire_point, encode_point, put_point, wire, Method, Pretoken, Token, C, NONCE_SIZE,
 };

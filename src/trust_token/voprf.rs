@@ -14,6 +14,7 @@ use crate::{Error, P384Sha384, Result};
 
 use super::hash::{token_input, ScalarHasher};
 use super::keys::{PrivateKey, PublicKey};
+use super::wire::TokenReader as _;
 use super::{encode_point, wire, Method, Pretoken, Token, C, NONCE_SIZE, POINT_LEN};
 
 /// One VOPRF method's hashes.

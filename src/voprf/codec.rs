@@ -1,14 +1,6 @@
 //! Hex `Debug` output and serde glue for byte-encoded types.
 
-use core::fmt;
-
-pub(crate) fn debug_hex(f: &mut fmt::Formatter<'_>, name: &str, bytes: &[u8]) -> fmt::Result {
-    write!(f, "{name}(")?;
-    for b in bytes {
-        write!(f, "{b:02x}")?;
-    }
-    f.write_str(")")
-}
+pub(crate) use crate::wire::debug_hex;
 
 /// Implements `Serialize`/`Deserialize` through `to_bytes`/`from_bytes`: a lowercase hex string in
 /// human-readable formats, raw bytes otherwise. Deserialization is as strict as `from_bytes`.
