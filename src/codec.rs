@@ -6,22 +6,103 @@ use zeroize::Zeroizing;
 use crate::group::ByteArray;
 use crate::Result;
 
-/// Byte view of an encoding, plain or in a zeroizing wrapper.
-pub(crate) trait AsBytes {
-    fn as_bytes(&self) -> &[u8];
+/// What a `to_bytes` returns: a fixed array, a `Vec`, or either in a zeroizing wrapper.
+pub(crate) trait Encoding {
+    /// The bytes.
+    fn bytes(&self) -> &[u8];
+    /// Overwrites the bytes with zeros (a no-op where the wrapper already does it).
+    fn wipe(&mut self);
 }
 
-impl<T: ByteArray> AsBytes for T {
-    fn as_bytes(&self) -> &[u8] {
+impl<T: ByteArray> Encoding for T {
+    fn bytes(&self) -> &[u8] {
         self.as_ref()
     }
-}
-
-impl<T: ByteArray + zeroize::Zeroize> AsBytes for Zeroizing<T> {
-    fn as_bytes(&self) -> &[u8] {
-        (**self).as_ref()
+    fn wipe(&mut self) {
+        zeroize::Zeroize::zeroize(self.as_mut());
     }
 }
+
+impl<const N: usize> Encoding for [u8; N] {
+    fn bytes(&self) -> &[u8] {
+        self
+    }
+    fn wipe(&mut self) {
+        zeroize::Zeroize::zeroize(self);
+    }
+}
+
+impl Encoding for Vec<u8> {
+    fn bytes(&self) -> &[u8] {
+        self
+    }
+    fn wipe(&mut self) {
+        zeroize::Zeroize::zeroize(self);
+    }
+}
+
+impl<T: Encoding + zeroize::Zeroize> Encoding for Zeroizing<T> {
+    fn bytes(&self) -> &[u8] {
+        (**self).bytes()
+    }
+    fn wipe(&mut self) {}
+}
+
+/// Holds an encoding while it is serialized and wipes it afterwards (secret types serialize
+/// through the same path as public ones).
+pub(crate) struct Wiped<T: Encoding>(pub(crate) T);
+
+impl<T: Encoding> Drop for Wiped<T> {
+    fn drop(&mut self) {
+        self.0.wipe();
+    }
+}
+
+/// Implements `Serialize`/`Deserialize` through `to_bytes`/`from_bytes`: a lowercase hex string
+/// in human-readable formats, raw bytes otherwise. Deserialization is as strict as
+/// `from_bytes`. `serde_via_bytes!(Type)` or `serde_via_bytes!(Type<S: Bound>)`.
+macro_rules! serde_via_bytes {
+    ($t:ident < $s:ident : $bound:path >) => {
+        impl<$s: $bound> serde::Serialize for $t<$s> {
+            fn serialize<Ser: serde::Serializer>(
+                &self,
+                ser: Ser,
+            ) -> core::result::Result<Ser::Ok, Ser::Error> {
+                let bytes = $crate::codec::Wiped(self.to_bytes());
+                $crate::codec::serialize_bytes($crate::codec::Encoding::bytes(&bytes.0), ser)
+            }
+        }
+
+        impl<'de, $s: $bound> serde::Deserialize<'de> for $t<$s> {
+            fn deserialize<D: serde::Deserializer<'de>>(
+                de: D,
+            ) -> core::result::Result<Self, D::Error> {
+                $crate::codec::deserialize_with(de, |b| Self::from_bytes(b))
+            }
+        }
+    };
+    ($t:ty) => {
+        impl serde::Serialize for $t {
+            fn serialize<Ser: serde::Serializer>(
+                &self,
+                ser: Ser,
+            ) -> core::result::Result<Ser::Ok, Ser::Error> {
+                let bytes = $crate::codec::Wiped(self.to_bytes());
+                $crate::codec::serialize_bytes($crate::codec::Encoding::bytes(&bytes.0), ser)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(
+                de: D,
+            ) -> core::result::Result<Self, D::Error> {
+                $crate::codec::deserialize_with(de, Self::from_bytes)
+            }
+        }
+    };
+}
+
+pub(crate) use serde_via_bytes;
 
 mod alloc_hex {
     pub(super) fn encode_hex(bytes: &[u8]) -> String {

@@ -516,13 +516,13 @@ pub(crate) fn check_batch(lens: &[usize]) -> Result<usize> {
 
 #[cfg(feature = "serde")]
 mod serde_impls {
-    use super::codec::impl_serde_bytes;
     use super::{BlindedElement, EvaluationElement, Proof, PublicKey, SecretKey};
+    use crate::codec::serde_via_bytes;
     use crate::suite::Suite;
 
-    impl_serde_bytes!(SecretKey);
-    impl_serde_bytes!(PublicKey);
-    impl_serde_bytes!(BlindedElement);
-    impl_serde_bytes!(EvaluationElement);
-    impl_serde_bytes!(Proof);
+    serde_via_bytes!(SecretKey<S: Suite>);
+    serde_via_bytes!(PublicKey<S: Suite>);
+    serde_via_bytes!(BlindedElement<S: Suite>);
+    serde_via_bytes!(EvaluationElement<S: Suite>);
+    serde_via_bytes!(Proof<S: Suite>);
 }

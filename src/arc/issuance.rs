@@ -598,8 +598,8 @@ impl<S: ArcSuite> Credential<S> {
 }
 
 #[cfg(feature = "serde")]
-super::wire::impl_arc_serde!(CredentialRequest, ArcSuite);
+crate::codec::serde_via_bytes!(CredentialRequest<S: ArcSuite>);
 #[cfg(feature = "serde")]
-super::wire::impl_arc_serde!(CredentialResponse, ArcSuite);
+crate::codec::serde_via_bytes!(CredentialResponse<S: ArcSuite>);
 #[cfg(feature = "serde")]
-super::wire::impl_arc_serde!(Credential, ArcSuite);
+crate::codec::serde_via_bytes!(Credential<S: ArcSuite>);

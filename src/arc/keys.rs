@@ -212,22 +212,7 @@ impl<S: ArcSuite> ServerPrivateKey<S> {
 }
 
 #[cfg(feature = "serde")]
-super::wire::impl_arc_serde!(ServerPublicKey, ArcSuite);
+crate::codec::serde_via_bytes!(ServerPublicKey<S: ArcSuite>);
 
 #[cfg(feature = "serde")]
-impl<S: ArcSuite> serde::Serialize for ServerPrivateKey<S> {
-    fn serialize<Ser: serde::Serializer>(
-        &self,
-        ser: Ser,
-    ) -> core::result::Result<Ser::Ok, Ser::Error> {
-        let bytes = self.to_bytes();
-        crate::codec::serialize_bytes(&bytes, ser)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de, S: ArcSuite> serde::Deserialize<'de> for ServerPrivateKey<S> {
-    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> core::result::Result<Self, D::Error> {
-        crate::codec::deserialize_with(de, |b| Self::from_bytes(b))
-    }
-}
+crate::codec::serde_via_bytes!(ServerPrivateKey<S: ArcSuite>);

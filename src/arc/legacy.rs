@@ -439,9 +439,9 @@ impl<S: ClearNonceSuite> ServerPrivateKey<S> {
 }
 
 #[cfg(feature = "serde")]
-super::wire::impl_arc_serde!(LegacyPresentation, ClearNonceSuite);
+crate::codec::serde_via_bytes!(LegacyPresentation<S: ClearNonceSuite>);
 #[cfg(feature = "serde")]
-super::wire::impl_arc_serde!(LegacyPresentationState, ClearNonceSuite);
+crate::codec::serde_via_bytes!(LegacyPresentationState<S: ClearNonceSuite>);
 
 #[cfg(test)]
 mod tests {

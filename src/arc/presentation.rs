@@ -67,7 +67,7 @@ impl<S: ArcSuite> Tag<S> {
 }
 
 #[cfg(feature = "serde")]
-super::wire::impl_arc_serde!(Tag, ArcSuite);
+crate::codec::serde_via_bytes!(Tag<S: ArcSuite>);
 
 impl<S: ArcSuite> core::hash::Hash for Tag<S> {
     fn hash<H: core::hash::Hasher>(&self, h: &mut H) {
@@ -615,9 +615,9 @@ impl<S: HiddenNonceSuite> PresentationState<S> {
 }
 
 #[cfg(feature = "serde")]
-super::wire::impl_arc_serde!(Presentation, HiddenNonceSuite);
+crate::codec::serde_via_bytes!(Presentation<S: HiddenNonceSuite>);
 #[cfg(feature = "serde")]
-super::wire::impl_arc_serde!(PresentationState, HiddenNonceSuite);
+crate::codec::serde_via_bytes!(PresentationState<S: HiddenNonceSuite>);
 
 #[cfg(test)]
 mod tests {

@@ -46,30 +46,3 @@ impl<'a> Writer<'a> {
         }
     }
 }
-
-/// `Serialize`/`Deserialize` through `to_bytes`/`from_bytes` (hex in human-readable formats).
-#[cfg(feature = "serde")]
-macro_rules! impl_arc_serde {
-    ($t:ident, $bound:ident) => {
-        impl<S: $bound> serde::Serialize for $t<S> {
-            fn serialize<Ser: serde::Serializer>(
-                &self,
-                ser: Ser,
-            ) -> core::result::Result<Ser::Ok, Ser::Error> {
-                let bytes = zeroize::Zeroizing::new(self.to_bytes());
-                $crate::codec::serialize_bytes(&bytes, ser)
-            }
-        }
-
-        impl<'de, S: $bound> serde::Deserialize<'de> for $t<S> {
-            fn deserialize<D: serde::Deserializer<'de>>(
-                de: D,
-            ) -> core::result::Result<Self, D::Error> {
-                $crate::codec::deserialize_with(de, |b| Self::from_bytes(b))
-            }
-        }
-    };
-}
-
-#[cfg(feature = "serde")]
-pub(crate) use impl_arc_serde;

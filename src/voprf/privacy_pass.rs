@@ -1002,28 +1002,7 @@ mod serde_impls {
         BatchTokenRequest, BatchTokenResponse, Token, TokenChallenge, TokenRequest, TokenResponse,
     };
 
-    /// Hex in human-readable formats, bytes otherwise; deserialization is `from_bytes`.
-    macro_rules! serde_via_bytes {
-        ($t:ty) => {
-            impl serde::Serialize for $t {
-                fn serialize<Ser: serde::Serializer>(
-                    &self,
-                    ser: Ser,
-                ) -> core::result::Result<Ser::Ok, Ser::Error> {
-                    let bytes = self.to_bytes();
-                    crate::codec::serialize_bytes(bytes.as_ref(), ser)
-                }
-            }
-
-            impl<'de> serde::Deserialize<'de> for $t {
-                fn deserialize<D: serde::Deserializer<'de>>(
-                    de: D,
-                ) -> core::result::Result<Self, D::Error> {
-                    crate::codec::deserialize_with(de, Self::from_bytes)
-                }
-            }
-        };
-    }
+    use crate::codec::serde_via_bytes;
 
     serde_via_bytes!(TokenChallenge);
     serde_via_bytes!(TokenRequest);
