@@ -206,10 +206,7 @@ impl<S: ArcSuite> CredentialRequest<S> {
         let mut w = Writer::new(out);
         w.element::<C<S>>(&self.m1_enc)?;
         w.element::<C<S>>(&self.m2_enc)?;
-        let n = self.proof.encoded_len();
-        let mut buf = [0u8; 6 * 48];
-        self.proof.encode_into(&mut buf[..n])?;
-        w.put(&buf[..n])?;
+        self.proof.encode_into(w.slot(self.proof.encoded_len())?)?;
         w.finish()
     }
 
@@ -439,10 +436,7 @@ impl<S: ArcSuite> CredentialResponse<S> {
         for p in self.points() {
             w.element::<C<S>>(&p)?;
         }
-        let n = self.proof.encoded_len();
-        let mut buf = [0u8; 8 * 48];
-        self.proof.encode_into(&mut buf[..n])?;
-        w.put(&buf[..n])?;
+        self.proof.encode_into(w.slot(self.proof.encoded_len())?)?;
         w.finish()
     }
 

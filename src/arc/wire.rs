@@ -17,14 +17,19 @@ impl<'a> Writer<'a> {
     }
 
     pub(crate) fn put(&mut self, bytes: &[u8]) -> Result<()> {
-        let end = self.pos + bytes.len();
+        self.slot(bytes.len())?.copy_from_slice(bytes);
+        Ok(())
+    }
+
+    /// The next `n` bytes of the output, to be written in place.
+    pub(crate) fn slot(&mut self, n: usize) -> Result<&mut [u8]> {
+        let end = self.pos + n;
         let dst = self
             .out
             .get_mut(self.pos..end)
             .ok_or(Error::InvalidLength)?;
-        dst.copy_from_slice(bytes);
         self.pos = end;
-        Ok(())
+        Ok(dst)
     }
 
     pub(crate) fn element<C: Curve>(&mut self, p: &Affine<C>) -> Result<()> {
