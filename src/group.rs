@@ -8,6 +8,7 @@ mod ct_multi;
 mod field;
 mod fixed_base;
 mod mul;
+mod p384_field;
 mod point;
 mod sswu;
 #[cfg(test)]
@@ -31,6 +32,8 @@ use crate::{Error, Result};
 pub use fixed_base::{mul_fixed_ct, vartime_mul_fixed, FixedBaseTable};
 pub use mul::GeneratorTable;
 
+pub use field::FieldOps;
+pub use p384_field::P384Fe;
 pub use point::{AffinePoint, JacobianPoint};
 
 /// A point in (Jacobian) projective coordinates.
@@ -77,6 +80,17 @@ pub trait Curve:
     type ScalarBytes: ByteArray + zeroize::Zeroize;
     /// Two scalar encodings back to back (a DLEQ proof `c || s`).
     type ScalarPairBytes: ByteArray;
+    /// The base field element used by the point arithmetic.
+    type Fe: FieldOps;
+    /// The curve coefficient `a` (`-3`).
+    #[doc(hidden)]
+    const EQ_A: Self::Fe;
+    /// The curve coefficient `b`.
+    #[doc(hidden)]
+    const EQ_B: Self::Fe;
+    /// The affine coordinates of the generator.
+    #[doc(hidden)]
+    const GEN_XY: (Self::Fe, Self::Fe);
     /// Length of a scalar encoding (`Ns`).
     const SCALAR_LEN: usize;
     /// Length of a compressed point (`Ne`).
@@ -116,16 +130,16 @@ pub trait Curve:
     fn scalar_bytes(s: &Scalar<Self>) -> Self::ScalarBytes;
     /// Base-field inversion (zero maps to zero), constant time.
     #[doc(hidden)]
-    fn invert_field(a: &Self::FieldElement) -> Self::FieldElement;
+    fn invert_field(a: &Self::Fe) -> Self::Fe;
     /// The simplified SWU constant `Z` of RFC 9380 §8.2/§8.3 (`-10` on P-256, `-12` on P-384).
     #[doc(hidden)]
-    const SSWU_Z: Self::FieldElement;
+    const SSWU_Z: Self::Fe;
     /// `sqrt(-Z)`, the constant `c2` of `sqrt_ratio` (RFC 9380 Appendix F.2.1.2).
     #[doc(hidden)]
-    const SSWU_C2: Self::FieldElement;
+    const SSWU_C2: Self::Fe;
     /// `a^((p-3)/4)`, the exponentiation of `sqrt_ratio`, constant time.
     #[doc(hidden)]
-    fn pow_c1(a: &Self::FieldElement) -> Self::FieldElement;
+    fn pow_c1(a: &Self::Fe) -> Self::Fe;
     /// Conversion from the `primeorder` affine type (through SEC1 coordinates).
     #[doc(hidden)]
     fn affine_from_primeorder(p: &primeorder::AffinePoint<Self>) -> Affine<Self>;
@@ -135,8 +149,13 @@ pub trait Curve:
 }
 
 macro_rules! impl_curve {
-    ($curve:ty, $crate_:ident, $ns:expr, $pair:ty, $static_name:ident, $inv:path, $pow:path, $c2:expr) => {
+    ($curve:ty, $crate_:ident, $fe:ty, $ns:expr, $pair:ty, $static_name:ident, $inv:path, $pow:path,
+     $z:expr, $c2:expr, $a:expr, $b:expr, $gen:expr) => {
         impl Curve for $curve {
+            type Fe = $fe;
+            const EQ_A: $fe = $a;
+            const EQ_B: $fe = $b;
+            const GEN_XY: ($fe, $fe) = $gen;
             type Compressed = $crate_::CompressedPoint;
             type Uncompressed =
                 GenericArray<u8, elliptic_curve::sec1::UncompressedPointSize<$curve>>;
@@ -150,8 +169,8 @@ macro_rules! impl_curve {
                 let mut out = Self::Compressed::default();
                 // The identity encodes as all zeros.
                 if !bool::from(p.is_identity()) {
-                    out[0] = 2 | p.y.is_odd().unwrap_u8();
-                    out[1..].copy_from_slice(&p.x.to_repr());
+                    out[0] = 2 | FieldOps::is_odd(&p.y).unwrap_u8();
+                    out[1..].copy_from_slice(FieldOps::to_repr(&p.x).as_ref());
                 }
                 out
             }
@@ -160,8 +179,8 @@ macro_rules! impl_curve {
                 let mut out = Self::Uncompressed::default();
                 if !bool::from(p.is_identity()) {
                     out[0] = 4;
-                    out[1..=$ns].copy_from_slice(&p.x.to_repr());
-                    out[$ns + 1..].copy_from_slice(&p.y.to_repr());
+                    out[1..=$ns].copy_from_slice(FieldOps::to_repr(&p.x).as_ref());
+                    out[$ns + 1..].copy_from_slice(FieldOps::to_repr(&p.y).as_ref());
                 }
                 out
             }
@@ -217,8 +236,8 @@ macro_rules! impl_curve {
                     Xmd::Sha512 => hash_to_field::<ExpandMsgXmd<sha2::Sha512>, _>(msg, dst, &mut u),
                 };
                 r.map_err(|_| Error::HashToCurve)?;
-                let q0 = sswu::map_to_curve::<Self>(&u[0]);
-                let q1 = sswu::map_to_curve::<Self>(&u[1]);
+                let q0 = sswu::map_to_curve::<Self>(&fe_from_crate::<$fe, _>(&u[0]));
+                let q1 = sswu::map_to_curve::<Self>(&fe_from_crate::<$fe, _>(&u[1]));
                 Ok(q0.add_complete(&q1))
             }
 
@@ -248,15 +267,14 @@ macro_rules! impl_curve {
                 s.to_repr()
             }
 
-            fn invert_field(a: &$crate_::FieldElement) -> $crate_::FieldElement {
+            fn invert_field(a: &$fe) -> $fe {
                 $inv(a)
             }
 
-            const SSWU_Z: $crate_::FieldElement =
-                <$crate_::FieldElement as elliptic_curve::hash2curve::OsswuMap>::PARAMS.z;
-            const SSWU_C2: $crate_::FieldElement = $c2;
+            const SSWU_Z: $fe = $z;
+            const SSWU_C2: $fe = $c2;
 
-            fn pow_c1(a: &$crate_::FieldElement) -> $crate_::FieldElement {
+            fn pow_c1(a: &$fe) -> $fe {
                 $pow(a)
             }
 
@@ -265,8 +283,8 @@ macro_rules! impl_curve {
                 let enc = p.to_encoded_point(false);
                 match enc.coordinates() {
                     Coordinates::Uncompressed { x, y } => Affine::<Self>::from_coordinates(
-                        $crate_::FieldElement::from_repr(*x).into(),
-                        $crate_::FieldElement::from_repr(*y).into(),
+                        fe_from_slice::<$fe>(x),
+                        fe_from_slice::<$fe>(y),
                     ),
                     _ => Affine::<Self>::IDENTITY,
                 }
@@ -277,8 +295,8 @@ macro_rules! impl_curve {
                     return $crate_::AffinePoint::IDENTITY;
                 }
                 let enc = EncodedPoint::<Self>::from_affine_coordinates(
-                    &p.x.to_repr(),
-                    &p.y.to_repr(),
+                    FieldBytes::<Self>::from_slice(FieldOps::to_repr(&p.x).as_ref()),
+                    FieldBytes::<Self>::from_slice(FieldOps::to_repr(&p.y).as_ref()),
                     false,
                 );
                 // ok: our points satisfy the curve equation, the fallback is unreachable.
@@ -304,6 +322,22 @@ macro_rules! const_fe {
     }};
 }
 
+/// A field element from its canonical big-endian encoding (`None` unless canonical).
+fn fe_from_slice<F: FieldOps>(bytes: &[u8]) -> Option<F> {
+    let mut repr = F::Repr::default();
+    if repr.as_ref().len() != bytes.len() {
+        return None;
+    }
+    repr.as_mut().copy_from_slice(bytes);
+    F::from_repr(repr).into()
+}
+
+/// Our field element from the curve crate's (the output of its `hash_to_field`; canonical, so
+/// the conversion cannot fail).
+fn fe_from_crate<F: FieldOps, G: PrimeField>(x: &G) -> F {
+    fe_from_slice::<F>(x.to_repr().as_ref()).unwrap_or(F::ZERO)
+}
+
 /// `sqrt(10)` on P-256 (the even root): `c2 = sqrt(-Z)` of `sqrt_ratio` for `Z = -10` (RFC 9380
 /// Appendix F.2.1.2). Not the `OsswuMapParams::c2` of the curve crates: p384's is `sqrt(-Z^3)`
 /// (another formulation) and p256's holds canonical limbs as if they were Montgomery form.
@@ -317,38 +351,80 @@ const P256_SQRT_10: p256::FieldElement = const_fe!(
     ]
 );
 
+/// A P-384 field element from its big-endian 64-bit words (below `p`), in a `const` context.
+const fn p384_fe(w: [u64; 6]) -> P384Fe {
+    P384Fe::from_canonical_limbs([w[5], w[4], w[3], w[2], w[1], w[0]])
+}
+
 /// `sqrt(12)` on P-384 (the even root): `c2 = sqrt(-Z)` for `Z = -12`, as [`P256_SQRT_10`].
-const P384_SQRT_12: p384::FieldElement = const_fe!(
-    p384::FieldElement,
-    [
-        0xd533_4b59_a94f_db63,
-        0x8e0f_aff1_7c25_d022,
-        0x8067_1c7c_2974_ac78,
-        0xe078_d034_6334_7f39,
-        0xc3f2_1e06_57f0_81e6,
-        0xeb1d_1397_0a59_d94c,
-    ]
+const P384_SQRT_12: P384Fe = p384_fe([
+    0xd533_4b59_a94f_db63,
+    0x8e0f_aff1_7c25_d022,
+    0x8067_1c7c_2974_ac78,
+    0xe078_d034_6334_7f39,
+    0xc3f2_1e06_57f0_81e6,
+    0xeb1d_1397_0a59_d94c,
+]);
+
+/// The P-384 coefficient `b` (SEC 2), checked against the curve crate in the tests.
+const P384_B: P384Fe = p384_fe([
+    0xb331_2fa7_e23e_e7e4,
+    0x988e_056b_e3f8_2d19,
+    0x181d_9c6e_fe81_4112,
+    0x0314_088f_5013_875a,
+    0xc656_398d_8a2e_d19d,
+    0x2a85_c8ed_d3ec_2aef,
+]);
+
+/// The P-384 generator (SEC 2), checked against the curve crate in the tests.
+const P384_G: (P384Fe, P384Fe) = (
+    p384_fe([
+        0xaa87_ca22_be8b_0537,
+        0x8eb1_c71e_f320_ad74,
+        0x6e1d_3b62_8ba7_9b98,
+        0x59f7_41e0_8254_2a38,
+        0x5502_f25d_bf55_296c,
+        0x3a54_5e38_7276_0ab7,
+    ]),
+    p384_fe([
+        0x3617_de4a_9626_2c6f,
+        0x5d9e_98bf_9292_dc29,
+        0xf8f4_1dbd_289a_147c,
+        0xe9da_3113_b5f0_b8c0,
+        0x0a60_b1ce_1d7e_819d,
+        0x7a43_1d7c_90ea_0e5f,
+    ]),
 );
 
 impl_curve!(
     p256::NistP256,
     p256,
+    p256::FieldElement,
     32,
     elliptic_curve::consts::U64,
     P256_GENERATOR_TABLE,
     field::invert_p256,
     field::pow_p256_c1,
-    P256_SQRT_10
+    <p256::FieldElement as elliptic_curve::hash2curve::OsswuMap>::PARAMS.z,
+    P256_SQRT_10,
+    <p256::NistP256 as PrimeCurveParams>::EQUATION_A,
+    <p256::NistP256 as PrimeCurveParams>::EQUATION_B,
+    <p256::NistP256 as PrimeCurveParams>::GENERATOR
 );
 impl_curve!(
     p384::NistP384,
     p384,
+    P384Fe,
     48,
     elliptic_curve::consts::U96,
     P384_GENERATOR_TABLE,
     field::invert_p384,
     field::pow_p384_c1,
-    P384_SQRT_12
+    P384Fe::from_canonical_limbs([12, 0, 0, 0, 0, 0]).negate(),
+    P384_SQRT_12,
+    P384Fe::from_canonical_limbs([3, 0, 0, 0, 0, 0]).negate(),
+    P384_B,
+    P384_G
 );
 
 // ---------------------------------------------------------------------------------------------

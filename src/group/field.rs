@@ -6,11 +6,150 @@
 //! (P-384) or 255 squarings and 12 multiplications (P-256). The exponent is public and fixed, so
 //! the running time does not depend on the input. Zero maps to zero.
 
-use elliptic_curve::ff::Field;
+use core::fmt;
+use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+
+use elliptic_curve::ff::{Field, PrimeField};
+use subtle::{Choice, ConditionallySelectable, ConstantTimeEq, CtOption};
+
+use super::p384_field::P384Fe;
+
+/// The base-field operations the point arithmetic needs (sealed; P-256's field element from the
+/// `p256` crate and our own [`P384Fe`]). All constant time.
+pub trait FieldOps:
+    Copy
+    + Default
+    + fmt::Debug
+    + ConditionallySelectable
+    + ConstantTimeEq
+    + PartialEq
+    + Eq
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + for<'a> Mul<&'a Self, Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign
+    + Send
+    + Sync
+    + 'static
+{
+    /// Zero.
+    const ZERO: Self;
+    /// One.
+    const ONE: Self;
+    /// The canonical big-endian encoding.
+    type Repr: AsRef<[u8]> + AsMut<[u8]> + Default + Copy;
+    /// `self^2`.
+    fn square(&self) -> Self;
+    /// `2 * self`.
+    fn double(&self) -> Self;
+    /// Whether this is zero.
+    fn is_zero(&self) -> Choice;
+    /// Whether the canonical value is odd.
+    fn is_odd(&self) -> Choice;
+    /// The canonical big-endian encoding.
+    fn to_repr(&self) -> Self::Repr;
+    /// Strict decoding (value below the modulus).
+    fn from_repr(repr: Self::Repr) -> CtOption<Self>;
+}
+
+impl FieldOps for p256::FieldElement {
+    const ZERO: Self = <Self as Field>::ZERO;
+    const ONE: Self = <Self as Field>::ONE;
+    type Repr = p256::FieldBytes;
+    #[inline(always)]
+    fn square(&self) -> Self {
+        <Self as Field>::square(self)
+    }
+    #[inline(always)]
+    fn double(&self) -> Self {
+        <Self as Field>::double(self)
+    }
+    #[inline(always)]
+    fn is_zero(&self) -> Choice {
+        <Self as Field>::is_zero(self)
+    }
+    fn is_odd(&self) -> Choice {
+        <Self as PrimeField>::is_odd(self)
+    }
+    fn to_repr(&self) -> Self::Repr {
+        <Self as PrimeField>::to_repr(self)
+    }
+    fn from_repr(repr: Self::Repr) -> CtOption<Self> {
+        <Self as PrimeField>::from_repr(repr)
+    }
+}
+
+impl FieldOps for P384Fe {
+    const ZERO: Self = P384Fe::ZERO;
+    const ONE: Self = P384Fe::ONE;
+    type Repr = p384::FieldBytes;
+    #[inline(always)]
+    fn square(&self) -> Self {
+        P384Fe::square(self)
+    }
+    #[inline(always)]
+    fn double(&self) -> Self {
+        P384Fe::double(self)
+    }
+    #[inline(always)]
+    fn is_zero(&self) -> Choice {
+        P384Fe::is_zero(self)
+    }
+    fn is_odd(&self) -> Choice {
+        P384Fe::is_odd(self)
+    }
+    fn to_repr(&self) -> Self::Repr {
+        self.to_bytes().into()
+    }
+    fn from_repr(repr: Self::Repr) -> CtOption<Self> {
+        P384Fe::from_bytes(&repr.into())
+    }
+}
+
+/// Test helpers: conversions to and from the curve crate's field element.
+#[cfg(test)]
+pub(crate) trait TestField: FieldOps {
+    /// The curve crate's field element.
+    type Crate: PrimeField<Repr = Self::Repr> + elliptic_curve::hash2curve::OsswuMap;
+    /// Ours from theirs.
+    fn from_crate(x: &Self::Crate) -> Self {
+        Option::from(Self::from_repr(x.to_repr())).unwrap_or(Self::ZERO)
+    }
+    /// Theirs from ours.
+    fn to_crate(&self) -> Self::Crate {
+        Option::from(Self::Crate::from_repr(self.to_repr())).unwrap_or(Self::Crate::ZERO)
+    }
+    /// A uniformly random element.
+    fn random_fe(rng: &mut impl rand_core::RngCore) -> Self {
+        Self::from_crate(&<Self::Crate as Field>::random(rng))
+    }
+    /// A small integer.
+    fn from_small(x: u64) -> Self {
+        Self::from_crate(&Self::Crate::from(x))
+    }
+    /// The inverse (zero for zero).
+    fn invert_fe(&self) -> Self {
+        Self::from_crate(&Option::from(self.to_crate().invert()).unwrap_or(Self::Crate::ZERO))
+    }
+}
+
+#[cfg(test)]
+impl TestField for p256::FieldElement {
+    type Crate = p256::FieldElement;
+}
+
+#[cfg(test)]
+impl TestField for P384Fe {
+    type Crate = p384::FieldElement;
+}
 
 /// `a^(2^n)`.
 #[inline(always)]
-fn sqn<F: Field>(a: F, n: usize) -> F {
+fn sqn<F: FieldOps>(a: F, n: usize) -> F {
     let mut r = a;
     for _ in 0..n {
         r = r.square();
@@ -20,7 +159,7 @@ fn sqn<F: Field>(a: F, n: usize) -> F {
 
 /// The common prefix of both chains: `(x1, x2, x3, x15, x30)` with `xk = a^(2^k - 1)`.
 #[inline(always)]
-fn x30<F: Field>(x1: F) -> (F, F, F, F) {
+fn x30<F: FieldOps>(x1: F) -> (F, F, F, F) {
     let x2 = sqn(x1, 1) * x1;
     let x3 = sqn(x2, 1) * x1;
     let x6 = sqn(x3, 3) * x3;
@@ -51,7 +190,7 @@ pub(crate) fn invert_p256(a: &p256::FieldElement) -> p256::FieldElement {
 
 /// `a^((p-3)/4)` for P-384, the exponent of `sqrt_ratio` (RFC 9380 Appendix F.2.1.2).
 /// `(p-3)/4 = (p-2) >> 2` = 1^255 0 1^32 0^64 1^30 (binary runs from the top).
-pub(crate) fn pow_p384_c1(a: &p384::FieldElement) -> p384::FieldElement {
+pub(crate) fn pow_p384_c1(a: &P384Fe) -> P384Fe {
     let x1 = *a;
     let (x2, _x3, x15, x30) = x30(x1);
     let x32 = sqn(x30, 2) * x2;
@@ -65,14 +204,13 @@ pub(crate) fn pow_p384_c1(a: &p384::FieldElement) -> p384::FieldElement {
 
 /// `a^(p-2)` for P-384, `p - 2` = 1^255 0 1^32 0^64 1^30 0 1 (binary runs from the top), that
 /// is `a^((p-3)/4)` squared twice times `a`.
-pub(crate) fn invert_p384(a: &p384::FieldElement) -> p384::FieldElement {
+pub(crate) fn invert_p384(a: &P384Fe) -> P384Fe {
     sqn(pow_p384_c1(a), 2) * a
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use elliptic_curve::ff::Field;
 
     #[test]
     fn chains_match_the_curve_crates() {
@@ -81,15 +219,13 @@ mod tests {
             invert_p256(&p256::FieldElement::ZERO),
             p256::FieldElement::ZERO
         );
-        assert_eq!(
-            invert_p384(&p384::FieldElement::ZERO),
-            p384::FieldElement::ZERO
-        );
+        assert_eq!(invert_p384(&P384Fe::ZERO), P384Fe::ZERO);
         for _ in 0..50 {
             let a = p256::FieldElement::random(&mut rng);
             assert_eq!(invert_p256(&a), a.invert().unwrap());
             let b = p384::FieldElement::random(&mut rng);
-            assert_eq!(invert_p384(&b), b.invert().unwrap());
+            let ob = P384Fe::from_crate(&b);
+            assert_eq!(invert_p384(&ob).to_crate(), b.invert().unwrap());
         }
         for _ in 0..50 {
             use elliptic_curve::hash2curve::OsswuMap;
@@ -98,13 +234,19 @@ mod tests {
             assert_eq!(pow_p256_c1(&a), a.pow_vartime(c1));
             let b = p384::FieldElement::random(&mut rng);
             let c1 = <p384::FieldElement as OsswuMap>::PARAMS.c1;
-            assert_eq!(pow_p384_c1(&b), b.pow_vartime(c1));
+            assert_eq!(
+                pow_p384_c1(&P384Fe::from_crate(&b)).to_crate(),
+                b.pow_vartime(c1)
+            );
         }
         for a in [p256::FieldElement::ONE, -p256::FieldElement::ONE] {
             assert_eq!(invert_p256(&a), a.invert().unwrap());
         }
         for a in [p384::FieldElement::ONE, -p384::FieldElement::ONE] {
-            assert_eq!(invert_p384(&a), a.invert().unwrap());
+            assert_eq!(
+                invert_p384(&P384Fe::from_crate(&a)).to_crate(),
+                a.invert().unwrap()
+            );
         }
     }
 }

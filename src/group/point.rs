@@ -16,14 +16,12 @@
 use core::fmt;
 use core::ops::{Add, AddAssign, Neg, Sub, SubAssign};
 
-use elliptic_curve::ff::Field;
-use primeorder::PrimeCurveParams;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
-use super::Curve;
+use super::{Curve, FieldOps};
 
 /// The base field element type of a curve.
-pub(crate) type Fe<C> = <C as PrimeCurveParams>::FieldElement;
+pub(crate) type Fe<C> = <C as Curve>::Fe;
 
 /// A point in affine coordinates `(x, y)`, or the identity (flagged; coordinates zero).
 #[derive(Clone, Copy)]
@@ -57,8 +55,8 @@ impl<C: Curve> AffinePoint<C> {
     /// The generator of the group.
     pub fn generator() -> Self {
         Self {
-            x: C::GENERATOR.0,
-            y: C::GENERATOR.1,
+            x: C::GEN_XY.0,
+            y: C::GEN_XY.1,
             infinity: 0,
         }
     }
@@ -91,7 +89,7 @@ impl<C: Curve> AffinePoint<C> {
     /// Whether `(x, y)` satisfies `y^2 = x^3 - 3x + b` (identity excluded).
     #[cfg(test)]
     pub(crate) fn is_on_curve(&self) -> Choice {
-        let rhs = (self.x.square() + C::EQUATION_A) * self.x + C::EQUATION_B;
+        let rhs = (self.x.square() + C::EQ_A) * self.x + C::EQ_B;
         self.y.square().ct_eq(&rhs) & !self.is_identity()
     }
 }
@@ -109,6 +107,13 @@ impl<C: Curve> ConditionallySelectable for AffinePoint<C> {
             y: Fe::<C>::conditional_select(&a.y, &b.y, choice),
             infinity: u8::conditional_select(&a.infinity, &b.infinity, choice),
         }
+    }
+
+    #[inline(always)]
+    fn conditional_assign(&mut self, other: &Self, choice: Choice) {
+        self.x.conditional_assign(&other.x, choice);
+        self.y.conditional_assign(&other.y, choice);
+        self.infinity.conditional_assign(&other.infinity, choice);
     }
 }
 
@@ -381,6 +386,13 @@ impl<C: Curve> ConditionallySelectable for JacobianPoint<C> {
             y: Fe::<C>::conditional_select(&a.y, &b.y, choice),
             z: Fe::<C>::conditional_select(&a.z, &b.z, choice),
         }
+    }
+
+    #[inline(always)]
+    fn conditional_assign(&mut self, other: &Self, choice: Choice) {
+        self.x.conditional_assign(&other.x, choice);
+        self.y.conditional_assign(&other.y, choice);
+        self.z.conditional_assign(&other.z, choice);
     }
 }
 

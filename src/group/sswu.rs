@@ -6,12 +6,10 @@
 //! point comes out in Jacobian coordinates with `Z` the denominator of `x`, so `x = n/d` is
 //! never divided out. Both supported curves have cofactor 1 and need no isogeny.
 
-use elliptic_curve::ff::{Field, PrimeField};
-use primeorder::PrimeCurveParams;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
 use super::point::{Fe, JacobianPoint};
-use super::Curve;
+use super::{Curve, FieldOps};
 
 /// RFC 9380 `sqrt_ratio(u, v)` for `q = 3 mod 4` (Appendix F.2.1.2): `(true, sqrt(u/v))` when
 /// `u/v` is a square, `(false, sqrt(Z * u/v))` otherwise. `v` must be non-zero. Constant time.
@@ -29,8 +27,8 @@ pub(crate) fn sqrt_ratio<C: Curve>(u: &Fe<C>, v: &Fe<C>) -> (Choice, Fe<C>) {
 /// RFC 9380 `map_to_curve_simple_swu(u)`, returned in Jacobian coordinates (never the
 /// identity). Constant time.
 pub(crate) fn map_to_curve<C: Curve>(u: &Fe<C>) -> JacobianPoint<C> {
-    let a = <C as PrimeCurveParams>::EQUATION_A;
-    let b = <C as PrimeCurveParams>::EQUATION_B;
+    let a = C::EQ_A;
+    let b = C::EQ_B;
     let z = C::SSWU_Z;
     // Step numbers of RFC 9380 Appendix F.2.
     let tv1 = z * u.square(); // 1-2
@@ -58,12 +56,39 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use elliptic_curve::hash2curve::{MapToCurve, OsswuMap};
+    use crate::group::field::TestField;
+    use elliptic_curve::ff::PrimeField;
+    use elliptic_curve::hash2curve::MapToCurve;
 
-    fn constants<C: Curve>(z: u64, c2: &str) {
-        assert_eq!(C::SSWU_Z, -Fe::<C>::from(z));
+    fn constants<C: Curve>(z: u64, c2: &str)
+    where
+        Fe<C>: TestField,
+    {
+        assert_eq!(C::SSWU_Z, -Fe::<C>::from_small(z));
         assert_eq!(C::SSWU_C2.square(), -C::SSWU_Z);
         assert_eq!(hex::encode(C::SSWU_C2.to_repr()), c2);
+    }
+
+    /// The curve constants of our field type agree with the curve crates'.
+    #[test]
+    fn curve_constants() {
+        fn check<C: Curve>()
+        where
+            Fe<C>: TestField,
+        {
+            use primeorder::PrimeCurveParams;
+            let conv = |x: &<C as PrimeCurveParams>::FieldElement| {
+                let mut repr = <Fe<C> as FieldOps>::Repr::default();
+                repr.as_mut().copy_from_slice(&x.to_repr());
+                Fe::<C>::from_repr(repr).unwrap()
+            };
+            let (gx, gy) = <C as PrimeCurveParams>::GENERATOR;
+            assert_eq!(C::EQ_A, conv(&<C as PrimeCurveParams>::EQUATION_A));
+            assert_eq!(C::EQ_B, conv(&<C as PrimeCurveParams>::EQUATION_B));
+            assert_eq!(C::GEN_XY, (conv(&gx), conv(&gy)));
+        }
+        check::<p256::NistP256>();
+        check::<p384::NistP384>();
     }
 
     #[test]
@@ -79,30 +104,31 @@ mod tests {
         );
     }
 
-    fn map_matches<C: Curve>(reference: impl Fn(&Fe<C>) -> primeorder::ProjectivePoint<C>)
-    where
-        Fe<C>: OsswuMap,
+    fn map_matches<C: Curve>(
+        reference: impl Fn(&<Fe<C> as TestField>::Crate) -> primeorder::ProjectivePoint<C>,
+    ) where
+        Fe<C>: TestField,
     {
         let mut rng = rand::thread_rng();
         // 0 and +-1/sqrt(-Z) are the exceptional inputs (`Z^2 u^4 + Z u^2 = 0`, step 7).
-        let e = C::SSWU_C2.invert().unwrap();
+        let e = C::SSWU_C2.invert_fe();
         let ze2 = C::SSWU_Z * e.square();
         assert!(bool::from((ze2.square() + ze2).is_zero()));
         let mut inputs = vec![Fe::<C>::ZERO, Fe::<C>::ONE, -Fe::<C>::ONE, e, -e];
-        inputs.extend((0..200).map(|_| Fe::<C>::random(&mut rng)));
+        inputs.extend((0..200).map(|_| Fe::<C>::random_fe(&mut rng)));
         for u in inputs {
             let p = map_to_curve::<C>(&u);
             assert!(!bool::from(p.is_identity()));
             let a = p.to_affine();
             assert!(bool::from(a.is_on_curve()));
-            assert_eq!(p.to_primeorder(), reference(&u));
+            assert_eq!(p.to_primeorder(), reference(&u.to_crate()));
         }
         // sqrt_ratio on both branches.
         for _ in 0..50 {
-            let u = Fe::<C>::random(&mut rng);
-            let v = Fe::<C>::random(&mut rng);
+            let u = Fe::<C>::random_fe(&mut rng);
+            let v = Fe::<C>::random_fe(&mut rng);
             let (qr, y) = sqrt_ratio::<C>(&u, &v);
-            let vinv = v.invert().unwrap();
+            let vinv = v.invert_fe();
             if bool::from(qr) {
                 assert_eq!(y.square(), u * vinv);
             } else {

@@ -445,6 +445,8 @@ mod timing {
 
     use std::time::Instant;
 
+    use crate::group::field::TestField;
+
     use ::p384::NistP384 as C;
 
     use elliptic_curve::group::Group as _;
@@ -480,7 +482,11 @@ mod timing {
                         &-y,
                         y.is_odd() ^ y_hint.is_odd(),
                     );
-                    *q = Affine::<$curve> { x, y, infinity: 0 };
+                    *q = Affine::<$curve> {
+                        x: TestField::from_crate(&x),
+                        y: TestField::from_crate(&y),
+                        infinity: 0,
+                    };
                 }
                 Point::<$curve>::from(q[0]) + q[1]
             }
@@ -528,7 +534,7 @@ mod timing {
         time("P-384 OprfServer::evaluate", n, || server.evaluate(&input));
         let server = crate::voprf::OprfServer::<crate::P256Sha256>::new(&mut rng);
         time("P-256 OprfServer::evaluate", n, || server.evaluate(&input));
-        let u = ::p384::FieldElement::random(&mut rng);
+        let u = crate::group::P384Fe::random_fe(&mut rng);
         time("P-384 map_to_curve (ours)", n, || {
             sswu::map_to_curve::<C>(&u)
         });
@@ -575,7 +581,16 @@ mod timing {
                 }
                 c
             });
-            time("field invert (curve crate)", n, || a.invert());
+            let a_crate = a.to_crate();
+            time("field invert (curve crate)", n, || a_crate.invert());
+            let b_crate = b.to_crate();
+            time("field mul x1000 (curve crate)", 20, || {
+                let mut c = a_crate;
+                for _ in 0..1000 {
+                    c *= b_crate;
+                }
+                c
+            });
             time("field invert (chain)", n, || {
                 crate::group::field::invert_p384(&a)
             });
