@@ -12,6 +12,7 @@
 
 use rand_core::{CryptoRng, RngCore};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
+use zeroize::Zeroize;
 
 use crate::group::{self, Affine, Curve, FixedBaseTable, Point, Scalar};
 use crate::trust_token::hash::ScalarHasher;
@@ -84,7 +85,7 @@ pub(crate) fn prove(
     let ks0 = group::random_scalar::<C>(rng);
     let ks1 = group::random_scalar::<C>(rng);
     let big_ks0 = group::mul_generator::<C>(&ks0) + group::mul_fixed_ct([st.h], &[ks1]);
-    let big_ks1 = ct_lincomb(&[t, s], &[ks0, ks1]);
+    let zero = Scalar::<C>::ZERO;
     // DLEQOR2: the real branch uses (k0, k1, c = 0), the simulated one (uo, vo, co); both
     // compute K_j0 = u·G + v·H - c·pub_j and K_j1 = u·T + v·S - c·W.
     let k0 = group::random_scalar::<C>(rng);
@@ -93,6 +94,7 @@ pub(crate) fn prove(
     let uo = group::random_scalar::<C>(rng);
     let vo = group::random_scalar::<C>(rng);
     let mut ks = [Point::<C>::IDENTITY; 4];
+    let mut tsw_scalars = [[ks0, ks1, zero]; 3];
     for j in 0..2u8 {
         let real = Choice::from((bit.unwrap_u8() ^ j ^ 1) & 1);
         let u = Scalar::<C>::conditional_select(&uo, &k0, real);
@@ -101,8 +103,13 @@ pub(crate) fn prove(
         let pj = &st.pub_tables[usize::from(j)];
         ks[2 * usize::from(j)] =
             group::mul_generator::<C>(&u) + group::mul_fixed_ct([st.h, pj], &[v, c]);
-        ks[2 * usize::from(j) + 1] = ct_lincomb(&[t, s, w], &[u, v, c]);
+        tsw_scalars[1 + usize::from(j)] = [u, v, c];
     }
+    // K_s1, K_01 and K_11 are products over the same points T, S, W: shared window tables.
+    let [big_ks1, k01, k11] = group::mul_multi_shared_ct::<C, 3, 3>(&[t, s, w], &tsw_scalars);
+    ks[1] = k01;
+    ks[3] = k11;
+    tsw_scalars.zeroize();
     let a = group::normalize_array(&[
         st.tsw[0], st.tsw[1], st.tsw[2], st.tsw[3], big_ks0, big_ks1, ks[0], ks[1], ks[2], ks[3],
     ]);

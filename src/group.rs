@@ -567,6 +567,16 @@ pub fn mul_multi_ct<C: Curve, const N: usize>(
     ct_multi::mul_multi_ct::<C, N>(points, scalars)
 }
 
+/// `M` products `sum_i k_{j,i} P_i` over the same points, constant time in every scalar and
+/// point, with the window tables built once, normalised with one field inversion and shared
+/// (see `group/ct_multi.rs`). Stack only.
+pub fn mul_multi_shared_ct<C: Curve, const N: usize, const M: usize>(
+    points: &[Point<C>; N],
+    scalars: &[[Scalar<C>; N]; M],
+) -> [Point<C>; M] {
+    ct_multi::mul_multi_shared_ct::<C, N, M>(points, scalars)
+}
+
 /// `k * P` for an affine `P`, constant time in `k` and `P`.
 pub fn mul_affine<C: Curve>(p: &Affine<C>, k: &Scalar<C>) -> Point<C> {
     mul::mul_ct::<C>(&Point::<C>::from(*p), k)

@@ -143,7 +143,7 @@ const fn redc(mut t: [u64; 12]) -> [u64; 6] {
 }
 
 /// Montgomery squaring `a^2 / R mod p`: the 15 cross products once, doubled, plus the 6 squares.
-#[inline]
+#[inline(always)]
 const fn mont_sqr(a: &[u64; 6]) -> [u64; 6] {
     let mut t = [0u64; 12];
     let mut i = 0;

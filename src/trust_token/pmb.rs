@@ -371,9 +371,11 @@ pub(crate) fn redeem(
     let tt = hash_t(p, t)?;
     let sp = Point::<C>::from(s);
     let k = key.scalars();
-    let ws_c = ct_lincomb(&[tt, sp], &[k[4], k[5]]);
-    let w0 = ct_lincomb(&[tt, sp], &[k[0], k[1]]);
-    let w1 = ct_lincomb(&[tt, sp], &[k[2], k[3]]);
+    // Three products over the same two points: shared (affine) window tables.
+    let [ws_c, w0, w1] = group::mul_multi_shared_ct::<C, 2, 3>(
+        &[tt, sp],
+        &[[k[4], k[5]], [k[0], k[1]], [k[2], k[3]]],
+    );
     let w = Point::<C>::from(w);
     let ok_s = Point::<C>::from(ws).ct_eq(&ws_c);
     let is0 = w.ct_eq(&w0);
