@@ -65,14 +65,6 @@ fn challenges(st: &Statement<'_>, a: &[Affine<C>; 10]) -> (Scalar<C>, Scalar<C>)
     (cs, h.finish_with(&[]))
 }
 
-/// `sum k_i P_i`, constant time in the scalars and points.
-pub(crate) fn ct_lincomb<const N: usize>(
-    points: &[Point<C>; N],
-    scalars: &[Scalar<C>; N],
-) -> Point<C> {
-    group::mul_multi_ct::<C, N>(points, scalars)
-}
-
 /// Proves the statement for the key `[x0, y0, x1, y1, xs, ys]` and the bit `bit`.
 pub(crate) fn prove(
     st: &Statement<'_>,

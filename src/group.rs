@@ -497,14 +497,16 @@ std::thread_local! {
     static INVERSIONS: core::cell::Cell<u64> = const { core::cell::Cell::new(0) };
 }
 
+/// Counts one field inversion (every inversion goes through `point::invert`, which calls this).
 #[inline]
-fn count_inversion() {
+pub(crate) fn count_inversion() {
     #[cfg(feature = "inversion-counter")]
     INVERSIONS.with(|c| c.set(c.get() + 1));
 }
 
-/// The number of field inversions this thread has spent on affine conversion so far
-/// (feature `inversion-counter`; a test hook).
+/// The number of base-field inversions this thread has performed so far, all of them (affine
+/// conversions, batched or not, table normalisations, hash-to-curve has none) (feature
+/// `inversion-counter`; a test hook).
 #[cfg(feature = "inversion-counter")]
 pub fn inversion_count() -> u64 {
     INVERSIONS.with(|c| c.get())
@@ -512,7 +514,6 @@ pub fn inversion_count() -> u64 {
 
 /// Converts one point to affine coordinates (one field inversion).
 pub fn to_affine<C: Curve>(p: &Point<C>) -> Affine<C> {
-    count_inversion();
     p.to_affine()
 }
 
@@ -520,7 +521,6 @@ pub fn to_affine<C: Curve>(p: &Point<C>) -> Affine<C> {
 pub fn normalize_array<C: Curve, const N: usize>(points: &[Point<C>; N]) -> [Affine<C>; N] {
     let mut out = [Affine::<C>::IDENTITY; N];
     if N > 0 {
-        count_inversion();
         point::batch_normalize(points, &mut out);
     }
     out
@@ -538,7 +538,6 @@ pub fn normalize_slice<C: Curve>(points: &[Point<C>], out: &mut [Affine<C>]) -> 
         0 => {}
         1 => out[0] = to_affine(&points[0]),
         _ => {
-            count_inversion();
             point::batch_normalize(points, out);
         }
     }
@@ -575,6 +574,23 @@ pub fn mul_multi_shared_ct<C: Curve, const N: usize, const M: usize>(
     scalars: &[[Scalar<C>; N]; M],
 ) -> [Point<C>; M] {
     ct_multi::mul_multi_shared_ct::<C, N, M>(points, scalars)
+}
+
+/// [`mul_multi_shared_ct`] with projective tables: no field inversion, full additions.
+pub fn mul_multi_shared_projective_ct<C: Curve, const N: usize, const M: usize>(
+    points: &[Point<C>; N],
+    scalars: &[[Scalar<C>; N]; M],
+) -> [Point<C>; M] {
+    ct_multi::mul_multi_shared_projective_ct::<C, N, M>(points, scalars)
+}
+
+/// [`mul_multi_shared_ct`] over a batch of point sets with the same scalars, with one field
+/// inversion for the whole batch: `out[b][j] = sum_i k_{j,i} P_{b,i}`.
+pub fn mul_multi_shared_batch_ct<C: Curve, const N: usize, const M: usize>(
+    points: &[[Point<C>; N]],
+    scalars: &[[Scalar<C>; N]; M],
+) -> Vec<[Point<C>; M]> {
+    ct_multi::mul_multi_shared_batch_ct::<C, N, M>(points, scalars)
 }
 
 /// `k * P` for an affine `P`, constant time in `k` and `P`.

@@ -390,7 +390,12 @@ mod inversions {
     use super::*;
     use privacy_tokens::group::inversion_count;
 
-    const SIZES: [usize; 3] = [1, 10, 100];
+    /// Batch sizes; 1000 also crosses the Pippenger threshold of the multi-scalar
+    /// multiplication. Batches of one or two take the projective Straus path of the proof's
+    /// linear combinations (no inversion); from three on its tables are normalised with one.
+    const SIZES: [usize; 4] = [1, 10, 100, 1000];
+    /// Every base-field inversion is counted (affine conversions and table normalisations).
+    const MAX_PER_BATCH: u64 = 4;
 
     /// Field inversions `f` spends on this thread (the counter is per thread), with its result.
     fn inversions<T>(f: impl FnOnce() -> T) -> (u64, T) {
@@ -399,11 +404,14 @@ mod inversions {
         (inversion_count() - before, out)
     }
 
+    /// A constant number per batch, not one per element: at most [`MAX_PER_BATCH`] at every
+    /// size up to 1000. (Not monotonic: the Straus path for three to 511 terms normalises its
+    /// tables, the projective paths for one or two and Pippenger's from 512 on do not.)
     fn assert_same(what: &str, counts: &[(usize, u64)]) {
         println!("{what} field inversions by batch size: {counts:?}");
         assert!(
-            counts.windows(2).all(|w| w[0].1 == w[1].1),
-            "{what}: field inversions grow with the batch: {counts:?}"
+            counts.iter().all(|&(_, c)| c <= MAX_PER_BATCH),
+            "{what}: more than {MAX_PER_BATCH} field inversions: {counts:?}"
         );
     }
 

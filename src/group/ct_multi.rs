@@ -169,7 +169,6 @@ pub(crate) fn mul_multi_shared_ct<C: Curve, const N: usize, const M: usize>(
 ) -> [Point<C>; M] {
     let (tables, built_exceptional) = build_tables(points);
     let mut affine = [[Affine::<C>::IDENTITY; ENTRIES]; N];
-    super::count_inversion();
     super::point::batch_normalize(tables.as_flattened(), affine.as_flattened_mut());
     let mut out = [Point::<C>::IDENTITY; M];
     for (o, k) in out.iter_mut().zip(scalars.iter()) {
@@ -179,6 +178,64 @@ pub(crate) fn mul_multi_shared_ct<C: Curve, const N: usize, const M: usize>(
         } else {
             acc
         };
+    }
+    out
+}
+
+/// [`mul_multi_shared_ct`] without the affine conversion of the tables (no field inversion;
+/// full additions in the ladders): for callers that must not spend another inversion.
+pub(crate) fn mul_multi_shared_projective_ct<C: Curve, const N: usize, const M: usize>(
+    points: &[Point<C>; N],
+    scalars: &[[Scalar<C>; N]; M],
+) -> [Point<C>; M] {
+    let (tables, built_exceptional) = build_tables(points);
+    let mut out = [Point::<C>::IDENTITY; M];
+    for (o, k) in out.iter_mut().zip(scalars.iter()) {
+        let (acc, exceptional) = ladder::<C, Point<C>, N>(&tables, k);
+        *o = if bool::from(exceptional | built_exceptional) {
+            fallback::<C, N>(points, k)
+        } else {
+            acc
+        };
+    }
+    out
+}
+
+/// [`mul_multi_shared_ct`] for a batch of point sets with the same scalars:
+/// `out[b][j] = sum_i k_{j,i} P_{b,i}`. All the window tables of the batch are normalised with
+/// one field inversion (a constant number per batch, not per set), at the price of holding them
+/// all at once (`len * N * 16` points in two heap buffers).
+pub(crate) fn mul_multi_shared_batch_ct<C: Curve, const N: usize, const M: usize>(
+    points: &[[Point<C>; N]],
+    scalars: &[[Scalar<C>; N]; M],
+) -> Vec<[Point<C>; M]> {
+    let mut tables = Vec::with_capacity(points.len());
+    let mut built_exceptional = Vec::with_capacity(points.len());
+    for p in points {
+        let (t, e) = build_tables(p);
+        tables.push(t);
+        built_exceptional.push(e);
+    }
+    let mut affine = vec![[[Affine::<C>::IDENTITY; ENTRIES]; N]; points.len()];
+    if !points.is_empty() {
+        super::point::batch_normalize(
+            tables.as_flattened().as_flattened(),
+            affine.as_flattened_mut().as_flattened_mut(),
+        );
+    }
+    drop(tables);
+    let mut out = Vec::with_capacity(points.len());
+    for ((p, t), built) in points.iter().zip(affine.iter()).zip(built_exceptional) {
+        let mut products = [Point::<C>::IDENTITY; M];
+        for (o, k) in products.iter_mut().zip(scalars.iter()) {
+            let (acc, exceptional) = ladder::<C, Affine<C>, N>(t, k);
+            *o = if bool::from(exceptional | built) {
+                fallback::<C, N>(p, k)
+            } else {
+                acc
+            };
+        }
+        out.push(products);
     }
     out
 }
@@ -225,6 +282,28 @@ mod tests {
             mul_multi_shared_ct::<C, 3, 2>(&q, &[[one, one, k[0][2]], [k[0][0], -k[0][0], one]]);
         assert_eq!(got[0], p[0].double());
         assert_eq!(got[1], Point::<C>::IDENTITY);
+    }
+
+    #[test]
+    fn shared_batch_matches_separate_multiplications() {
+        let mut rng = rand::thread_rng();
+        let sets: Vec<[Point<C>; 2]> = (0..5)
+            .map(|_| {
+                core::array::from_fn(|_| {
+                    crate::group::mul_generator::<C>(&random_scalar::<C>(&mut rng))
+                })
+            })
+            .collect();
+        let k: [[Scalar<C>; 2]; 2] =
+            core::array::from_fn(|_| core::array::from_fn(|_| random_scalar::<C>(&mut rng)));
+        let got = mul_multi_shared_batch_ct::<C, 2, 2>(&sets, &k);
+        assert_eq!(got.len(), sets.len());
+        for (g, p) in got.iter().zip(sets.iter()) {
+            for (g, k) in g.iter().zip(k.iter()) {
+                assert_eq!(*g, mul(&p[0], &k[0]) + mul(&p[1], &k[1]));
+            }
+        }
+        assert!(mul_multi_shared_batch_ct::<C, 2, 2>(&[], &k).is_empty());
     }
 
     #[test]

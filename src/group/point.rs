@@ -505,7 +505,7 @@ impl<C: Curve> core::iter::Sum for JacobianPoint<C> {
 
 /// Converts `points` to affine coordinates into `out` with one field inversion (Montgomery's
 /// trick), constant time. Identity points (`Z = 0`) are handled by selection. `out` doubles as
-/// the scratch space for the prefix products. Does not count the inversion.
+/// the scratch space for the prefix products. The inversion is counted (feature `inversion-counter`).
 ///
 /// Both slices must have the same length (only the common prefix is converted).
 pub(crate) fn batch_normalize<C: Curve>(points: &[JacobianPoint<C>], out: &mut [AffinePoint<C>]) {
@@ -530,7 +530,8 @@ pub(crate) fn batch_normalize<C: Curve>(points: &[JacobianPoint<C>], out: &mut [
     }
 }
 
-/// Field inversion (zero maps to zero). Constant time.
+/// Field inversion (zero maps to zero), counted by the inversion counter. Constant time.
 pub(crate) fn invert<C: Curve>(a: &Fe<C>) -> Fe<C> {
+    super::count_inversion();
     C::invert_field(a)
 }

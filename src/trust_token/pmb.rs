@@ -7,7 +7,7 @@ use rand_core::{CryptoRng, RngCore};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroizing;
 
-use crate::dleqor::{self, ct_lincomb, Statement};
+use crate::dleqor::{self, Statement};
 use crate::group::{self, Affine, Curve, FixedBaseTable, Point, Scalar, Xmd};
 use crate::{Error, Result};
 
@@ -167,7 +167,8 @@ pub(crate) fn blind(
 ///
 /// With `keys = Some([xb, yb, xs, ys])` (the issuer, batches of [`KEYED_AGGREGATE_MIN`] or
 /// more) `W = xb·T + yb·S` and `Ws = xs·T + ys·S` replace two multi-scalar multiplications
-/// over the batch by two constant-time two-term multiplications: the same points, since
+/// over the batch by two constant-time two-term multiplications sharing their tables: the same
+/// points, since
 /// `W'_i = xb·T'_i + yb·S'_i` and `Ws'_i = xs·T'_i + ys·S'_i`.
 fn aggregate(
     p: &PmbParams,
@@ -197,12 +198,10 @@ fn aggregate(
     let tt = group::vartime_msm::<C>(t, &e)?;
     let ss = group::vartime_msm::<C>(s, &e)?;
     Ok(match keys {
-        Some([xb, yb, xs, ys]) if t.len() >= KEYED_AGGREGATE_MIN => [
-            tt,
-            ss,
-            ct_lincomb(&[tt, ss], &[xb, yb]),
-            ct_lincomb(&[tt, ss], &[xs, ys]),
-        ],
+        Some([xb, yb, xs, ys]) if t.len() >= KEYED_AGGREGATE_MIN => {
+            let [ww, wws] = group::mul_multi_shared_ct::<C, 2, 2>(&[tt, ss], &[[xb, yb], [xs, ys]]);
+            [tt, ss, ww, wws]
+        }
         _ => [
             tt,
             ss,
@@ -241,13 +240,19 @@ pub(crate) fn issue(
     let mut salts = vec![[0u8; NONCE_SIZE]; n];
     // proj = [S'_0..S'_n, W'_0..W'_n, Ws'_0..Ws'_n], normalized with one inversion.
     let mut proj = vec![Point::<C>::IDENTITY; 3 * n];
+    let mut ts = Vec::with_capacity(n);
     for (i, t) in tp.iter().enumerate() {
         rng.fill_bytes(&mut salts[i]);
         let s = hash_s(p, &encode_point(t), &salts[i])?;
-        let t = Point::<C>::from(*t);
-        proj[n + i] = ct_lincomb(&[t, s], &[xb, yb]);
-        proj[2 * n + i] = ct_lincomb(&[t, s], &[k[4], k[5]]);
+        ts.push([Point::<C>::from(*t), s]);
         proj[i] = s;
+    }
+    // W' = xb T' + yb S' and Ws' = xs T' + ys S' for every token: the window tables of T' and
+    // S' are shared by both products and normalised together for the whole batch.
+    let wws = group::mul_multi_shared_batch_ct::<C, 2, 2>(&ts, &[[xb, yb], [k[4], k[5]]]);
+    for (i, [w, ws]) in wws.iter().enumerate() {
+        proj[n + i] = *w;
+        proj[2 * n + i] = *ws;
     }
     let mut aff = vec![group::affine_identity::<C>(); 3 * n];
     group::normalize_slice::<C>(&proj, &mut aff)?;
