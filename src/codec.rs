@@ -41,6 +41,14 @@ impl Encoding for Vec<u8> {
     }
 }
 
+/// A borrowed encoding (of a public value): nothing was copied, so nothing is wiped.
+impl Encoding for &[u8] {
+    fn bytes(&self) -> &[u8] {
+        self
+    }
+    fn wipe(&mut self) {}
+}
+
 impl<T: Encoding + zeroize::Zeroize> Encoding for Zeroizing<T> {
     fn bytes(&self) -> &[u8] {
         (**self).bytes()
@@ -60,8 +68,29 @@ impl<T: Encoding> Drop for Wiped<T> {
 
 /// Implements `Serialize`/`Deserialize` through `to_bytes`/`from_bytes`: a lowercase hex string
 /// in human-readable formats, raw bytes otherwise. Deserialization is as strict as
-/// `from_bytes`. `serde_via_bytes!(Type)` or `serde_via_bytes!(Type<S: Bound>)`.
+/// `from_bytes`. `serde_via_bytes!(Type)` or `serde_via_bytes!(Type<S: Bound>)`;
+/// `serde_via_bytes!(Type, encode, decode)` names the functions instead (`encode(&Type)` returns
+/// an encoding, `decode(&[u8])` a `Result<Type>`).
 macro_rules! serde_via_bytes {
+    ($t:ty, $encode:expr, $decode:expr) => {
+        impl serde::Serialize for $t {
+            fn serialize<Ser: serde::Serializer>(
+                &self,
+                ser: Ser,
+            ) -> core::result::Result<Ser::Ok, Ser::Error> {
+                let bytes = $crate::codec::Wiped($encode(self));
+                $crate::codec::serialize_bytes($crate::codec::Encoding::bytes(&bytes.0), ser)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(
+                de: D,
+            ) -> core::result::Result<Self, D::Error> {
+                $crate::codec::deserialize_with(de, $decode)
+            }
+        }
+    };
     ($t:ident < $s:ident : $bound:path >) => {
         impl<$s: $bound> serde::Serialize for $t<$s> {
             fn serialize<Ser: serde::Serializer>(
@@ -82,23 +111,7 @@ macro_rules! serde_via_bytes {
         }
     };
     ($t:ty) => {
-        impl serde::Serialize for $t {
-            fn serialize<Ser: serde::Serializer>(
-                &self,
-                ser: Ser,
-            ) -> core::result::Result<Ser::Ok, Ser::Error> {
-                let bytes = $crate::codec::Wiped(self.to_bytes());
-                $crate::codec::serialize_bytes($crate::codec::Encoding::bytes(&bytes.0), ser)
-            }
-        }
-
-        impl<'de> serde::Deserialize<'de> for $t {
-            fn deserialize<D: serde::Deserializer<'de>>(
-                de: D,
-            ) -> core::result::Result<Self, D::Error> {
-                $crate::codec::deserialize_with(de, Self::from_bytes)
-            }
-        }
+        $crate::codec::serde_via_bytes!($t, <$t>::to_bytes, <$t>::from_bytes);
     };
 }
 

@@ -18,6 +18,24 @@
 //!
 //! Points are 97-byte uncompressed SEC1, scalars 48-byte big-endian.
 //!
+//! For storage this crate adds encodings of its own (each decoded strictly: exact length, no
+//! trailing bytes, canonical scalars, points on the curve and not the identity), which are also
+//! the serde forms (feature `serde`: lowercase hex in human-readable formats, bytes otherwise):
+//!
+//! | type | storage encoding / serde form |
+//! | --- | --- |
+//! | [`Method`] | serde only: its [`Method::name`], e.g. `"pst_v1_pmb"` |
+//! | [`PrivateKey`] | `u8 method id ‖ private key blob` ([`PrivateKey::to_storage_bytes`]) |
+//! | [`PublicKey`] | `u8 method id ‖ public key blob` ([`PublicKey::to_storage_bytes`]) |
+//! | [`Token`] | the token bytes above ([`Token::decode`]) |
+//! | [`IssueResponse`] | its issue response message ([`IssueResponse::decode`]) |
+//! | [`IssuanceState`] | `u8 method id ‖ u16 count ‖ count × (salt ‖ blind ‖ point)` ([`IssuanceState::to_bytes`]) |
+//! | [`IssuanceRequest`] | its state (the message is rebuilt from it: [`IssuanceRequest::from_state`]) |
+//! | [`Redemption`] | `u32 key_id ‖ u8 bit ‖ 64-byte nonce ‖ client_data` ([`Redemption::to_bytes`]) |
+//!
+//! The method id is [`Method::id`]. The BoringSSL blobs inside the key encodings are unchanged:
+//! drop the first byte to hand them to BoringSSL.
+//!
 //! ```
 //! use privacy_tokens::trust_token::{generate_key, Client, Issuer, Method};
 //!
@@ -50,6 +68,7 @@ pub(crate) mod hash;
 pub mod hazmat;
 mod keys;
 mod pmb;
+mod storage;
 #[cfg(test)]
 mod tests;
 mod voprf;
@@ -134,6 +153,25 @@ impl Method {
     /// The method of a BoringSSL name (as [`Method::name`]).
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// This crate's one-byte id of the method, the first byte of the storage encodings of
+    /// [`PrivateKey`], [`PublicKey`] and [`IssuanceState`] (BoringSSL numbers no methods):
+    /// 1 `pst_v1_voprf`, 2 `pst_v1_pmb`, 3 `experiment_v2_voprf`, 4 `experiment_v2_pmb`,
+    /// 5 `experiment_v1`. Ids are fixed: never renumbered nor reused; 0 is never an id.
+    pub const fn id(self) -> u8 {
+        match self {
+            Method::PstV1Voprf => 1,
+            Method::PstV1Pmb => 2,
+            Method::ExperimentV2Voprf => 3,
+            Method::ExperimentV2Pmb => 4,
+            Method::ExperimentV1 => 5,
+        }
+    }
+
+    /// The method of an id (as [`Method::id`]); `None` for an unknown id.
+    pub fn from_id(id: u8) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.id() == id)
     }
 
     /// Chrome's protocol version string (`protocol_version` of the key commitment, WICG
@@ -458,7 +496,8 @@ pub struct Token {
 
 impl Token {
     /// Wraps token bytes (as stored by an application). Only the length of the key id is
-    /// checked here; the issuer checks the rest at redemption.
+    /// checked here; the issuer checks the rest at redemption. [`Token::decode`] (and serde)
+    /// checks the layout and the points.
     ///
     /// # Errors
     /// [`Error::InvalidLength`] when shorter than 4 bytes or longer than 65535 bytes.
@@ -517,7 +556,8 @@ pub(crate) struct Pretoken {
 /// redacted, not `Clone`.
 ///
 /// [`Client::finish_issuance`] borrows it, so a failed call (a bad or tampered response) leaves
-/// it usable for the right response; drop it after success.
+/// it usable for the right response; drop it after success. To keep it between begin and
+/// finish issuance, store [`IssuanceState::to_bytes`] (or serialize it) as a secret.
 #[derive(Zeroize, ZeroizeOnDrop)]
 pub struct IssuanceState {
     #[zeroize(skip)]
@@ -639,19 +679,13 @@ impl Client {
         } else {
             voprf::blind(self.method, count, msg, rng)?
         };
-        let mut message = Vec::with_capacity(2 + count * self.method.point_len());
-        let n = u16::try_from(count).map_err(|_| Error::Batch)?;
-        message.extend_from_slice(&n.to_be_bytes());
-        for p in &pretokens {
-            put_point(&mut message, self.method, &p.blinded);
+        if u16::try_from(count).is_err() {
+            return Err(Error::Batch);
         }
-        Ok(IssuanceRequest {
-            message,
-            state: IssuanceState {
-                method: self.method,
-                pretokens,
-            },
-        })
+        Ok(IssuanceRequest::from_state(IssuanceState {
+            method: self.method,
+            pretokens,
+        }))
     }
 
     /// Verifies an issue response and unblinds its tokens (`TRUST_TOKEN_CLIENT_finish_issuance`).

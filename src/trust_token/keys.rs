@@ -196,11 +196,33 @@ impl PrivateKey {
     /// The blob `u32 key_id ‖ scalars` ([`Method::private_key_len`] bytes), zeroized on drop.
     pub fn to_bytes(&self) -> Zeroizing<Vec<u8>> {
         let mut out = Zeroizing::new(Vec::with_capacity(self.method.private_key_len()));
+        self.put_blob(&mut out);
+        out
+    }
+
+    /// The storage encoding `u8 method id ‖ blob` (1 + [`Method::private_key_len`] bytes,
+    /// [`Method::id`] then [`PrivateKey::to_bytes`]), zeroized on drop; the serde form.
+    pub fn to_storage_bytes(&self) -> Zeroizing<Vec<u8>> {
+        let mut out = Zeroizing::new(self.method.storage_buffer(self.method.private_key_len()));
+        self.put_blob(&mut out);
+        out
+    }
+
+    /// Strict decoding of the storage encoding ([`PrivateKey::to_storage_bytes`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidLength`] when empty; [`Error::UnsupportedValue`] for an unknown method
+    /// id; otherwise those of [`PrivateKey::from_bytes`].
+    pub fn from_storage_bytes(bytes: &[u8]) -> Result<Self> {
+        Method::split_id(bytes).and_then(|(method, blob)| Self::from_bytes(method, blob))
+    }
+
+    /// Appends the blob (`out` must be zeroized by the caller).
+    fn put_blob(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.key_id.to_be_bytes());
         for s in self.scalars.iter().take(self.method.num_scalars()) {
             out.extend_from_slice(&Zeroizing::new(C::scalar_bytes(s)));
         }
-        out
     }
 
     /// The method.
@@ -261,11 +283,32 @@ impl PublicKey {
     /// The blob `u32 key_id ‖ points` ([`Method::public_key_len`] bytes).
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.method.public_key_len());
+        self.put_blob(&mut out);
+        out
+    }
+
+    /// The storage encoding `u8 method id ‖ blob` (1 + [`Method::public_key_len`] bytes,
+    /// [`Method::id`] then [`PublicKey::to_bytes`]); the serde form.
+    pub fn to_storage_bytes(&self) -> Vec<u8> {
+        let mut out = self.method.storage_buffer(self.method.public_key_len());
+        self.put_blob(&mut out);
+        out
+    }
+
+    /// Strict decoding of the storage encoding ([`PublicKey::to_storage_bytes`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidLength`] when empty; [`Error::UnsupportedValue`] for an unknown method
+    /// id; otherwise those of [`PublicKey::from_bytes`].
+    pub fn from_storage_bytes(bytes: &[u8]) -> Result<Self> {
+        Method::split_id(bytes).and_then(|(method, blob)| Self::from_bytes(method, blob))
+    }
+
+    fn put_blob(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.key_id.to_be_bytes());
         for p in self.points.iter().take(self.method.num_points()) {
-            put_point(&mut out, self.method, p);
+            put_point(out, self.method, p);
         }
-        out
     }
 
     /// The method.
