@@ -145,6 +145,26 @@ fn ladder<C: Curve, E: Entry<C>, const N: usize>(
     (acc, exceptional)
 }
 
+/// The `M` ladders over shared tables, each replaced by the complete fallback if it (or the table
+/// build) hit a doubling case.
+fn products<C: Curve, E: Entry<C>, const N: usize, const M: usize>(
+    tables: &[[E; ENTRIES]; N],
+    points: &[Point<C>; N],
+    scalars: &[[Scalar<C>; N]; M],
+    built_exceptional: Choice,
+) -> [Point<C>; M] {
+    let mut out = [Point::<C>::IDENTITY; M];
+    for (o, k) in out.iter_mut().zip(scalars.iter()) {
+        let (acc, exceptional) = ladder::<C, E, N>(tables, k);
+        *o = if bool::from(exceptional | built_exceptional) {
+            fallback::<C, N>(points, k)
+        } else {
+            acc
+        };
+    }
+    out
+}
+
 /// `sum k_i P_i`, constant time in every scalar and point. Stack only.
 pub(crate) fn mul_multi_ct<C: Curve, const N: usize>(
     points: &[Point<C>; N],
@@ -170,16 +190,7 @@ pub(crate) fn mul_multi_shared_ct<C: Curve, const N: usize, const M: usize>(
     let (tables, built_exceptional) = build_tables(points);
     let mut affine = [[Affine::<C>::IDENTITY; ENTRIES]; N];
     super::point::batch_normalize(tables.as_flattened(), affine.as_flattened_mut());
-    let mut out = [Point::<C>::IDENTITY; M];
-    for (o, k) in out.iter_mut().zip(scalars.iter()) {
-        let (acc, exceptional) = ladder::<C, Affine<C>, N>(&affine, k);
-        *o = if bool::from(exceptional | built_exceptional) {
-            fallback::<C, N>(points, k)
-        } else {
-            acc
-        };
-    }
-    out
+    products(&affine, points, scalars, built_exceptional)
 }
 
 /// [`mul_multi_shared_ct`] without the affine conversion of the tables (no field inversion;
@@ -189,16 +200,7 @@ pub(crate) fn mul_multi_shared_projective_ct<C: Curve, const N: usize, const M: 
     scalars: &[[Scalar<C>; N]; M],
 ) -> [Point<C>; M] {
     let (tables, built_exceptional) = build_tables(points);
-    let mut out = [Point::<C>::IDENTITY; M];
-    for (o, k) in out.iter_mut().zip(scalars.iter()) {
-        let (acc, exceptional) = ladder::<C, Point<C>, N>(&tables, k);
-        *o = if bool::from(exceptional | built_exceptional) {
-            fallback::<C, N>(points, k)
-        } else {
-            acc
-        };
-    }
-    out
+    products(&tables, points, scalars, built_exceptional)
 }
 
 /// [`mul_multi_shared_ct`] for a batch of point sets with the same scalars:
@@ -226,16 +228,7 @@ pub(crate) fn mul_multi_shared_batch_ct<C: Curve, const N: usize, const M: usize
     drop(tables);
     let mut out = Vec::with_capacity(points.len());
     for ((p, t), built) in points.iter().zip(affine.iter()).zip(built_exceptional) {
-        let mut products = [Point::<C>::IDENTITY; M];
-        for (o, k) in products.iter_mut().zip(scalars.iter()) {
-            let (acc, exceptional) = ladder::<C, Affine<C>, N>(t, k);
-            *o = if bool::from(exceptional | built) {
-                fallback::<C, N>(p, k)
-            } else {
-                acc
-            };
-        }
-        out.push(products);
+        out.push(products(t, p, scalars, built));
     }
     out
 }
