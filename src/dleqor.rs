@@ -12,7 +12,7 @@
 
 use rand_core::{CryptoRng, RngCore};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
-use zeroize::Zeroize;
+use zeroize::Zeroizing;
 
 use crate::group::{self, Affine, Curve, FixedBaseTable, Point, Scalar};
 use crate::trust_token::hash::ScalarHasher;
@@ -70,49 +70,47 @@ pub(crate) fn prove(
     st: &Statement<'_>,
     key: &[Scalar<C>; 6],
     bit: Choice,
+    blind: &group::LadderBlind<C>,
     rng: &mut (impl RngCore + CryptoRng),
 ) -> Proof {
     let [t, s, w, _ws] = st.tsw;
+    // The nonces, in draw order: DLEQ2 (ks0, ks1); DLEQOR2's real branch (k0, k1) and simulated
+    // one (co, uo, vo). Wiped on return, with every secret intermediate below.
+    let nonces: Zeroizing<[Scalar<C>; 7]> =
+        Zeroizing::new(core::array::from_fn(|_| group::random_scalar::<C>(rng)));
+    let [ks0, ks1, k0, k1, co, uo, vo] = &*nonces;
     // DLEQ2.
-    let ks0 = group::random_scalar::<C>(rng);
-    let ks1 = group::random_scalar::<C>(rng);
-    let big_ks0 = group::mul_generator::<C>(&ks0) + group::mul_fixed_ct([st.h], &[ks1]);
-    let zero = Scalar::<C>::ZERO;
+    let big_ks0 = group::mul_generator::<C>(ks0) + group::mul_fixed_ct([st.h], &[*ks1]);
     // DLEQOR2: the real branch uses (k0, k1, c = 0), the simulated one (uo, vo, co); both
     // compute K_j0 = u·G + v·H - c·pub_j and K_j1 = u·T + v·S - c·W.
-    let k0 = group::random_scalar::<C>(rng);
-    let k1 = group::random_scalar::<C>(rng);
-    let co = group::random_scalar::<C>(rng);
-    let uo = group::random_scalar::<C>(rng);
-    let vo = group::random_scalar::<C>(rng);
     let mut ks = [Point::<C>::IDENTITY; 4];
-    let mut tsw_scalars = [[ks0, ks1, zero]; 3];
+    let mut tsw_scalars = Zeroizing::new([[*ks0, *ks1, Scalar::<C>::ZERO]; 3]);
     for j in 0..2u8 {
         let real = Choice::from((bit.unwrap_u8() ^ j ^ 1) & 1);
-        let u = Scalar::<C>::conditional_select(&uo, &k0, real);
-        let v = Scalar::<C>::conditional_select(&vo, &k1, real);
-        let c = Scalar::<C>::conditional_select(&-co, &Scalar::<C>::ZERO, real);
+        let u = Scalar::<C>::conditional_select(uo, k0, real);
+        let v = Scalar::<C>::conditional_select(vo, k1, real);
+        let c = Scalar::<C>::conditional_select(&-*co, &Scalar::<C>::ZERO, real);
         let pj = &st.pub_tables[usize::from(j)];
         ks[2 * usize::from(j)] =
             group::mul_generator::<C>(&u) + group::mul_fixed_ct([st.h, pj], &[v, c]);
         tsw_scalars[1 + usize::from(j)] = [u, v, c];
     }
     // K_s1, K_01 and K_11 are products over the same points T, S, W: shared window tables.
-    let [big_ks1, k01, k11] = group::mul_multi_shared_ct::<C, 3, 3>(&[t, s, w], &tsw_scalars);
+    let [big_ks1, k01, k11] =
+        group::mul_multi_shared_ct::<C, 3, 3>(&[t, s, w], &tsw_scalars, blind);
     ks[1] = k01;
     ks[3] = k11;
-    tsw_scalars.zeroize();
     let a = group::normalize_array(&[
         st.tsw[0], st.tsw[1], st.tsw[2], st.tsw[3], big_ks0, big_ks1, ks[0], ks[1], ks[2], ks[3],
     ]);
     let (cs, c) = challenges(st, &a);
-    let us = ks0 + cs * key[4];
-    let vs = ks1 + cs * key[5];
-    let xb = Scalar::<C>::conditional_select(&key[0], &key[2], bit);
-    let yb = Scalar::<C>::conditional_select(&key[1], &key[3], bit);
+    let us = ks0 + &(cs * key[4]);
+    let vs = ks1 + &(cs * key[5]);
+    let xb = Zeroizing::new(Scalar::<C>::conditional_select(&key[0], &key[2], bit));
+    let yb = Zeroizing::new(Scalar::<C>::conditional_select(&key[1], &key[3], bit));
     let cb = c - co;
-    let ub = k0 + cb * xb;
-    let vb = k1 + cb * yb;
+    let ub = Zeroizing::new(*k0 + cb * *xb);
+    let vb = Zeroizing::new(*k1 + cb * *yb);
     // Index b holds the real branch, index 1-b the simulated one.
     let sel = |real: &Scalar<C>, sim: &Scalar<C>| {
         (
@@ -120,9 +118,9 @@ pub(crate) fn prove(
             Scalar::<C>::conditional_select(sim, real, bit),
         )
     };
-    let (c0, c1) = sel(&cb, &co);
-    let (u0, u1) = sel(&ub, &uo);
-    let (v0, v1) = sel(&vb, &vo);
+    let (c0, c1) = sel(&cb, co);
+    let (u0, u1) = sel(&ub, uo);
+    let (v0, v1) = sel(&vb, vo);
     Proof([cs, us, vs, c0, c1, u0, u1, v0, v1])
 }
 

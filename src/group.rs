@@ -29,6 +29,7 @@ use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
 use crate::{Error, Result};
 
+pub use ct_multi::LadderBlind;
 pub use fixed_base::{mul_fixed_ct, vartime_mul_fixed, FixedBaseTable};
 pub use mul::GeneratorTable;
 
@@ -558,30 +559,26 @@ pub fn mul<C: Curve>(p: &Point<C>, k: &Scalar<C>) -> Point<C> {
 }
 
 /// `sum k_i * P_i` for a fixed number of terms, constant time in every scalar and point, with
-/// shared doublings (see `group/ct_multi.rs`). Stack only.
+/// shared doublings (see `group/ct_multi.rs`). Stack only. The ladder starts at the secret
+/// point of `blind`, so that no relation between the points, even one an attacker chose, makes
+/// an addition exceptional.
 pub fn mul_multi_ct<C: Curve, const N: usize>(
     points: &[Point<C>; N],
     scalars: &[Scalar<C>; N],
+    blind: &LadderBlind<C>,
 ) -> Point<C> {
-    ct_multi::mul_multi_ct::<C, N>(points, scalars)
+    ct_multi::mul_multi_ct::<C, N>(points, scalars, blind)
 }
 
 /// `M` products `sum_i k_{j,i} P_i` over the same points, constant time in every scalar and
 /// point, with the window tables built once, normalised with one field inversion and shared
-/// (see `group/ct_multi.rs`). Stack only.
+/// (see `group/ct_multi.rs`). Stack only. Blinded as [`mul_multi_ct`].
 pub fn mul_multi_shared_ct<C: Curve, const N: usize, const M: usize>(
     points: &[Point<C>; N],
     scalars: &[[Scalar<C>; N]; M],
+    blind: &LadderBlind<C>,
 ) -> [Point<C>; M] {
-    ct_multi::mul_multi_shared_ct::<C, N, M>(points, scalars)
-}
-
-/// [`mul_multi_shared_ct`] with projective tables: no field inversion, full additions.
-pub fn mul_multi_shared_projective_ct<C: Curve, const N: usize, const M: usize>(
-    points: &[Point<C>; N],
-    scalars: &[[Scalar<C>; N]; M],
-) -> [Point<C>; M] {
-    ct_multi::mul_multi_shared_projective_ct::<C, N, M>(points, scalars)
+    ct_multi::mul_multi_shared_ct::<C, N, M>(points, scalars, blind)
 }
 
 /// [`mul_multi_shared_ct`] over a batch of point sets with the same scalars, with one field
@@ -589,8 +586,9 @@ pub fn mul_multi_shared_projective_ct<C: Curve, const N: usize, const M: usize>(
 pub fn mul_multi_shared_batch_ct<C: Curve, const N: usize, const M: usize>(
     points: &[[Point<C>; N]],
     scalars: &[[Scalar<C>; N]; M],
+    blind: &LadderBlind<C>,
 ) -> Vec<[Point<C>; M]> {
-    ct_multi::mul_multi_shared_batch_ct::<C, N, M>(points, scalars)
+    ct_multi::mul_multi_shared_batch_ct::<C, N, M>(points, scalars, blind)
 }
 
 /// `k * P` for an affine `P`, constant time in `k` and `P`.

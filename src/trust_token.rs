@@ -282,7 +282,8 @@ impl Method {
 pub struct Issuer {
     method: Method,
     max_batchsize: u16,
-    keys: Vec<(PrivateKey, Option<pmb::KeyTables>)>,
+    /// PMB keys carry their public tables and the secret blind of the issuer's ladders.
+    keys: Vec<(PrivateKey, Option<pmb::IssuerKey>)>,
 }
 
 /// The result of [`Issuer::issue`].
@@ -348,8 +349,8 @@ impl Issuer {
         {
             return Err(Error::UnsupportedValue);
         }
-        let tables = pmb::KeyTables::for_key(&key.public_key());
-        self.keys.push((key, tables));
+        let state = pmb::IssuerKey::for_key(&key);
+        self.keys.push((key, state));
         Ok(())
     }
 
@@ -361,7 +362,7 @@ impl Issuer {
         self.add_key(PrivateKey::from_bytes(self.method, blob)?)
     }
 
-    fn key(&self, key_id: u32) -> Result<&(PrivateKey, Option<pmb::KeyTables>)> {
+    fn key(&self, key_id: u32) -> Result<&(PrivateKey, Option<pmb::IssuerKey>)> {
         self.keys
             .iter()
             .find(|(k, _)| k.key_id() == key_id)
@@ -419,8 +420,8 @@ impl Issuer {
         message.extend_from_slice(&issued.to_be_bytes());
         message.extend_from_slice(&key_id.to_be_bytes());
         match key {
-            (key, Some(tables)) => {
-                pmb::issue(key, tables, points, private_metadata, &mut message, rng)?
+            (key, Some(state)) => {
+                pmb::issue(key, state, points, private_metadata, &mut message, rng)?
             }
             (key, None) => voprf::issue(key, points, &mut message, rng, proof_nonce)?,
         }
@@ -459,13 +460,14 @@ impl Issuer {
         let mut t = wire::Reader::new(token);
         let key_id = t.u32()?;
         let salt: [u8; NONCE_SIZE] = t.array()?;
-        let (key, _) = self.key(key_id)?;
+        let (key, state) = self.key(key_id)?;
         let nonce = hash::token_input(&salt, msg);
-        let private_metadata = if self.method.has_private_metadata() {
-            pmb::redeem(key, &nonce, &mut t)?
-        } else {
-            voprf::redeem(key, &nonce, &mut t)?;
-            false
+        let private_metadata = match state {
+            Some(state) => pmb::redeem(key, state, &nonce, &mut t)?,
+            None => {
+                voprf::redeem(key, &nonce, &mut t)?;
+                false
+            }
         };
         Ok(Redemption {
             key_id,

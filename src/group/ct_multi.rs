@@ -6,47 +6,95 @@
 //! together: for three terms about 40% cheaper than three separate ladders. Exceptional
 //! additions (an operand equal to the accumulator) are only reported and OR-ed, as in
 //! [`super::mul`]; if one occurred, the result is recomputed term by term with complete
-//! additions. For independent uniformly random secret scalars that event has negligible
-//! probability, and it is the only thing observable in the running time.
+//! additions, which is observable in the running time.
+//!
+//! # Why every ladder here starts at a secret point
+//!
+//! With several points, whether an addition is exceptional depends on how the points relate,
+//! not only on the scalars. If an attacker picks `S = c·T` with a `c` of their choice, the
+//! accumulator `X·T + Y·S` (`X`, `Y` the digit prefixes of the secret scalars processed so far)
+//! meets a table entry `e·T` exactly when `X + c·Y = e mod n`, and for a guessed digit they can
+//! solve for the `c` that makes it so: the slow fallback then confirms or refutes the guess, and
+//! a PMB issuer's key falls digit by digit to a few tens of thousands of redemptions (found in
+//! review with a working proof of concept against the unblinded ladder). So every ladder starts
+//! at a secret point `R = ρ·G` and ends by adding `-(2^d ρ)·G` ([`LadderBlind`], `d` the number
+//! of doublings): an exceptional addition now needs a relation involving the secret `ρ`, which
+//! no choice of points can arrange, and the result is unchanged.
 
-use elliptic_curve::ff::PrimeField;
+use elliptic_curve::ff::Field;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroize;
 
 use super::{Affine, Curve, Point, Scalar};
 
+/// The window width (the same recoding as the single-point ladder of [`super::mul`]).
 pub(super) const W: usize = 5;
+const _: () = assert!(W == super::mul::GEN_W);
 pub(super) const ENTRIES: usize = 1 << (W - 1);
-const MAX_SCALAR_BYTES: usize = 48;
-pub(super) const MAX_DIGITS: usize = (MAX_SCALAR_BYTES * 8).div_ceil(W) + 1;
+pub(super) const MAX_DIGITS: usize = super::mul::MAX_GEN_DIGITS;
 
-/// Signed radix-32 recoding, constant time: digits in `[-16, 16]`, `sum d_j 32^j = k`.
+/// Signed radix-32 recoding, constant time: digits in `[-16, 16]`, `sum d_j 32^j = k` (the
+/// recoding of [`super::mul`]; the secret limbs are wiped there).
 pub(super) fn signed_digits<C: Curve>(k: &Scalar<C>, out: &mut [i8; MAX_DIGITS]) -> usize {
-    let repr = k.to_repr();
-    let be = repr.as_slice();
-    let mut limbs = [0u64; MAX_SCALAR_BYTES / 8 + 1];
-    for (i, byte) in be.iter().rev().enumerate() {
-        limbs[i / 8] |= u64::from(*byte) << (8 * (i % 8));
+    super::mul::signed_digits::<C>(k, out)
+}
+
+/// A secret starting point for the constant-time multi-point ladders, and the correction that
+/// removes it: `start = ρ·G`, `end = -(2^d ρ)·G` with `d` the ladder's number of doublings.
+///
+/// `ρ` must be secret and unpredictable (random, or derived from a secret key with a PRF); the
+/// blind must not leave the process: anyone who knows `start` can steer the exceptional cases
+/// again. One blind may serve many ladders (it is an additive offset, the results are exact).
+/// Zeroized on drop; `Debug` is redacted.
+#[derive(Clone)]
+pub struct LadderBlind<C: Curve> {
+    start: Affine<C>,
+    end: Affine<C>,
+}
+
+impl<C: Curve> LadderBlind<C> {
+    /// The blind for the secret scalar `rho` (two fixed-base multiplications, one inversion).
+    pub fn from_secret(rho: &Scalar<C>) -> Self {
+        let mut factor = Scalar::<C>::ONE;
+        for _ in 0..ladder_doublings::<C>() {
+            factor = factor.double();
+        }
+        let mut scaled = -(factor * rho);
+        let [start, end] = super::normalize_array(&[
+            super::mul_generator::<C>(rho),
+            super::mul_generator::<C>(&scaled),
+        ]);
+        scaled.zeroize();
+        Self { start, end }
     }
-    let bits = be.len() * 8;
-    let n = bits.div_ceil(W);
-    let mut carry: i32 = 0;
-    for (j, d) in out.iter_mut().enumerate().take(n) {
-        let pos = j * W;
-        let (idx, bit) = (pos / 64, pos % 64);
-        let lo = limbs[idx] >> bit;
-        let hi = if bit + W > 64 && idx + 1 < limbs.len() {
-            limbs[idx + 1] << (64 - bit)
-        } else {
-            0
-        };
-        let v = ((lo | hi) & ((1u64 << W) - 1)) as i32 + carry;
-        carry = (v + (1 << (W - 1))) >> W;
-        *d = (v - (carry << W)) as i8;
+
+    /// A fresh random blind.
+    pub fn random(rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng)) -> Self {
+        let mut rho = super::random_scalar::<C>(rng);
+        let blind = Self::from_secret(&rho);
+        rho.zeroize();
+        blind
     }
-    out[n] = carry as i8;
-    limbs.zeroize();
-    n + 1
+}
+
+impl<C: Curve> Drop for LadderBlind<C> {
+    fn drop(&mut self) {
+        for p in [&mut self.start, &mut self.end] {
+            p.x.zeroize();
+            p.y.zeroize();
+        }
+    }
+}
+
+impl<C: Curve> core::fmt::Debug for LadderBlind<C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("LadderBlind { .. }")
+    }
+}
+
+/// The number of doublings of [`ladder`]: `W` per digit position after the first.
+fn ladder_doublings<C: Curve>() -> usize {
+    W * (C::SCALAR_LEN * 8).div_ceil(W)
 }
 
 /// A table entry: a Jacobian point, or an affine one after batched normalisation (cheaper
@@ -121,6 +169,7 @@ fn build_tables<C: Curve, const N: usize>(
 fn ladder<C: Curve, E: Entry<C>, const N: usize>(
     tables: &[[E; ENTRIES]; N],
     scalars: &[Scalar<C>; N],
+    blind: &LadderBlind<C>,
 ) -> (Point<C>, Choice) {
     let mut exceptional = Choice::from(0);
     let mut digits = [[0i8; MAX_DIGITS]; N];
@@ -128,7 +177,8 @@ fn ladder<C: Curve, E: Entry<C>, const N: usize>(
     for (d, k) in digits.iter_mut().zip(scalars.iter()) {
         n = signed_digits::<C>(k, d);
     }
-    let mut acc = Point::<C>::IDENTITY;
+    debug_assert_eq!(W * (n - 1), ladder_doublings::<C>());
+    let mut acc = Point::<C>::from(blind.start);
     for pos in (0..n).rev() {
         if pos != n - 1 {
             for _ in 0..W {
@@ -142,7 +192,8 @@ fn ladder<C: Curve, E: Entry<C>, const N: usize>(
         }
     }
     digits.zeroize();
-    (acc, exceptional)
+    // Remove the blind: acc = 2^d·R + sum, plus -(2^d ρ)·G. Complete addition.
+    (acc.add_affine_complete(&blind.end), exceptional)
 }
 
 /// The `M` ladders over shared tables, each replaced by the complete fallback if it (or the table
@@ -152,10 +203,11 @@ fn products<C: Curve, E: Entry<C>, const N: usize, const M: usize>(
     points: &[Point<C>; N],
     scalars: &[[Scalar<C>; N]; M],
     built_exceptional: Choice,
+    blind: &LadderBlind<C>,
 ) -> [Point<C>; M] {
     let mut out = [Point::<C>::IDENTITY; M];
     for (o, k) in out.iter_mut().zip(scalars.iter()) {
-        let (acc, exceptional) = ladder::<C, E, N>(tables, k);
+        let (acc, exceptional) = ladder::<C, E, N>(tables, k, blind);
         *o = if bool::from(exceptional | built_exceptional) {
             fallback::<C, N>(points, k)
         } else {
@@ -169,9 +221,10 @@ fn products<C: Curve, E: Entry<C>, const N: usize, const M: usize>(
 pub(crate) fn mul_multi_ct<C: Curve, const N: usize>(
     points: &[Point<C>; N],
     scalars: &[Scalar<C>; N],
+    blind: &LadderBlind<C>,
 ) -> Point<C> {
     let (tables, built_exceptional) = build_tables(points);
-    let (acc, exceptional) = ladder::<C, Point<C>, N>(&tables, scalars);
+    let (acc, exceptional) = ladder::<C, Point<C>, N>(&tables, scalars, blind);
     if bool::from(exceptional | built_exceptional) {
         return fallback::<C, N>(points, scalars);
     }
@@ -186,51 +239,60 @@ pub(crate) fn mul_multi_ct<C: Curve, const N: usize>(
 pub(crate) fn mul_multi_shared_ct<C: Curve, const N: usize, const M: usize>(
     points: &[Point<C>; N],
     scalars: &[[Scalar<C>; N]; M],
+    blind: &LadderBlind<C>,
 ) -> [Point<C>; M] {
     let (tables, built_exceptional) = build_tables(points);
     let mut affine = [[Affine::<C>::IDENTITY; ENTRIES]; N];
     super::point::batch_normalize(tables.as_flattened(), affine.as_flattened_mut());
-    products(&affine, points, scalars, built_exceptional)
+    products(&affine, points, scalars, built_exceptional, blind)
 }
 
-/// [`mul_multi_shared_ct`] without the affine conversion of the tables (no field inversion;
-/// full additions in the ladders): for callers that must not spend another inversion.
-pub(crate) fn mul_multi_shared_projective_ct<C: Curve, const N: usize, const M: usize>(
-    points: &[Point<C>; N],
-    scalars: &[[Scalar<C>; N]; M],
-) -> [Point<C>; M] {
-    let (tables, built_exceptional) = build_tables(points);
-    products(&tables, points, scalars, built_exceptional)
-}
+/// How many point sets [`mul_multi_shared_batch_ct`] normalises with one inversion: bounds its
+/// working memory (about 8 KB per P-384 set of two points, so 1 MB) for any batch size.
+pub(crate) const BATCH_CHUNK: usize = 128;
 
 /// [`mul_multi_shared_ct`] for a batch of point sets with the same scalars:
-/// `out[b][j] = sum_i k_{j,i} P_{b,i}`. All the window tables of the batch are normalised with
-/// one field inversion (a constant number per batch, not per set), at the price of holding them
-/// all at once (`len * N * 16` points in two heap buffers).
+/// `out[b][j] = sum_i k_{j,i} P_{b,i}`. The window tables are normalised together, one field
+/// inversion per [`BATCH_CHUNK`] sets (one for every batch up to that size), not one per set.
 pub(crate) fn mul_multi_shared_batch_ct<C: Curve, const N: usize, const M: usize>(
     points: &[[Point<C>; N]],
     scalars: &[[Scalar<C>; N]; M],
+    blind: &LadderBlind<C>,
 ) -> Vec<[Point<C>; M]> {
-    let mut tables = Vec::with_capacity(points.len());
-    let mut built_exceptional = Vec::with_capacity(points.len());
-    for p in points {
-        let (t, e) = build_tables(p);
-        tables.push(t);
-        built_exceptional.push(e);
-    }
-    let mut affine = vec![[[Affine::<C>::IDENTITY; ENTRIES]; N]; points.len()];
-    if !points.is_empty() {
+    let mut out = Vec::with_capacity(points.len());
+    let chunk = BATCH_CHUNK.min(points.len());
+    let mut tables = Vec::with_capacity(chunk);
+    let mut built_exceptional = Vec::with_capacity(chunk);
+    let mut affine = vec![[[Affine::<C>::IDENTITY; ENTRIES]; N]; chunk];
+    for sets in points.chunks(BATCH_CHUNK) {
+        tables.clear();
+        built_exceptional.clear();
+        for p in sets {
+            let (t, e) = build_tables(p);
+            tables.push(t);
+            built_exceptional.push(e);
+        }
+        let affine = &mut affine[..sets.len()];
         super::point::batch_normalize(
             tables.as_flattened().as_flattened(),
             affine.as_flattened_mut().as_flattened_mut(),
         );
-    }
-    drop(tables);
-    let mut out = Vec::with_capacity(points.len());
-    for ((p, t), built) in points.iter().zip(affine.iter()).zip(built_exceptional) {
-        out.push(products(t, p, scalars, built));
+        for ((p, t), built) in sets.iter().zip(affine.iter()).zip(built_exceptional.iter()) {
+            out.push(products(t, p, scalars, *built, blind));
+        }
     }
     out
+}
+
+#[cfg(test)]
+std::thread_local! {
+    static FALLBACKS: core::cell::Cell<u64> = const { core::cell::Cell::new(0) };
+}
+
+/// How many times this thread took the complete fallback (tests).
+#[cfg(test)]
+fn fallbacks() -> u64 {
+    FALLBACKS.with(|c| c.get())
 }
 
 #[cold]
@@ -238,6 +300,8 @@ fn fallback<C: Curve, const N: usize>(
     points: &[Point<C>; N],
     scalars: &[Scalar<C>; N],
 ) -> Point<C> {
+    #[cfg(test)]
+    FALLBACKS.with(|c| c.set(c.get() + 1));
     let mut acc = Point::<C>::IDENTITY;
     for (p, k) in points.iter().zip(scalars.iter()) {
         acc = acc.add_complete(&super::mul(p, k));
@@ -248,6 +312,10 @@ fn fallback<C: Curve, const N: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn blind() -> LadderBlind<C> {
+        LadderBlind::random(&mut rand::thread_rng())
+    }
     use crate::group::{mul, random_scalar};
     use p384::NistP384 as C;
 
@@ -261,7 +329,7 @@ mod tests {
             core::array::from_fn(|_| core::array::from_fn(|_| random_scalar::<C>(&mut rng)));
         let mut k = k;
         k[3][0] = Scalar::<C>::ZERO;
-        let got = mul_multi_shared_ct::<C, 3, 4>(&p, &k);
+        let got = mul_multi_shared_ct::<C, 3, 4>(&p, &k, &blind());
         for (g, k) in got.iter().zip(k.iter()) {
             assert_eq!(
                 *g,
@@ -271,8 +339,11 @@ mod tests {
         // An identity base, equal bases, and a doubling case inside the ladder.
         let one = Scalar::<C>::ONE;
         let q = [p[0], p[0], Point::<C>::IDENTITY];
-        let got =
-            mul_multi_shared_ct::<C, 3, 2>(&q, &[[one, one, k[0][2]], [k[0][0], -k[0][0], one]]);
+        let got = mul_multi_shared_ct::<C, 3, 2>(
+            &q,
+            &[[one, one, k[0][2]], [k[0][0], -k[0][0], one]],
+            &blind(),
+        );
         assert_eq!(got[0], p[0].double());
         assert_eq!(got[1], Point::<C>::IDENTITY);
     }
@@ -289,46 +360,105 @@ mod tests {
             .collect();
         let k: [[Scalar<C>; 2]; 2] =
             core::array::from_fn(|_| core::array::from_fn(|_| random_scalar::<C>(&mut rng)));
-        let got = mul_multi_shared_batch_ct::<C, 2, 2>(&sets, &k);
+        let got = mul_multi_shared_batch_ct::<C, 2, 2>(&sets, &k, &blind());
         assert_eq!(got.len(), sets.len());
+        // Across a chunk boundary too.
+        let many: Vec<[Point<C>; 2]> = (0..BATCH_CHUNK + 2).map(|i| sets[i % sets.len()]).collect();
+        let got_many = mul_multi_shared_batch_ct::<C, 2, 2>(&many, &k, &blind());
+        assert_eq!(got_many.len(), many.len());
+        for (i, g) in got_many.iter().enumerate() {
+            assert_eq!(*g, got[i % sets.len()]);
+        }
         for (g, p) in got.iter().zip(sets.iter()) {
             for (g, k) in g.iter().zip(k.iter()) {
                 assert_eq!(*g, mul(&p[0], &k[0]) + mul(&p[1], &k[1]));
             }
         }
-        assert!(mul_multi_shared_batch_ct::<C, 2, 2>(&[], &k).is_empty());
+        assert!(mul_multi_shared_batch_ct::<C, 2, 2>(&[], &k, &blind()).is_empty());
+    }
+
+    /// The attack of the module docs: `S = c·T` with `c` chosen so that the first two additions
+    /// of an unblinded ladder meet (`d_x·T = d_y·S` at the top digit). With a zero blind (start
+    /// and end the identity: the old, unblinded ladder) the fallback runs; with a secret blind it
+    /// does not, and both results are right.
+    #[test]
+    fn blind_defeats_chosen_point_relations() {
+        let mut rng = rand::thread_rng();
+        let t = crate::group::mul_generator::<C>(&random_scalar::<C>(&mut rng));
+        let (x, y) = loop {
+            let x = random_scalar::<C>(&mut rng);
+            let y = random_scalar::<C>(&mut rng);
+            let (mut dx, mut dy) = ([0i8; MAX_DIGITS], [0i8; MAX_DIGITS]);
+            let n = signed_digits::<C>(&x, &mut dx);
+            signed_digits::<C>(&y, &mut dy);
+            if dx[n - 1] != 0 && dy[n - 1] != 0 {
+                break (x, y);
+            }
+        };
+        let (mut dx, mut dy) = ([0i8; MAX_DIGITS], [0i8; MAX_DIGITS]);
+        let n = signed_digits::<C>(&x, &mut dx);
+        signed_digits::<C>(&y, &mut dy);
+        let small = |d: i8| {
+            let s = Scalar::<C>::from(u64::from(d.unsigned_abs()));
+            if d < 0 {
+                -s
+            } else {
+                s
+            }
+        };
+        let c = small(dx[n - 1]) * small(dy[n - 1]).invert().unwrap();
+        let s = mul(&t, &c);
+        let expect = mul(&t, &x) + mul(&s, &y);
+        let unblinded = LadderBlind::<C>::from_secret(&Scalar::<C>::ZERO);
+        let before = fallbacks();
+        assert_eq!(mul_multi_ct::<C, 2>(&[t, s], &[x, y], &unblinded), expect);
+        assert_eq!(
+            fallbacks() - before,
+            1,
+            "the crafted relation must hit the fallback"
+        );
+        let before = fallbacks();
+        assert_eq!(mul_multi_ct::<C, 2>(&[t, s], &[x, y], &blind()), expect);
+        let [a, b] = mul_multi_shared_ct::<C, 2, 2>(&[t, s], &[[x, y], [x, y]], &blind());
+        assert_eq!((a, b), (expect, expect));
+        assert_eq!(
+            fallbacks() - before,
+            0,
+            "a blinded ladder took the fallback"
+        );
     }
 
     #[test]
     fn matches_separate_multiplications() {
+        let b = blind();
         let mut rng = rand::thread_rng();
         let p: [Point<C>; 3] = core::array::from_fn(|_| {
             crate::group::mul_generator::<C>(&random_scalar::<C>(&mut rng))
         });
         let k: [Scalar<C>; 3] = core::array::from_fn(|_| random_scalar::<C>(&mut rng));
         let expect = mul(&p[0], &k[0]) + mul(&p[1], &k[1]) + mul(&p[2], &k[2]);
-        assert_eq!(mul_multi_ct::<C, 3>(&p, &k), expect);
+        assert_eq!(mul_multi_ct::<C, 3>(&p, &k, &b), expect);
         // Zero scalars, identity points, negated scalars, equal points.
         let z = Scalar::<C>::ZERO;
         assert_eq!(
-            mul_multi_ct::<C, 2>(&[p[0], p[1]], &[z, k[1]]),
+            mul_multi_ct::<C, 2>(&[p[0], p[1]], &[z, k[1]], &b),
             mul(&p[1], &k[1])
         );
         assert_eq!(
-            mul_multi_ct::<C, 2>(&[Point::<C>::IDENTITY, p[1]], &[k[0], k[1]]),
+            mul_multi_ct::<C, 2>(&[Point::<C>::IDENTITY, p[1]], &[k[0], k[1]], &b),
             mul(&p[1], &k[1])
         );
         assert_eq!(
-            mul_multi_ct::<C, 2>(&[p[0], p[0]], &[k[0], -k[0]]),
+            mul_multi_ct::<C, 2>(&[p[0], p[0]], &[k[0], -k[0]], &b),
             Point::<C>::IDENTITY
         );
         assert_eq!(
-            mul_multi_ct::<C, 2>(&[p[0], p[0]], &[k[0], k[1]]),
+            mul_multi_ct::<C, 2>(&[p[0], p[0]], &[k[0], k[1]], &b),
             mul(&p[0], &(k[0] + k[1]))
         );
         let one = Scalar::<C>::ONE;
         assert_eq!(
-            mul_multi_ct::<C, 2>(&[p[0], p[0]], &[one, one]),
+            mul_multi_ct::<C, 2>(&[p[0], p[0]], &[one, one], &b),
             p[0].double()
         );
     }

@@ -32,6 +32,7 @@ pub trait FieldOps:
     + AddAssign
     + SubAssign
     + MulAssign
+    + zeroize::DefaultIsZeroes
     + Send
     + Sync
     + 'static

@@ -27,7 +27,7 @@ use super::point::batch_normalize;
 use super::{Affine, Curve, Point, Scalar};
 
 /// Window width of the fixed-base table (signed digits in `[-16, 15]`).
-const GEN_W: usize = 5;
+pub(super) const GEN_W: usize = 5;
 const GEN_ENTRIES: usize = 1 << (GEN_W - 1);
 /// Window width of the wNAF recoding used by Straus.
 const NAF_W: usize = 5;
@@ -37,7 +37,7 @@ const MAX_SCALAR_BYTES: usize = 48;
 /// Maximum wNAF length: one digit per bit plus a final carry.
 const MAX_NAF: usize = MAX_SCALAR_BYTES * 8 + 1;
 /// Maximum number of signed radix-32 digits.
-const MAX_GEN_DIGITS: usize = (MAX_SCALAR_BYTES * 8).div_ceil(GEN_W) + 1;
+pub(super) const MAX_GEN_DIGITS: usize = (MAX_SCALAR_BYTES * 8).div_ceil(GEN_W) + 1;
 
 mod alloc_free {
     use super::*;
@@ -50,16 +50,15 @@ mod alloc_free {
 
     impl ScalarDigits {
         pub(super) fn new<C: Curve>(s: &Scalar<C>) -> Self {
-            let repr = s.to_repr();
+            let mut repr = s.to_repr();
             let be = repr.as_slice();
             let mut limbs = [0u64; MAX_SCALAR_BYTES / 8 + 1];
             for (i, byte) in be.iter().rev().enumerate() {
                 limbs[i / 8] |= u64::from(*byte) << (8 * (i % 8));
             }
-            Self {
-                limbs,
-                bits: be.len() * 8,
-            }
+            let bits = be.len() * 8;
+            zeroize::Zeroize::zeroize(repr.as_mut_slice());
+            Self { limbs, bits }
         }
 
         /// `w` bits starting at bit `pos` (`w < 64`, `pos < 448`), constant time in the value.
@@ -85,7 +84,7 @@ mod alloc_free {
 }
 
 /// Signed radix-2^GEN_W recoding, constant time: digits in `[-16, 15]`, `sum d_j 32^j = k`.
-fn signed_digits<C: Curve>(k: &Scalar<C>, out: &mut [i8; MAX_GEN_DIGITS]) -> usize {
+pub(super) fn signed_digits<C: Curve>(k: &Scalar<C>, out: &mut [i8; MAX_GEN_DIGITS]) -> usize {
     let s = ScalarDigits::new::<C>(k);
     let n = s.bits.div_ceil(GEN_W);
     let mut carry: i32 = 0;

@@ -8,7 +8,8 @@
 //! fully reduced), uses coarsely integrated operand scanning for the product, a dedicated
 //! squaring (21 word products instead of 36), and exposes its limbs to the constant-time table
 //! scans. Every operation is branch-free and its memory access pattern does not depend on the
-//! values. Agreement with `p384::FieldElement` is tested on random and edge inputs.
+//! values; the masks of the final conditional subtraction go through `core::hint::black_box`
+//! (const since Rust 1.86), without which the compiler emitted a branch on the secret borrow. Agreement with `p384::FieldElement` is tested on random and edge inputs.
 
 use core::fmt;
 use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
@@ -74,8 +75,9 @@ const fn reduce_once(r: [u64; 6], hi: u64) -> [u64; 6] {
         i += 1;
     }
     let (_, borrow) = sbb(hi, 0, borrow);
-    // borrow = 1: r < p, keep r.
-    let keep = 0u64.wrapping_sub(borrow);
+    // borrow = 1: r < p, keep r. The barrier keeps the compiler from turning the masked
+    // selection below into a branch on the (secret) borrow, which rustc 1.95 did without it.
+    let keep = core::hint::black_box(0u64.wrapping_sub(borrow));
     let mut out = [0u64; 6];
     let mut i = 0;
     while i < 6 {
@@ -205,8 +207,8 @@ const fn sub_mod(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
         borrow = bb;
         i += 1;
     }
-    // Add p back when the subtraction wrapped.
-    let mask = 0u64.wrapping_sub(borrow);
+    // Add p back when the subtraction wrapped (barrier as in `reduce_once`).
+    let mask = core::hint::black_box(0u64.wrapping_sub(borrow));
     let mut carry = 0;
     let mut i = 0;
     while i < 6 {
@@ -323,7 +325,7 @@ impl fmt::Debug for P384Fe {
 impl ConditionallySelectable for P384Fe {
     #[inline(always)]
     fn conditional_select(a: &Self, b: &Self, choice: Choice) -> Self {
-        let mask = 0u64.wrapping_sub(u64::from(choice.unwrap_u8()));
+        let mask = core::hint::black_box(0u64.wrapping_sub(u64::from(choice.unwrap_u8())));
         let mut out = [0u64; 6];
         for ((o, x), y) in out.iter_mut().zip(a.0.iter()).zip(b.0.iter()) {
             *o = x ^ (mask & (x ^ y));
@@ -333,7 +335,7 @@ impl ConditionallySelectable for P384Fe {
 
     #[inline(always)]
     fn conditional_assign(&mut self, other: &Self, choice: Choice) {
-        let mask = 0u64.wrapping_sub(u64::from(choice.unwrap_u8()));
+        let mask = core::hint::black_box(0u64.wrapping_sub(u64::from(choice.unwrap_u8())));
         for (x, y) in self.0.iter_mut().zip(other.0.iter()) {
             *x ^= mask & (*x ^ y);
         }

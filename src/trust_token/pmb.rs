@@ -8,7 +8,7 @@ use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroizing;
 
 use crate::dleqor::{self, Statement};
-use crate::group::{self, Affine, Curve, FixedBaseTable, Point, Scalar, Xmd};
+use crate::group::{self, Affine, Curve, FixedBaseTable, LadderBlind, Point, Scalar, Xmd};
 use crate::{Error, Result};
 
 use super::hash::{token_input, ScalarHasher};
@@ -116,6 +116,35 @@ impl KeyTables {
     }
 }
 
+/// What a PMB issuer keeps per key besides the private key: the fixed-base tables of the public
+/// points (for the DLEQOR2 proof) and the secret blind of its multi-point ladders.
+///
+/// The blind is `ρ·G` with `ρ` a PRF of the private key (hash-to-scalar of the six scalars under
+/// its own DST): it never leaves the issuer, and without it nobody can choose points (a
+/// redemption's `S`) that make a ladder addition exceptional (see `group/ct_multi.rs`).
+#[derive(Clone, Debug)]
+pub(crate) struct IssuerKey {
+    pub(crate) tables: KeyTables,
+    pub(crate) blind: LadderBlind<C>,
+}
+
+/// The DST of the issuer's ladder blind (`ρ = H(x0 ‖ y0 ‖ x1 ‖ y1 ‖ xs ‖ ys)`).
+const BLIND_DST: &[u8] = b"privacy-tokens PMB issuer ladder blind v1";
+
+impl IssuerKey {
+    pub(crate) fn for_key(key: &PrivateKey) -> Option<Self> {
+        let tables = KeyTables::for_key(&key.public_key())?;
+        let k = key.scalars();
+        let bytes: [Zeroizing<<C as Curve>::ScalarBytes>; 6] =
+            core::array::from_fn(|i| Zeroizing::new(C::scalar_bytes(&k[i])));
+        let pieces: [&[u8]; 6] = core::array::from_fn(|i| bytes[i].as_ref());
+        let mut rho = C::hash_to_scalar(Xmd::Sha384, &pieces, &[BLIND_DST]).ok()?;
+        let blind = LadderBlind::from_secret(&rho);
+        zeroize::Zeroize::zeroize(&mut rho);
+        Some(Self { tables, blind })
+    }
+}
+
 fn hash_t(p: &PmbParams, t: &[u8; NONCE_SIZE]) -> Result<Point<C>> {
     C::hash_to_curve(p.xmd, &[t], &[p.hash_t])
 }
@@ -177,7 +206,7 @@ fn aggregate(
     s: &[Affine<C>],
     w: &[Affine<C>],
     ws: &[Affine<C>],
-    keys: Option<[Scalar<C>; 4]>,
+    keys: Option<([Scalar<C>; 4], &LadderBlind<C>)>,
 ) -> Result<[Point<C>; 4]> {
     let mut h = ScalarHasher::new(p.xmd, p.hash_c);
     h.update(b"DLEQ BATCH\0")
@@ -198,8 +227,9 @@ fn aggregate(
     let tt = group::vartime_msm::<C>(t, &e)?;
     let ss = group::vartime_msm::<C>(s, &e)?;
     Ok(match keys {
-        Some([xb, yb, xs, ys]) if t.len() >= KEYED_AGGREGATE_MIN => {
-            let [ww, wws] = group::mul_multi_shared_ct::<C, 2, 2>(&[tt, ss], &[[xb, yb], [xs, ys]]);
+        Some(([xb, yb, xs, ys], blind)) if t.len() >= KEYED_AGGREGATE_MIN => {
+            let [ww, wws] =
+                group::mul_multi_shared_ct::<C, 2, 2>(&[tt, ss], &[[xb, yb], [xs, ys]], blind);
             [tt, ss, ww, wws]
         }
         _ => [
@@ -220,7 +250,7 @@ const KEYED_AGGREGATE_MIN: usize = 3;
 /// Appends `(s ‖ W' ‖ Ws')_i ‖ u16(432) ‖ proof` to `out`. The bit only drives selections.
 pub(crate) fn issue(
     key: &PrivateKey,
-    tables: &KeyTables,
+    state: &IssuerKey,
     points: &[u8],
     bit: bool,
     out: &mut Vec<u8>,
@@ -249,7 +279,8 @@ pub(crate) fn issue(
     }
     // W' = xb T' + yb S' and Ws' = xs T' + ys S' for every token: the window tables of T' and
     // S' are shared by both products and normalised together for the whole batch.
-    let wws = group::mul_multi_shared_batch_ct::<C, 2, 2>(&ts, &[[xb, yb], [k[4], k[5]]]);
+    let wws =
+        group::mul_multi_shared_batch_ct::<C, 2, 2>(&ts, &[[xb, yb], [k[4], k[5]]], &state.blind);
     for (i, [w, ws]) in wws.iter().enumerate() {
         proj[n + i] = *w;
         proj[2 * n + i] = *ws;
@@ -271,17 +302,17 @@ pub(crate) fn issue(
         s_aff,
         w_aff,
         ws_aff,
-        Some([xb, yb, k[4], k[5]]),
+        Some(([xb, yb, k[4], k[5]], &state.blind)),
     )?;
     let hc = ScalarHasher::new(p.xmd, p.hash_c);
     let st = Statement {
         h: h_table(key.method()),
-        pub_tables: &tables.0,
+        pub_tables: &state.tables.0,
         pubs,
         tsw,
         hc: &hc,
     };
-    let proof = dleqor::prove(&st, k, bit, rng);
+    let proof = dleqor::prove(&st, k, bit, &state.blind, rng);
     out.extend_from_slice(&((9 * super::SCALAR_LEN) as u16).to_be_bytes());
     for s in &proof.0 {
         out.extend_from_slice(&C::scalar_bytes(s));
@@ -365,6 +396,7 @@ pub(crate) fn unblind(
 /// holds, with `T = Ht(t)`. Returns the bit.
 pub(crate) fn redeem(
     key: &PrivateKey,
+    state: &IssuerKey,
     t: &[u8; NONCE_SIZE],
     r: &mut wire::Reader<'_>,
 ) -> Result<bool> {
@@ -380,6 +412,7 @@ pub(crate) fn redeem(
     let [ws_c, w0, w1] = group::mul_multi_shared_ct::<C, 2, 3>(
         &[tt, sp],
         &[[k[4], k[5]], [k[0], k[1]], [k[2], k[3]]],
+        &state.blind,
     );
     let w = Point::<C>::from(w);
     let ok_s = Point::<C>::from(ws).ct_eq(&ws_c);
