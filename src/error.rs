@@ -4,8 +4,9 @@ use core::fmt;
 
 /// Errors returned by every fallible operation of this crate.
 ///
-/// Decoders say exactly what was wrong with their input; verifiers only ever say
-/// [`Error::InvalidProof`], whichever internal check failed.
+/// Decoders say exactly what was wrong with their input; proof verifiers only ever say
+/// [`Error::InvalidProof`], whichever internal check failed, and signature verifiers
+/// [`Error::InvalidSignature`].
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Error {
@@ -38,6 +39,12 @@ pub enum Error {
     HashToCurve,
     /// ARC: a presentation limit below 2, or every nonce below the limit is already used.
     LimitExceeded,
+    /// A signature failed to verify (Trust Tokens `experiment_v1`: the Ed25519 signature of the
+    /// redemption record; BoringSSL `SRR_SIGNATURE_ERROR`).
+    InvalidSignature,
+    /// The operation needs a key that was never configured (Trust Tokens `experiment_v1`: no
+    /// SRR key was set; BoringSSL `NO_SRR_KEY_CONFIGURED`).
+    MissingKey,
 }
 
 impl fmt::Display for Error {
@@ -57,6 +64,8 @@ impl fmt::Display for Error {
             Error::UnsupportedValue => "unsupported token type or key id",
             Error::HashToCurve => "message expansion failed",
             Error::LimitExceeded => "presentation limit invalid or exhausted",
+            Error::InvalidSignature => "signature verification failed",
+            Error::MissingKey => "no key configured for this operation",
         })
     }
 }

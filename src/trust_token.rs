@@ -4,8 +4,8 @@
 //! Five methods, all on P-384, each a [`Method`] value: the current `pst_v1_voprf` and
 //! `pst_v1_pmb` (Chrome's `"PrivateStateTokenV1VOPRF"` / `"PrivateStateTokenV1PMB"`), the
 //! deprecated `experiment_v2_voprf` / `experiment_v2_pmb` (`"PrivateStateTokenV3VOPRF"` /
-//! `"PrivateStateTokenV3PMB"`) and the legacy `experiment_v1` (without its signed redemption
-//! record). Every message is byte-for-byte BoringSSL's:
+//! `"PrivateStateTokenV3PMB"`) and the legacy `experiment_v1`. Every message is byte-for-byte
+//! BoringSSL's:
 //!
 //! | message | layout |
 //! | --- | --- |
@@ -14,7 +14,8 @@
 //! | issue request | `u16 count ‖ count × point` |
 //! | issue response | `u16 issued ‖ u32 key_id ‖ issued × signed ‖ u16 len ‖ proof` |
 //! | token | `u32 key_id ‖ 64-byte nonce ‖ points` |
-//! | redemption request | `u16 len ‖ token ‖ u16 len ‖ client_data` |
+//! | redemption request | `u16 len ‖ token ‖ u16 len ‖ client_data` (`experiment_v1`: `‖ u64 time`) |
+//! | redemption response | opaque, returned verbatim (`experiment_v1`: `u16 len ‖ SRR ‖ u16 len ‖ Ed25519 signature`) |
 //!
 //! Points are 97-byte uncompressed SEC1, scalars 48-byte big-endian.
 //!
@@ -58,6 +59,10 @@
 //! # Ok::<(), privacy_tokens::Error>(())
 //! ```
 //!
+//! `experiment_v1`'s signed redemption record (SRR) is checked by `Client::finish_redemption`
+//! with the client's Ed25519 key (`Client::set_srr_key`); both come with the `srr` feature (off
+//! by default), as does `Issuer::redemption_response`, which signs one.
+//!
 //! Constant time: key scalars, blinds, proof nonces and the private metadata bit only meet
 //! constant-time code (the bit selects keys and proof branches with `subtle`; both branches are
 //! always computed). Proof verification and the batch aggregation use variable-time
@@ -68,6 +73,8 @@ pub(crate) mod hash;
 pub mod hazmat;
 mod keys;
 mod pmb;
+#[cfg(feature = "srr")]
+mod srr;
 mod storage;
 #[cfg(test)]
 mod tests;
@@ -85,6 +92,8 @@ use crate::group::{Affine, Scalar};
 use crate::{Error, Result};
 
 pub use keys::{derive_key_from_secret, generate_key, PrivateKey, PublicKey};
+#[cfg(feature = "srr")]
+pub use srr::{RedemptionRecord, SRR_KEY_LEN, SRR_SIGNATURE_LEN};
 
 type C = p384::NistP384;
 
@@ -124,8 +133,8 @@ pub enum Method {
     /// `"PrivateStateTokenV3PMB"`, deprecated).
     ExperimentV2Pmb,
     /// `TRUST_TOKEN_experiment_v1()`: the legacy PMBTokens method (SHA-512 hashing, points
-    /// u16-length-prefixed on the wire, a u64 time in redemption requests). The signed
-    /// redemption record of its `TRUST_TOKEN_CLIENT_finish_redemption` is not implemented.
+    /// u16-length-prefixed on the wire, a u64 time in redemption requests, an Ed25519-signed
+    /// redemption record in redemption responses: see [`Method::has_srr`]).
     ExperimentV1,
 }
 
@@ -198,6 +207,14 @@ impl Method {
     /// Whether points on the wire carry a u16 length prefix and redemption requests a u64
     /// time (`experiment_v1` only: `prefix_point` and `has_srr` in BoringSSL).
     pub const fn is_legacy(self) -> bool {
+        matches!(self, Method::ExperimentV1)
+    }
+
+    /// Whether the redemption response is a signed redemption record, `u16 len ‖ SRR ‖ u16 len ‖
+    /// Ed25519 signature over the SRR` (`experiment_v1` only: `has_srr` in BoringSSL). The
+    /// client checks it with `Client::finish_redemption` (feature `srr`); for the other methods
+    /// the response is opaque and returned verbatim.
+    pub const fn has_srr(self) -> bool {
         matches!(self, Method::ExperimentV1)
     }
 
@@ -284,6 +301,9 @@ pub struct Issuer {
     max_batchsize: u16,
     /// PMB keys carry their public tables and the secret blind of the issuer's ladders.
     keys: Vec<(PrivateKey, Option<pmb::IssuerKey>)>,
+    /// The Ed25519 key that signs redemption records (`TRUST_TOKEN_ISSUER_set_srr_key`).
+    #[cfg(feature = "srr")]
+    srr_key: Option<ed25519_dalek::SigningKey>,
 }
 
 /// The result of [`Issuer::issue`].
@@ -318,6 +338,8 @@ impl Issuer {
             method,
             max_batchsize,
             keys: Vec::new(),
+            #[cfg(feature = "srr")]
+            srr_key: None,
         }
     }
 
@@ -488,6 +510,9 @@ pub struct Client {
     method: Method,
     max_batchsize: u16,
     keys: Vec<(PublicKey, ClientTables)>,
+    /// The Ed25519 key that verifies redemption records (`TRUST_TOKEN_CLIENT_set_srr_key`).
+    #[cfg(feature = "srr")]
+    srr_key: Option<ed25519_dalek::VerifyingKey>,
 }
 
 /// A token (`TRUST_TOKEN`): `u32 key_id ‖ 64-byte nonce ‖ points`, kept as its bytes.
@@ -596,6 +621,8 @@ impl Client {
             method,
             max_batchsize,
             keys: Vec::new(),
+            #[cfg(feature = "srr")]
+            srr_key: None,
         }
     }
 

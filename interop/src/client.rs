@@ -68,6 +68,36 @@ impl Client {
         Ok(index)
     }
 
+    /// `TRUST_TOKEN_CLIENT_set_srr_key` with the Ed25519 public key `public_key` (32 bytes,
+    /// made an `EVP_PKEY` by `EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, ...)`): the key
+    /// that verifies experiment v1's signed redemption records. BoringSSL ignores it for the
+    /// other methods.
+    ///
+    /// # Errors
+    /// If the key is not 32 bytes (BoringSSL does not check that the bytes are a point).
+    pub fn set_srr_key(&mut self, public_key: &[u8]) -> Result<()> {
+        clear_errors();
+        // SAFETY: `public_key` is readable for its length; BoringSSL copies it into a new owned
+        // `EVP_PKEY` (or returns null); no engine is passed.
+        let pkey = unsafe {
+            sys::EVP_PKEY_new_raw_public_key(
+                sys::EVP_PKEY_ED25519,
+                ptr::null_mut(),
+                public_key.as_ptr(),
+                public_key.len(),
+            )
+        };
+        if pkey.is_null() {
+            return Err(error("EVP_PKEY_new_raw_public_key"));
+        }
+        // SAFETY: `self.ptr` is a live client we own exclusively; `pkey` is a live key, which
+        // the client takes its own reference to (`EVP_PKEY_dup_ref`).
+        let ret = unsafe { sys::TRUST_TOKEN_CLIENT_set_srr_key(self.ptr.as_ptr(), pkey) };
+        // SAFETY: `pkey` was created above and our reference is released exactly once.
+        unsafe { sys::EVP_PKEY_free(pkey) };
+        check("TRUST_TOKEN_CLIENT_set_srr_key", ret)
+    }
+
     /// `TRUST_TOKEN_CLIENT_begin_issuance`: blinds `count` fresh nonces (truncated to the
     /// client's `max_batchsize`) and returns the issue request (u16 count ‖ points).
     ///
@@ -178,6 +208,40 @@ impl Client {
         check("TRUST_TOKEN_CLIENT_begin_redemption", ret)?;
         // SAFETY: on success `out` holds `out_len` bytes allocated by BoringSSL, owned by us.
         Ok(unsafe { take_buffer(out, out_len) })
+    }
+
+    /// `TRUST_TOKEN_CLIENT_finish_redemption`: the redemption record and its signature. For
+    /// experiment v1 the response must be `u16 len ‖ SRR ‖ u16 len ‖ signature` with a valid
+    /// Ed25519 signature of the SRR under the key of [`Client::set_srr_key`]; the other methods
+    /// return the response verbatim and no signature (`None`).
+    ///
+    /// # Errors
+    /// Experiment v1: `DECODE_ERROR` on bad framing or trailing bytes,
+    /// `NO_SRR_KEY_CONFIGURED`, `SRR_SIGNATURE_ERROR`.
+    pub fn finish_redemption(&self, response: &[u8]) -> Result<(Vec<u8>, Option<Vec<u8>>)> {
+        let (mut rr, mut rr_len) = (ptr::null_mut(), 0usize);
+        let (mut sig, mut sig_len) = (ptr::null_mut(), 0usize);
+        clear_errors();
+        // SAFETY: `self.ptr` is a live client (finish_redemption only reads it); `response` is
+        // readable for its length; the outputs are valid locations; on success `rr` and `sig`
+        // are BoringSSL buffers (or null) we now own.
+        let ret = unsafe {
+            sys::TRUST_TOKEN_CLIENT_finish_redemption(
+                self.ptr.as_ptr(),
+                &mut rr,
+                &mut rr_len,
+                &mut sig,
+                &mut sig_len,
+                response.as_ptr(),
+                response.len(),
+            )
+        };
+        check("TRUST_TOKEN_CLIENT_finish_redemption", ret)?;
+        let signed = !sig.is_null();
+        // SAFETY: on success each output is null or holds its length in bytes allocated by
+        // BoringSSL, owned by us; each is taken exactly once.
+        let (rr, sig) = unsafe { (take_buffer(rr, rr_len), take_buffer(sig, sig_len)) };
+        Ok((rr, signed.then_some(sig)))
     }
 }
 
