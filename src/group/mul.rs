@@ -17,7 +17,10 @@
 //! `sum_{i<j} d_i 32^i G = d_j 32^j G`, for the variable-base ladder `32 K P = d P` for the
 //! partial scalar `K`; either means the secret scalar hits one of a few dozen fixed values
 //! (e.g. `n - 2` for the variable-base ladder), which happens with negligible probability for
-//! uniformly random secret scalars. Only that event is observable in the running time.
+//! uniformly random secret scalars. Only that event is observable in the running time, and no
+//! choice of the point changes it (one point: the condition is on the scalar alone). Ladders
+//! over several points are different, since their exceptional cases depend on how the points
+//! relate: those in `ct_multi` start from a secret point for that reason.
 
 use alloc_free::ScalarDigits;
 use elliptic_curve::ff::PrimeField;
