@@ -364,6 +364,10 @@ impl Issuer {
     /// # Errors
     /// [`Error::UnsupportedValue`] when the key belongs to another method, a key with the same
     /// id is present, or the issuer already holds [`Method::max_keys`] keys.
+    ///
+    /// A PMB key also gets the fixed-base tables of its public points and the secret blind of
+    /// the issuer's constant-time ladders (derived from the key; see `group::LadderBlind`), so
+    /// adding one costs a few milliseconds.
     pub fn add_key(&mut self, key: PrivateKey) -> Result<()> {
         if key.method() != self.method
             || self.keys.len() >= self.method.max_keys()
@@ -371,7 +375,7 @@ impl Issuer {
         {
             return Err(Error::UnsupportedValue);
         }
-        let state = pmb::IssuerKey::for_key(&key);
+        let state = pmb::IssuerKey::for_key(&key)?;
         self.keys.push((key, state));
         Ok(())
     }

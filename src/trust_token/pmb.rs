@@ -132,16 +132,22 @@ pub(crate) struct IssuerKey {
 const BLIND_DST: &[u8] = b"privacy-tokens PMB issuer ladder blind v1";
 
 impl IssuerKey {
-    pub(crate) fn for_key(key: &PrivateKey) -> Option<Self> {
-        let tables = KeyTables::for_key(&key.public_key())?;
+    /// `None` for VOPRF keys.
+    ///
+    /// # Errors
+    /// [`Error::HashToCurve`] if hashing the key fails (it cannot with this DST).
+    pub(crate) fn for_key(key: &PrivateKey) -> Result<Option<Self>> {
+        let Some(tables) = KeyTables::for_key(&key.public_key()) else {
+            return Ok(None);
+        };
         let k = key.scalars();
         let bytes: [Zeroizing<<C as Curve>::ScalarBytes>; 6] =
             core::array::from_fn(|i| Zeroizing::new(C::scalar_bytes(&k[i])));
         let pieces: [&[u8]; 6] = core::array::from_fn(|i| bytes[i].as_ref());
-        let mut rho = C::hash_to_scalar(Xmd::Sha384, &pieces, &[BLIND_DST]).ok()?;
+        let mut rho = C::hash_to_scalar(Xmd::Sha384, &pieces, &[BLIND_DST])?;
         let blind = LadderBlind::from_secret(&rho);
         zeroize::Zeroize::zeroize(&mut rho);
-        Some(Self { tables, blind })
+        Ok(Some(Self { tables, blind }))
     }
 }
 
