@@ -477,6 +477,40 @@ mod tests {
         }
     }
 
+    /// Products and sums that land on small values and on `p - k`: their unreduced form is
+    /// `t` or `t + p`, so about half of them go through the final subtraction, many with no
+    /// carry out of the top limb (rare for random inputs).
+    #[test]
+    fn results_next_to_zero_and_p() {
+        let mut rng = rand::thread_rng();
+        let one = p384::FieldElement::ONE;
+        let targets: Vec<p384::FieldElement> = (0..20u64)
+            .map(p384::FieldElement::from_u64)
+            .chain((1..20u64).map(|k| -p384::FieldElement::from_u64(k)))
+            .chain([one.double().invert().unwrap()])
+            .collect();
+        for _ in 0..50 {
+            let a = p384::FieldElement::random(&mut rng);
+            let a_inv = a.invert().unwrap();
+            for t in &targets {
+                let b = *t * a_inv;
+                let (oa, ob, ot) = (ours(&a), ours(&b), ours(t));
+                assert_eq!(oa * ob, ot);
+                assert_eq!(theirs(&(oa * ob)), a * b);
+                let c = *t - a;
+                assert_eq!(oa + ours(&c), ot);
+                assert_eq!(ot - ours(&c), oa);
+            }
+        }
+        for t in &targets {
+            // Squares landing on t: only where t is a square.
+            if let Some(r) = Option::<p384::FieldElement>::from(t.sqrt()) {
+                assert_eq!(ours(&r).square(), ours(t));
+                assert_eq!(ours(&-r).square(), ours(t));
+            }
+        }
+    }
+
     #[test]
     fn strict_decoding() {
         // p itself and all-ones are rejected; p - 1 is accepted.
