@@ -134,20 +134,18 @@ impl<C: Curve> Entry<C> for Affine<C> {
 
 /// `d * P` for `|d| <= 16` by a scan of the whole table, constant time.
 #[inline(always)]
-fn ct_lookup<C: Curve, E: Entry<C>>(table: &[E; ENTRIES], d: i8) -> E {
-    let neg = ((d as u8) >> 7) & 1;
-    let mask = 0u8.wrapping_sub(neg);
-    let abs = ((d as u8) ^ mask).wrapping_add(neg);
+pub(super) fn ct_lookup<C: Curve, E: Entry<C>>(table: &[E; ENTRIES], d: i8) -> E {
+    let (neg, abs) = super::mul::digit_sign_abs(d);
     let mut sel = E::IDENTITY;
     for (e, entry) in table.iter().enumerate() {
         sel.conditional_assign(entry, abs.ct_eq(&(e as u8 + 1)));
     }
-    sel.negate_if(Choice::from(neg));
+    sel.negate_if(neg);
     sel
 }
 
 /// The tables `P_i, 2P_i, ..., 16P_i` and whether building them hit a doubling case.
-fn build_tables<C: Curve, const N: usize>(
+pub(super) fn build_tables<C: Curve, const N: usize>(
     points: &[Point<C>; N],
 ) -> ([[Point<C>; ENTRIES]; N], Choice) {
     let mut exceptional = Choice::from(0);

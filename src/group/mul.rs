@@ -26,6 +26,7 @@ use alloc_free::ScalarDigits;
 use elliptic_curve::ff::PrimeField;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
+use super::ct_multi;
 use super::point::batch_normalize;
 use super::{Affine, Curve, Point, Scalar};
 
@@ -213,27 +214,12 @@ impl<C: Curve> Default for GeneratorTable<C> {
 
 /// Sign and absolute value of a signed digit, constant time.
 #[inline(always)]
-fn digit_sign_abs(d: i8) -> (Choice, u8) {
+pub(super) fn digit_sign_abs(d: i8) -> (Choice, u8) {
     let neg = ((d as u8) >> 7) & 1;
     // Two's complement absolute value without a branch.
     let mask = 0u8.wrapping_sub(neg);
     let abs = ((d as u8) ^ mask).wrapping_add(neg);
     (Choice::from(neg), abs)
-}
-
-/// Number of entries of the variable-base table `P, 2P, ..., 16P`.
-const VAR_ENTRIES: usize = 1 << (GEN_W - 1);
-
-/// Constant-time lookup of `d * P` (`|d| <= 16`) by a scan of the whole table.
-#[inline(always)]
-fn ct_lookup<C: Curve>(table: &[Point<C>; VAR_ENTRIES], d: i8) -> Point<C> {
-    let (neg, abs) = digit_sign_abs(d);
-    let mut sel = Point::<C>::IDENTITY;
-    for (e, entry) in table.iter().enumerate() {
-        sel.conditional_assign(entry, abs.ct_eq(&(e as u8 + 1)));
-    }
-    sel.y.conditional_assign(&-sel.y, neg);
-    sel
 }
 
 /// `k * P` with the complete `primeorder` formulas: the rare exceptional path of the
@@ -246,22 +232,17 @@ fn fallback_mul<C: Curve>(p: &Point<C>, k: &Scalar<C>) -> Point<C> {
 /// `k * P`, constant time in `k` and `P`: signed radix-32 digits, 5 doublings and one addition
 /// of a table entry (selected by a full scan) per digit. Stack only.
 pub(crate) fn mul_ct<C: Curve>(p: &Point<C>, k: &Scalar<C>) -> Point<C> {
-    let mut exceptional = Choice::from(0);
-    let mut table = [*p; VAR_ENTRIES];
-    table[1] = p.double();
-    for i in 2..VAR_ENTRIES {
-        let (sum, same) = table[i - 1].add_ct(p);
-        table[i] = sum;
-        exceptional |= same;
-    }
+    // One point: the exceptional cases depend on the scalar alone, no blind is needed (see the
+    // module docs), and the ladder starts from the top digit's entry.
+    let ([table], mut exceptional) = ct_multi::build_tables::<C, 1>(&[*p]);
     let mut digits = [0i8; MAX_GEN_DIGITS];
     let n = signed_digits::<C>(k, &mut digits);
-    let mut acc = ct_lookup::<C>(&table, digits[n - 1]);
+    let mut acc = ct_multi::ct_lookup::<C, Point<C>>(&table, digits[n - 1]);
     for &d in digits[..n - 1].iter().rev() {
         for _ in 0..GEN_W {
             acc = acc.double();
         }
-        let (sum, same) = acc.add_ct(&ct_lookup::<C>(&table, d));
+        let (sum, same) = acc.add_ct(&ct_multi::ct_lookup::<C, Point<C>>(&table, d));
         acc = sum;
         exceptional |= same;
     }

@@ -281,18 +281,6 @@ impl P384Fe {
         Self(add_mod(&self.0, &self.0))
     }
 
-    /// `self * rhs` in a `const` context.
-    #[inline]
-    pub const fn multiply(&self, rhs: &Self) -> Self {
-        Self(mont_mul(&self.0, &rhs.0))
-    }
-
-    /// `self + rhs` in a `const` context.
-    #[inline(always)]
-    pub const fn add_const(&self, rhs: &Self) -> Self {
-        Self(add_mod(&self.0, &rhs.0))
-    }
-
     /// `-self` in a `const` context.
     #[inline(always)]
     pub const fn negate(&self) -> Self {

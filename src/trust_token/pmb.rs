@@ -203,8 +203,7 @@ pub(crate) fn blind(
 /// With `keys = Some([xb, yb, xs, ys])` (the issuer, batches of [`KEYED_AGGREGATE_MIN`] or
 /// more) `W = xb·T + yb·S` and `Ws = xs·T + ys·S` replace two multi-scalar multiplications
 /// over the batch by two constant-time two-term multiplications sharing their tables: the same
-/// points, since
-/// `W'_i = xb·T'_i + yb·S'_i` and `Ws'_i = xs·T'_i + ys·S'_i`.
+/// points, since `W'_i = xb·T'_i + yb·S'_i` and `Ws'_i = xs·T'_i + ys·S'_i`.
 fn aggregate(
     p: &PmbParams,
     pubs: &[Affine<C>; 3],
