@@ -13,6 +13,7 @@ mod point;
 mod sswu;
 #[cfg(test)]
 mod tests;
+mod window;
 
 use core::fmt;
 

@@ -22,22 +22,11 @@
 //! no choice of points can arrange, and the result is unchanged.
 
 use elliptic_curve::ff::Field;
-use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
+use subtle::Choice;
 use zeroize::Zeroize;
 
+use super::window::{build_tables, ct_lookup, signed_digits, Entry, ENTRIES, MAX_DIGITS, W};
 use super::{Affine, Curve, Point, Scalar};
-
-/// The window width (the same recoding as the single-point ladder of [`super::mul`]).
-pub(super) const W: usize = 5;
-const _: () = assert!(W == super::mul::GEN_W);
-pub(super) const ENTRIES: usize = 1 << (W - 1);
-pub(super) const MAX_DIGITS: usize = super::mul::MAX_GEN_DIGITS;
-
-/// Signed radix-32 recoding, constant time: digits in `[-16, 16]`, `sum d_j 32^j = k` (the
-/// recoding of [`super::mul`]; the secret limbs are wiped there).
-pub(super) fn signed_digits<C: Curve>(k: &Scalar<C>, out: &mut [i8; MAX_DIGITS]) -> usize {
-    super::mul::signed_digits::<C>(k, out)
-}
 
 /// A secret starting point for the constant-time multi-point ladders, and the correction that
 /// removes it: `start = ρ·G`, `end = -(2^d ρ)·G` with `d` the ladder's number of doublings.
@@ -53,8 +42,29 @@ pub struct LadderBlind<C: Curve> {
 }
 
 impl<C: Curve> LadderBlind<C> {
-    /// The blind for the secret scalar `rho` (two fixed-base multiplications, one inversion).
-    pub fn from_secret(rho: &Scalar<C>) -> Self {
+    /// The blind for the secret scalar `rho` (two fixed-base multiplications, one inversion);
+    /// `None` for `rho = 0`, which would leave the ladders unblinded.
+    ///
+    /// `rho` must be secret and unpredictable: a PRF of a secret key, or use [`Self::random`].
+    pub fn from_secret(rho: &Scalar<C>) -> Option<Self> {
+        if bool::from(rho.is_zero()) {
+            return None;
+        }
+        Some(Self::from_nonzero(rho))
+    }
+
+    /// A fresh random blind.
+    pub fn random(rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng)) -> Self {
+        // `random_scalar` draws from `[1, n-1]`.
+        let mut rho = super::random_scalar::<C>(rng);
+        let blind = Self::from_nonzero(&rho);
+        rho.zeroize();
+        blind
+    }
+
+    /// The blind for a non-zero `rho`.
+    fn from_nonzero(rho: &Scalar<C>) -> Self {
+        debug_assert!(!bool::from(rho.is_zero()));
         let mut factor = Scalar::<C>::ONE;
         for _ in 0..ladder_doublings::<C>() {
             factor = factor.double();
@@ -68,12 +78,14 @@ impl<C: Curve> LadderBlind<C> {
         Self { start, end }
     }
 
-    /// A fresh random blind.
-    pub fn random(rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng)) -> Self {
-        let mut rho = super::random_scalar::<C>(rng);
-        let blind = Self::from_secret(&rho);
-        rho.zeroize();
-        blind
+    /// The zero blind (`start` the identity): the unblinded, steerable ladder, for the tests
+    /// that show why the blind exists.
+    #[cfg(test)]
+    fn unblinded() -> Self {
+        Self {
+            start: Affine::<C>::IDENTITY,
+            end: Affine::<C>::IDENTITY,
+        }
     }
 }
 
@@ -95,71 +107,6 @@ impl<C: Curve> core::fmt::Debug for LadderBlind<C> {
 /// The number of doublings of [`ladder`]: `W` per digit position after the first.
 fn ladder_doublings<C: Curve>() -> usize {
     W * (C::SCALAR_LEN * 8).div_ceil(W)
-}
-
-/// A table entry: a Jacobian point, or an affine one after batched normalisation (cheaper
-/// mixed additions in the ladder).
-pub(super) trait Entry<C: Curve>: Copy + ConditionallySelectable {
-    /// The identity (digit 0).
-    const IDENTITY: Self;
-    /// Negates `y` when `neg` is set.
-    fn negate_if(&mut self, neg: Choice);
-    /// `acc + self` and whether the addition hit the doubling case.
-    fn add_to(&self, acc: &Point<C>) -> (Point<C>, Choice);
-}
-
-impl<C: Curve> Entry<C> for Point<C> {
-    const IDENTITY: Self = Point::<C>::IDENTITY;
-    #[inline(always)]
-    fn negate_if(&mut self, neg: Choice) {
-        self.y.conditional_assign(&-self.y, neg);
-    }
-    #[inline(always)]
-    fn add_to(&self, acc: &Point<C>) -> (Point<C>, Choice) {
-        acc.add_ct(self)
-    }
-}
-
-impl<C: Curve> Entry<C> for Affine<C> {
-    const IDENTITY: Self = Affine::<C>::IDENTITY;
-    #[inline(always)]
-    fn negate_if(&mut self, neg: Choice) {
-        self.y.conditional_assign(&-self.y, neg);
-    }
-    #[inline(always)]
-    fn add_to(&self, acc: &Point<C>) -> (Point<C>, Choice) {
-        acc.add_affine_ct(self)
-    }
-}
-
-/// `d * P` for `|d| <= 16` by a scan of the whole table, constant time.
-#[inline(always)]
-pub(super) fn ct_lookup<C: Curve, E: Entry<C>>(table: &[E; ENTRIES], d: i8) -> E {
-    let (neg, abs) = super::mul::digit_sign_abs(d);
-    let mut sel = E::IDENTITY;
-    for (e, entry) in table.iter().enumerate() {
-        sel.conditional_assign(entry, abs.ct_eq(&(e as u8 + 1)));
-    }
-    sel.negate_if(neg);
-    sel
-}
-
-/// The tables `P_i, 2P_i, ..., 16P_i` and whether building them hit a doubling case.
-pub(super) fn build_tables<C: Curve, const N: usize>(
-    points: &[Point<C>; N],
-) -> ([[Point<C>; ENTRIES]; N], Choice) {
-    let mut exceptional = Choice::from(0);
-    let mut tables = [[Point::<C>::IDENTITY; ENTRIES]; N];
-    for (t, p) in tables.iter_mut().zip(points.iter()) {
-        t[0] = *p;
-        t[1] = p.double();
-        for i in 2..ENTRIES {
-            let (sum, same) = t[i - 1].add_ct(p);
-            t[i] = sum;
-            exceptional |= same;
-        }
-    }
-    (tables, exceptional)
 }
 
 /// The shared-doubling ladder over precomputed tables: `sum k_i P_i` and whether an addition
@@ -318,6 +265,16 @@ mod tests {
     use p384::NistP384 as C;
 
     #[test]
+    fn zero_blind_is_unrepresentable() {
+        assert!(LadderBlind::<C>::from_secret(&Scalar::<C>::ZERO).is_none());
+        let one = LadderBlind::<C>::from_secret(&Scalar::<C>::ONE).expect("non-zero blind");
+        assert_eq!(
+            one.start,
+            super::super::to_affine(&super::super::mul_generator::<C>(&Scalar::<C>::ONE))
+        );
+    }
+
+    #[test]
     fn shared_tables_match_separate_multiplications() {
         let mut rng = rand::thread_rng();
         let p: [Point<C>; 3] = core::array::from_fn(|_| {
@@ -407,7 +364,7 @@ mod tests {
         let c = small(dx[n - 1]) * small(dy[n - 1]).invert().unwrap();
         let s = mul(&t, &c);
         let expect = mul(&t, &x) + mul(&s, &y);
-        let unblinded = LadderBlind::<C>::from_secret(&Scalar::<C>::ZERO);
+        let unblinded = LadderBlind::<C>::unblinded();
         let before = fallbacks();
         assert_eq!(mul_multi_ct::<C, 2>(&[t, s], &[x, y], &unblinded), expect);
         assert_eq!(

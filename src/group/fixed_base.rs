@@ -9,11 +9,11 @@
 //! falling back to the complete ladder if one occurred (negligible probability for uniformly
 //! random secret scalars).
 
-use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
+use subtle::Choice;
 use zeroize::Zeroize;
 
-use super::ct_multi::{signed_digits, ENTRIES, MAX_DIGITS, W};
 use super::point::batch_normalize;
+use super::window::{ct_lookup, signed_digits, vartime_add_entry, Entry, ENTRIES, MAX_DIGITS, W};
 use super::{Affine, Curve, Point, Scalar};
 
 /// Precomputed multiples of a fixed point `P`.
@@ -77,15 +77,7 @@ impl<C: Curve> FixedBaseTable<C> {
         let mut digits = [0i8; MAX_DIGITS];
         let n = signed_digits::<C>(k, &mut digits);
         for (row, &d) in self.table.iter().zip(digits[..n].iter()) {
-            let neg = ((d as u8) >> 7) & 1;
-            let mask = 0u8.wrapping_sub(neg);
-            let abs = ((d as u8) ^ mask).wrapping_add(neg);
-            let mut sel = Affine::<C>::IDENTITY;
-            for (e, entry) in row.iter().enumerate() {
-                sel.conditional_assign(entry, abs.ct_eq(&(e as u8 + 1)));
-            }
-            sel.y.conditional_assign(&-sel.y, Choice::from(neg));
-            let (sum, same) = acc.add_affine_ct(&sel);
+            let (sum, same) = ct_lookup::<C, Affine<C>>(row, d).add_to(acc);
             *acc = sum;
             *exceptional |= same;
         }
@@ -97,11 +89,7 @@ impl<C: Curve> FixedBaseTable<C> {
         let mut digits = [0i8; MAX_DIGITS];
         let n = signed_digits::<C>(k, &mut digits);
         for (row, &d) in self.table.iter().zip(digits[..n].iter()) {
-            match d {
-                0 => {}
-                d if d > 0 => *acc = acc.vartime_add_affine(&row[d as usize - 1]),
-                d => *acc = acc.vartime_sub_affine(&row[(-(d as i16)) as usize - 1]),
-            }
+            *acc = vartime_add_entry(acc, row, d);
         }
     }
 }

@@ -15,91 +15,28 @@
 //! is recomputed with the complete (slower) `primeorder` formulas. Identity operands are handled
 //! by selection inside the additions. For the generator table the case needs
 //! `sum_{i<j} d_i 32^i G = d_j 32^j G`, for the variable-base ladder `32 K P = d P` for the
-//! partial scalar `K`; either means the secret scalar hits one of a few dozen fixed values
-//! (e.g. `n - 2` for the variable-base ladder), which happens with negligible probability for
-//! uniformly random secret scalars. Only that event is observable in the running time, and no
+//! partial scalar `K`; either would need the secret scalar to hit a fixed value, and on P-256 and
+//! P-384 no scalar below `n` does: for the variable-base ladder the case could only arise at the
+//! last digit, for `k = n + 2 d_0(k)` with `d_0` the low signed digit of `k`, which no
+//! `d_0 in [-16, -1]` satisfies (`n mod 32` is 17 on P-256 and 19 on P-384; the test
+//! `ladder_never_falls_back_near_n` pins it for `k = n - 2 ... n - 256`), and the tables' wrap
+//! cases (top windows) force `k >= n`. The fallback stays as a safety net and is cold. No
 //! choice of the point changes it (one point: the condition is on the scalar alone). Ladders
 //! over several points are different, since their exceptional cases depend on how the points
 //! relate: those in `ct_multi` start from a secret point for that reason.
 
-use alloc_free::ScalarDigits;
-use elliptic_curve::ff::PrimeField;
-use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
-
-use super::ct_multi;
+use super::fixed_base::FixedBaseTable;
 use super::point::batch_normalize;
+use super::window::{
+    build_tables, ct_lookup, signed_digits, ScalarDigits, MAX_DIGITS, MAX_SCALAR_BYTES, W,
+};
 use super::{Affine, Curve, Point, Scalar};
 
-/// Window width of the fixed-base table (signed digits in `[-16, 15]`).
-pub(super) const GEN_W: usize = 5;
-const GEN_ENTRIES: usize = 1 << (GEN_W - 1);
 /// Window width of the wNAF recoding used by Straus.
 const NAF_W: usize = 5;
 const NAF_TABLE: usize = 1 << (NAF_W - 2);
-/// Maximum scalar length in bytes handled by the recoders (P-384).
-const MAX_SCALAR_BYTES: usize = 48;
 /// Maximum wNAF length: one digit per bit plus a final carry.
 const MAX_NAF: usize = MAX_SCALAR_BYTES * 8 + 1;
-/// Maximum number of signed radix-32 digits.
-pub(super) const MAX_GEN_DIGITS: usize = (MAX_SCALAR_BYTES * 8).div_ceil(GEN_W) + 1;
-
-mod alloc_free {
-    use super::*;
-
-    /// A scalar as little-endian 64-bit limbs, with one spare zero limb for carries.
-    pub(super) struct ScalarDigits {
-        pub(super) limbs: [u64; MAX_SCALAR_BYTES / 8 + 1],
-        pub(super) bits: usize,
-    }
-
-    impl ScalarDigits {
-        pub(super) fn new<C: Curve>(s: &Scalar<C>) -> Self {
-            let mut repr = s.to_repr();
-            let be = repr.as_slice();
-            let mut limbs = [0u64; MAX_SCALAR_BYTES / 8 + 1];
-            for (i, byte) in be.iter().rev().enumerate() {
-                limbs[i / 8] |= u64::from(*byte) << (8 * (i % 8));
-            }
-            let bits = be.len() * 8;
-            zeroize::Zeroize::zeroize(repr.as_mut_slice());
-            Self { limbs, bits }
-        }
-
-        /// `w` bits starting at bit `pos` (`w < 64`, `pos < 448`), constant time in the value.
-        #[inline]
-        pub(super) fn window(&self, pos: usize, w: usize) -> u64 {
-            let idx = pos / 64;
-            let bit = pos % 64;
-            let lo = self.limbs[idx] >> bit;
-            let hi = if bit + w > 64 && idx + 1 < self.limbs.len() {
-                self.limbs[idx + 1] << (64 - bit)
-            } else {
-                0
-            };
-            (lo | hi) & ((1u64 << w) - 1)
-        }
-    }
-
-    impl Drop for ScalarDigits {
-        fn drop(&mut self) {
-            zeroize::Zeroize::zeroize(&mut self.limbs);
-        }
-    }
-}
-
-/// Signed radix-2^GEN_W recoding, constant time: digits in `[-16, 15]`, `sum d_j 32^j = k`.
-pub(super) fn signed_digits<C: Curve>(k: &Scalar<C>, out: &mut [i8; MAX_GEN_DIGITS]) -> usize {
-    let s = ScalarDigits::new::<C>(k);
-    let n = s.bits.div_ceil(GEN_W);
-    let mut carry: i32 = 0;
-    for (j, d) in out.iter_mut().enumerate().take(n) {
-        let v = s.window(j * GEN_W, GEN_W) as i32 + carry;
-        carry = (v + (1 << (GEN_W - 1))) >> GEN_W;
-        *d = (v - (carry << GEN_W)) as i8;
-    }
-    out[n] = carry as i8;
-    n + 1
-}
 
 /// Width-`NAF_W` non-adjacent form, variable time. Returns the number of digits.
 fn wnaf<C: Curve>(k: &Scalar<C>, naf: &mut [i8; MAX_NAF]) -> usize {
@@ -127,82 +64,34 @@ fn wnaf<C: Curve>(k: &Scalar<C>, naf: &mut [i8; MAX_NAF]) -> usize {
     len
 }
 
-/// Precomputed multiples of the generator: `table[j][e] = (e + 1) * 32^j * G`.
+/// Precomputed multiples of the generator: the [`FixedBaseTable`] of `G`
+/// (`table[j][e] = (e + 1) * 32^j * G`).
 pub struct GeneratorTable<C: Curve> {
-    table: Vec<[Affine<C>; GEN_ENTRIES]>,
+    table: FixedBaseTable<C>,
 }
 
 impl<C: Curve> core::fmt::Debug for GeneratorTable<C> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("GeneratorTable")
-            .field("windows", &self.table.len())
-            .finish()
+        f.debug_struct("GeneratorTable").finish_non_exhaustive()
     }
 }
 
 impl<C: Curve> GeneratorTable<C> {
     /// Builds the table (once per process; a few milliseconds).
     pub fn new() -> Self {
-        let windows = (C::SCALAR_LEN * 8).div_ceil(GEN_W) + 1;
-        let mut proj = Vec::with_capacity(windows * GEN_ENTRIES);
-        let mut base = Point::<C>::generator();
-        for _ in 0..windows {
-            let mut acc = base;
-            for _ in 0..GEN_ENTRIES {
-                proj.push(acc);
-                acc = acc.vartime_add(&base);
-            }
-            for _ in 0..GEN_W {
-                base = base.double();
-            }
+        Self {
+            table: FixedBaseTable::new(&Affine::<C>::generator()),
         }
-        // One field inversion for the whole table (not counted by the inversion counter).
-        let mut affine = vec![Affine::<C>::IDENTITY; proj.len()];
-        batch_normalize(&proj, &mut affine);
-        let table = affine
-            .chunks_exact(GEN_ENTRIES)
-            .map(|c| core::array::from_fn(|i| c[i]))
-            .collect();
-        Self { table }
     }
 
     /// `k * G`, constant time in `k`.
     pub fn mul(&self, k: &Scalar<C>) -> Point<C> {
-        let mut digits = [0i8; MAX_GEN_DIGITS];
-        let n = signed_digits::<C>(k, &mut digits);
-        let mut acc = Point::<C>::IDENTITY;
-        let mut exceptional = Choice::from(0);
-        for (row, &d) in self.table.iter().zip(digits[..n].iter()) {
-            let (neg, abs) = digit_sign_abs(d);
-            let mut sel = Affine::<C>::IDENTITY;
-            for (e, entry) in row.iter().enumerate() {
-                sel.conditional_assign(entry, abs.ct_eq(&(e as u8 + 1)));
-            }
-            sel.y.conditional_assign(&-sel.y, neg);
-            let (sum, same) = acc.add_affine_ct(&sel);
-            acc = sum;
-            exceptional |= same;
-        }
-        zeroize::Zeroize::zeroize(&mut digits);
-        if bool::from(exceptional) {
-            return fallback_mul::<C>(&Point::<C>::generator(), k);
-        }
-        acc
+        self.table.mul(k)
     }
 
     /// `k * G` for a public `k`, variable time.
     pub fn vartime_mul(&self, k: &Scalar<C>) -> Point<C> {
-        let mut digits = [0i8; MAX_GEN_DIGITS];
-        let n = signed_digits::<C>(k, &mut digits);
-        let mut acc = Point::<C>::IDENTITY;
-        for (row, &d) in self.table.iter().zip(digits[..n].iter()) {
-            match d {
-                0 => {}
-                d if d > 0 => acc = acc.vartime_add_affine(&row[d as usize - 1]),
-                d => acc = acc.vartime_sub_affine(&row[(-(d as i16)) as usize - 1]),
-            }
-        }
-        acc
+        self.table.vartime_mul(k)
     }
 }
 
@@ -212,20 +101,12 @@ impl<C: Curve> Default for GeneratorTable<C> {
     }
 }
 
-/// Sign and absolute value of a signed digit, constant time.
-#[inline(always)]
-pub(super) fn digit_sign_abs(d: i8) -> (Choice, u8) {
-    let neg = ((d as u8) >> 7) & 1;
-    // Two's complement absolute value without a branch.
-    let mask = 0u8.wrapping_sub(neg);
-    let abs = ((d as u8) ^ mask).wrapping_add(neg);
-    (Choice::from(neg), abs)
-}
-
 /// `k * P` with the complete `primeorder` formulas: the rare exceptional path of the
 /// constant-time routines (two field inversions for the conversions).
 #[cold]
 fn fallback_mul<C: Curve>(p: &Point<C>, k: &Scalar<C>) -> Point<C> {
+    #[cfg(test)]
+    FALLBACKS.with(|c| c.set(c.get() + 1));
     Point::<C>::from_primeorder(&(p.to_primeorder() * k))
 }
 
@@ -234,15 +115,15 @@ fn fallback_mul<C: Curve>(p: &Point<C>, k: &Scalar<C>) -> Point<C> {
 pub(crate) fn mul_ct<C: Curve>(p: &Point<C>, k: &Scalar<C>) -> Point<C> {
     // One point: the exceptional cases depend on the scalar alone, no blind is needed (see the
     // module docs), and the ladder starts from the top digit's entry.
-    let ([table], mut exceptional) = ct_multi::build_tables::<C, 1>(&[*p]);
-    let mut digits = [0i8; MAX_GEN_DIGITS];
+    let ([table], mut exceptional) = build_tables::<C, 1>(&[*p]);
+    let mut digits = [0i8; MAX_DIGITS];
     let n = signed_digits::<C>(k, &mut digits);
-    let mut acc = ct_multi::ct_lookup::<C, Point<C>>(&table, digits[n - 1]);
+    let mut acc = ct_lookup::<C, Point<C>>(&table, digits[n - 1]);
     for &d in digits[..n - 1].iter().rev() {
-        for _ in 0..GEN_W {
+        for _ in 0..W {
             acc = acc.double();
         }
-        let (sum, same) = acc.add_ct(&ct_multi::ct_lookup::<C, Point<C>>(&table, d));
+        let (sum, same) = acc.add_ct(&ct_lookup::<C, Point<C>>(&table, d));
         acc = sum;
         exceptional |= same;
     }
@@ -439,9 +320,37 @@ fn pippenger<C: Curve>(points: &[Affine<C>], scalars: &[Scalar<C>], n: usize) ->
 }
 
 #[cfg(test)]
+std::thread_local! {
+    static FALLBACKS: core::cell::Cell<u64> = const { core::cell::Cell::new(0) };
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::group::{random_scalar, to_affine};
+
+    fn ladder_never_falls_back_near<C: Curve>() {
+        let mut rng = rand::thread_rng();
+        let p = Point::<C>::generator() * random_scalar::<C>(&mut rng);
+        let before = FALLBACKS.with(|c| c.get());
+        for j in 2u64..=256 {
+            for k in [-Scalar::<C>::from(j), Scalar::<C>::from(j)] {
+                let expect = Point::<C>::from_primeorder(&(p.to_primeorder() * k));
+                assert_eq!(mul_ct::<C>(&p, &k), expect);
+            }
+        }
+        assert_eq!(
+            FALLBACKS.with(|c| c.get()),
+            before,
+            "the single-point ladder fell back"
+        );
+    }
+
+    #[test]
+    fn ladder_never_falls_back_near_n() {
+        ladder_never_falls_back_near::<NistP256>();
+        ladder_never_falls_back_near::<NistP384>();
+    }
     use elliptic_curve::Field;
     use p256::NistP256;
     use p384::NistP384;

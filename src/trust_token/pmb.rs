@@ -135,7 +135,8 @@ impl IssuerKey {
     /// `None` for VOPRF keys.
     ///
     /// # Errors
-    /// [`Error::HashToCurve`] if hashing the key fails (it cannot with this DST).
+    /// [`Error::HashToCurve`] if hashing the key fails (it cannot with this DST) or gives the
+    /// zero blind (probability 2^-384).
     pub(crate) fn for_key(key: &PrivateKey) -> Result<Option<Self>> {
         let Some(tables) = KeyTables::for_key(&key.public_key()) else {
             return Ok(None);
@@ -147,6 +148,8 @@ impl IssuerKey {
         let mut rho = C::hash_to_scalar(Xmd::Sha384, &pieces, &[BLIND_DST])?;
         let blind = LadderBlind::from_secret(&rho);
         zeroize::Zeroize::zeroize(&mut rho);
+        // A zero ρ has probability 2^-384; refuse it rather than run unblinded ladders.
+        let blind = blind.ok_or(Error::HashToCurve)?;
         Ok(Some(Self { tables, blind }))
     }
 }

@@ -1,0 +1,164 @@
+//! The windowed building blocks every constant-time routine shares: the scalar recodings, the
+//! window tables `P, 2P, ..., 16P` and their constant-time lookup.
+//!
+//! One owner for what the single-point ladder (`mul`), the multi-point ladders (`ct_multi`) and
+//! the fixed-base tables (`fixed_base`) all need, so none of them reaches into another.
+
+use elliptic_curve::ff::PrimeField;
+use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
+
+use super::{Affine, Curve, Point, Scalar};
+
+/// Window width of the signed radix-32 recoding (digits in `[-16, 16]`).
+pub(super) const W: usize = 5;
+/// Entries of a window table: `P, 2P, ..., 16P`.
+pub(super) const ENTRIES: usize = 1 << (W - 1);
+/// Maximum scalar length in bytes handled by the recoders (P-384).
+pub(super) const MAX_SCALAR_BYTES: usize = 48;
+/// Maximum number of signed radix-32 digits (one more than the windows, for the carry).
+pub(super) const MAX_DIGITS: usize = (MAX_SCALAR_BYTES * 8).div_ceil(W) + 1;
+
+/// A scalar as little-endian 64-bit limbs, with one spare zero limb for carries; wiped on drop.
+pub(super) struct ScalarDigits {
+    limbs: [u64; MAX_SCALAR_BYTES / 8 + 1],
+    /// The scalar's bit length (`8 * SCALAR_LEN`).
+    pub(super) bits: usize,
+}
+
+impl ScalarDigits {
+    pub(super) fn new<C: Curve>(s: &Scalar<C>) -> Self {
+        let mut repr = s.to_repr();
+        let be = repr.as_slice();
+        let mut limbs = [0u64; MAX_SCALAR_BYTES / 8 + 1];
+        for (i, byte) in be.iter().rev().enumerate() {
+            limbs[i / 8] |= u64::from(*byte) << (8 * (i % 8));
+        }
+        let bits = be.len() * 8;
+        zeroize::Zeroize::zeroize(repr.as_mut_slice());
+        Self { limbs, bits }
+    }
+
+    /// `w` bits starting at bit `pos` (`w < 64`, `pos < 448`), constant time in the value.
+    #[inline]
+    pub(super) fn window(&self, pos: usize, w: usize) -> u64 {
+        let idx = pos / 64;
+        let bit = pos % 64;
+        let lo = self.limbs[idx] >> bit;
+        let hi = if bit + w > 64 && idx + 1 < self.limbs.len() {
+            self.limbs[idx + 1] << (64 - bit)
+        } else {
+            0
+        };
+        (lo | hi) & ((1u64 << w) - 1)
+    }
+}
+
+impl Drop for ScalarDigits {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.limbs);
+    }
+}
+
+/// Signed radix-32 recoding, constant time: digits in `[-16, 15]` (the top one, the carry, in
+/// `{0, 1}`), `sum d_j 32^j = k`. Returns the number of digits.
+pub(super) fn signed_digits<C: Curve>(k: &Scalar<C>, out: &mut [i8; MAX_DIGITS]) -> usize {
+    let s = ScalarDigits::new::<C>(k);
+    let n = s.bits.div_ceil(W);
+    let mut carry: i32 = 0;
+    for (j, d) in out.iter_mut().enumerate().take(n) {
+        let v = s.window(j * W, W) as i32 + carry;
+        carry = (v + (1 << (W - 1))) >> W;
+        *d = (v - (carry << W)) as i8;
+    }
+    out[n] = carry as i8;
+    n + 1
+}
+
+/// Sign and absolute value of a signed digit, constant time.
+#[inline(always)]
+pub(super) fn digit_sign_abs(d: i8) -> (Choice, u8) {
+    let neg = ((d as u8) >> 7) & 1;
+    // Two's complement absolute value without a branch.
+    let mask = 0u8.wrapping_sub(neg);
+    let abs = ((d as u8) ^ mask).wrapping_add(neg);
+    (Choice::from(neg), abs)
+}
+
+/// A table entry: a Jacobian point, or an affine one after batched normalisation (cheaper
+/// mixed additions in the ladder).
+pub(super) trait Entry<C: Curve>: Copy + ConditionallySelectable {
+    /// The identity (digit 0).
+    const IDENTITY: Self;
+    /// Negates `y` when `neg` is set.
+    fn negate_if(&mut self, neg: Choice);
+    /// `acc + self` and whether the addition hit the doubling case.
+    fn add_to(&self, acc: &Point<C>) -> (Point<C>, Choice);
+}
+
+impl<C: Curve> Entry<C> for Point<C> {
+    const IDENTITY: Self = Point::<C>::IDENTITY;
+    #[inline(always)]
+    fn negate_if(&mut self, neg: Choice) {
+        self.y.conditional_assign(&-self.y, neg);
+    }
+    #[inline(always)]
+    fn add_to(&self, acc: &Point<C>) -> (Point<C>, Choice) {
+        acc.add_ct(self)
+    }
+}
+
+impl<C: Curve> Entry<C> for Affine<C> {
+    const IDENTITY: Self = Affine::<C>::IDENTITY;
+    #[inline(always)]
+    fn negate_if(&mut self, neg: Choice) {
+        self.y.conditional_assign(&-self.y, neg);
+    }
+    #[inline(always)]
+    fn add_to(&self, acc: &Point<C>) -> (Point<C>, Choice) {
+        acc.add_affine_ct(self)
+    }
+}
+
+/// `d * P` for `|d| <= 16` by a scan of the whole table, constant time.
+#[inline(always)]
+pub(super) fn ct_lookup<C: Curve, E: Entry<C>>(table: &[E; ENTRIES], d: i8) -> E {
+    let (neg, abs) = digit_sign_abs(d);
+    let mut sel = E::IDENTITY;
+    for (e, entry) in table.iter().enumerate() {
+        sel.conditional_assign(entry, abs.ct_eq(&(e as u8 + 1)));
+    }
+    sel.negate_if(neg);
+    sel
+}
+
+/// `acc + d * P` for a public digit, variable time (a direct index, no scan).
+#[inline]
+pub(super) fn vartime_add_entry<C: Curve>(
+    acc: &Point<C>,
+    table: &[Affine<C>; ENTRIES],
+    d: i8,
+) -> Point<C> {
+    match d {
+        0 => *acc,
+        d if d > 0 => acc.vartime_add_affine(&table[d as usize - 1]),
+        d => acc.vartime_sub_affine(&table[(-(d as i16)) as usize - 1]),
+    }
+}
+
+/// The tables `P_i, 2P_i, ..., 16P_i` and whether building them hit a doubling case.
+pub(super) fn build_tables<C: Curve, const N: usize>(
+    points: &[Point<C>; N],
+) -> ([[Point<C>; ENTRIES]; N], Choice) {
+    let mut exceptional = Choice::from(0);
+    let mut tables = [[Point::<C>::IDENTITY; ENTRIES]; N];
+    for (t, p) in tables.iter_mut().zip(points.iter()) {
+        t[0] = *p;
+        t[1] = p.double();
+        for i in 2..ENTRIES {
+            let (sum, same) = t[i - 1].add_ct(p);
+            t[i] = sum;
+            exceptional |= same;
+        }
+    }
+    (tables, exceptional)
+}
