@@ -1,6 +1,6 @@
 //! Serde helpers shared by every byte-encoded type (feature `serde`).
 
-use alloc_hex::{decode_hex, encode_hex};
+use alloc_hex::{decode_hex_into, encode_hex};
 use zeroize::Zeroizing;
 
 use crate::group::ByteArray;
@@ -117,33 +117,91 @@ macro_rules! serde_via_bytes {
 
 pub(crate) use serde_via_bytes;
 
+/// Hex in constant time: no branch on and no table indexed by a nibble (keys and client states
+/// go through here). Only the length and whether the whole string is valid hex are revealed.
 mod alloc_hex {
-    pub(super) fn encode_hex(bytes: &[u8]) -> String {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let mut s = String::with_capacity(bytes.len() * 2);
-        for b in bytes {
-            s.push(HEX[usize::from(b >> 4)] as char);
-            s.push(HEX[usize::from(b & 15)] as char);
-        }
-        s
+    /// The lowercase hex digit of a nibble: `'0' + n`, plus `'a' - '0' - 10` when `n > 9`
+    /// (the mask from the sign of `9 - n`).
+    #[inline]
+    fn hex_digit(n: u8) -> u8 {
+        let n = i16::from(n);
+        let above_nine = (9 - n) >> 8; // -1 when n > 9, else 0
+        (n + 0x30 + (above_nine & 0x27)) as u8
     }
 
-    pub(super) fn decode_hex(s: &str) -> Option<Vec<u8>> {
-        fn nib(c: u8) -> Option<u8> {
-            match c {
-                b'0'..=b'9' => Some(c - b'0'),
-                b'a'..=b'f' => Some(c - b'a' + 10),
-                b'A'..=b'F' => Some(c - b'A' + 10),
-                _ => None,
-            }
+    pub(super) fn encode_hex(bytes: &[u8]) -> String {
+        let mut s = Vec::with_capacity(bytes.len() * 2);
+        for &b in bytes {
+            s.push(hex_digit(b >> 4));
+            s.push(hex_digit(b & 15));
         }
+        // Every byte pushed is an ASCII hex digit.
+        String::from_utf8(s).unwrap_or_default()
+    }
+
+    /// The value of a hex digit (either case), or -1: each range check is a mask from the sign
+    /// of two differences, added in without a branch.
+    #[inline]
+    fn nibble(c: u8) -> i16 {
+        let c = i16::from(c);
+        let in_range = |lo: i16, hi: i16| ((lo - 1 - c) & (c - hi - 1)) >> 8; // -1 when lo <= c <= hi
+        -1 + (in_range(0x30, 0x39) & (c - 0x30 + 1))
+            + (in_range(0x41, 0x46) & (c - 0x41 + 11))
+            + (in_range(0x61, 0x66) & (c - 0x61 + 11))
+    }
+
+    /// Decodes into `out` (cleared first, capacity reserved exactly once, so no copy of the
+    /// secret is left behind by a regrowth). `None` if the string is not hex.
+    pub(super) fn decode_hex_into(s: &str, out: &mut Vec<u8>) -> Option<()> {
         let b = s.as_bytes();
         if b.len() % 2 != 0 {
             return None;
         }
-        b.chunks_exact(2)
-            .map(|p| Some(nib(p[0])? << 4 | nib(p[1])?))
-            .collect()
+        out.clear();
+        out.reserve_exact(b.len() / 2);
+        let mut bad = 0i16;
+        for p in b.chunks_exact(2) {
+            let (hi, lo) = (nibble(p[0]), nibble(p[1]));
+            bad |= hi | lo;
+            out.push(((hi << 4) | lo) as u8);
+        }
+        // `bad` is negative iff some digit was invalid.
+        (bad >= 0).then_some(())
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn round_trips_every_byte_and_rejects_non_hex() {
+            let all: Vec<u8> = (0..=255).collect();
+            let hex = super::encode_hex(&all);
+            let mut expect = String::new();
+            for b in &all {
+                expect.push_str(&format!("{b:02x}"));
+            }
+            assert_eq!(hex, expect);
+            let mut out = Vec::new();
+            assert_eq!(super::decode_hex_into(&hex, &mut out), Some(()));
+            assert_eq!(out, all);
+            assert_eq!(
+                super::decode_hex_into(&hex.to_uppercase(), &mut out),
+                Some(())
+            );
+            assert_eq!(out, all);
+            for c in 0..=255u8 {
+                let valid = c.is_ascii_hexdigit();
+                let s = [b'0', c];
+                let s = core::str::from_utf8(&s);
+                if let Ok(s) = s {
+                    assert_eq!(
+                        super::decode_hex_into(s, &mut out).is_some(),
+                        valid,
+                        "{c:#x}"
+                    );
+                }
+            }
+            assert!(super::decode_hex_into("abc", &mut out).is_none());
+        }
     }
 }
 
@@ -169,49 +227,74 @@ where
     D: serde::Deserializer<'de>,
 {
     use serde::de::Error as _;
-    if de.is_human_readable() {
-        let s = Zeroizing::new(<String as serde::Deserialize>::deserialize(de)?);
-        let bytes = Zeroizing::new(decode_hex(&s).ok_or_else(|| D::Error::custom("invalid hex"))?);
-        f(&bytes).map_err(D::Error::custom)
+    let bytes = if de.is_human_readable() {
+        de.deserialize_str(serde_bytes_vec::HexVisitor)?
     } else {
-        let bytes =
-            Zeroizing::new(<serde_bytes_vec::ByteBuf as serde::Deserialize>::deserialize(de)?.0);
-        f(&bytes).map_err(D::Error::custom)
-    }
+        de.deserialize_bytes(serde_bytes_vec::BytesVisitor)?
+    };
+    f(&bytes).map_err(D::Error::custom)
 }
 
+/// Visitors that decode straight into one wiped buffer: exact capacity for hex strings, and for
+/// byte sequences every regrowth wipes the buffer it leaves (no prefix of a secret is freed
+/// unwiped).
 mod serde_bytes_vec {
     use core::fmt;
 
-    /// Accepts a byte string or a sequence of bytes.
-    pub(super) struct ByteBuf(pub(super) Vec<u8>);
+    use zeroize::{Zeroize, Zeroizing};
 
-    impl<'de> serde::Deserialize<'de> for ByteBuf {
-        fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
-            struct V;
-            impl<'de> serde::de::Visitor<'de> for V {
-                type Value = ByteBuf;
-                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                    f.write_str("bytes")
+    /// A hex string (borrowed or owned), decoded in constant time.
+    pub(super) struct HexVisitor;
+
+    impl<'de> serde::de::Visitor<'de> for HexVisitor {
+        type Value = Zeroizing<Vec<u8>>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a hex string")
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            let mut out = Zeroizing::new(Vec::new());
+            super::decode_hex_into(v, &mut out).ok_or_else(|| E::custom("invalid hex"))?;
+            Ok(out)
+        }
+        fn visit_string<E: serde::de::Error>(self, mut v: String) -> Result<Self::Value, E> {
+            let out = self.visit_str(&v);
+            v.zeroize();
+            out
+        }
+    }
+
+    /// A byte string or a sequence of bytes.
+    pub(super) struct BytesVisitor;
+
+    impl<'de> serde::de::Visitor<'de> for BytesVisitor {
+        type Value = Zeroizing<Vec<u8>>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("bytes")
+        }
+        fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
+            Ok(Zeroizing::new(v.to_vec()))
+        }
+        fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Self::Value, E> {
+            Ok(Zeroizing::new(v))
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            // The hint comes from the input: trust it only up to 4096 bytes.
+            let mut v = Zeroizing::new(Vec::with_capacity(
+                seq.size_hint().unwrap_or(0).clamp(16, 4096),
+            ));
+            while let Some(b) = seq.next_element::<u8>()? {
+                if v.len() == v.capacity() {
+                    let mut grown = Vec::with_capacity(v.capacity() * 2);
+                    grown.extend_from_slice(&v);
+                    // The old buffer is wiped when `Zeroizing` drops it.
+                    v = Zeroizing::new(grown);
                 }
-                fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<ByteBuf, E> {
-                    Ok(ByteBuf(v.to_vec()))
-                }
-                fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<ByteBuf, E> {
-                    Ok(ByteBuf(v))
-                }
-                fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                    self,
-                    mut seq: A,
-                ) -> Result<ByteBuf, A::Error> {
-                    let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-                    while let Some(b) = seq.next_element::<u8>()? {
-                        v.push(b);
-                    }
-                    Ok(ByteBuf(v))
-                }
+                v.push(b);
             }
-            de.deserialize_bytes(V)
+            Ok(v)
         }
     }
 }
