@@ -4,10 +4,16 @@
 The P-384 field's final conditional subtraction selects with a mask made from the borrow;
 without an optimisation barrier rustc 1.95 turned it into `test $0x1,%reg; jne/je ...`, a
 branch on secret data (found in review, fixed with `core::hint::black_box`). This scan fails
-if that shape comes back in the field, point or ladder code. x86-64 only; skipped elsewhere
-or without objdump.
+if that shape comes back anywhere in the crate's code, including the field and ladder code once
+it is inlined into the protocol functions (`dleqor::prove`, `pmb::issue`, the ARC provers...),
+and in the curve crates' own arithmetic (P-256's field lives in `p256::arithmetic`).
 
-Usage: ct-branch-scan.py <binary>
+A few branches of this shape are on public data; each is listed in REVIEWED with the number of
+hits it may have and why it is public. Any other hit, or more hits than listed, fails. Give it
+the release lib-test binary and release example binaries (a downstream-like build). x86-64
+only; skipped elsewhere or without objdump.
+
+Usage: ct-branch-scan.py <binary>...
 """
 import platform
 import re
@@ -15,24 +21,37 @@ import shutil
 import subprocess
 import sys
 
-WATCHED = ("p384_field", "group::point", "group::ct_multi", "group::mul", "group::field")
+WATCHED = ("privacy_tokens::", "p256::arithmetic", "p384::arithmetic", "primeorder::")
 # Variable-time code on public data branches by design (its names say so).
 PUBLIC = ("vartime", "wnaf", "straus", "pippenger")
+# Reviewed branches of the watched shape on public data: regex on the function name ->
+# (max hits per function, why it is public).
+REVIEWED = {
+    r"codec::alloc_hex::decode_hex_into$": (1, "the string length's parity"),
+    r"primeorder::projective::ProjectivePoint<C>.*::mul$": (
+        2, "the parity of the table-building loop index (add or double)"),
+    r"dleqor::challenges$": (1, "the identity flag of the public points the transcript encodes"),
+    r"arc::sigma::prove$": (
+        3, "whether a Pedersen base has a `g` term (the statement's shape)"),
+    r"PrivateKey::put_blob$": (1, "the method's scalar count (blob layout)"),
+    r"PrivateKey::from_bytes$": (1, "the method's scalar count (blob layout)"),
+}
+# The field and ladder functions that must be found (else the symbols changed and the scan is
+# blind): at least one function of each.
+REQUIRED = ("p384_field", "group::")
 
 
-def main() -> int:
-    if platform.machine() not in ("x86_64", "AMD64") or shutil.which("objdump") is None:
-        print("ct-branch-scan: skipped (needs x86-64 and objdump)")
-        return 0
+def scan(binary: str):
     dis = subprocess.run(
-        ["objdump", "-d", "--no-show-raw-insn", "-C", sys.argv[1]],
+        ["objdump", "-d", "--no-show-raw-insn", "-C", binary],
         check=True, capture_output=True, text=True,
     ).stdout.split("\n")
     func, hits, scanned = None, {}, set()
     for i, line in enumerate(dis):
-        m = re.match(r"^[0-9a-f]+ <(.*)>:$", line)
+        m = re.match(r"^([0-9a-f]+) <(.*)>:$", line)
         if m:
-            func = m.group(1)
+            # One entry per function body: generic functions have one body per curve.
+            func, addr = m.group(2), m.group(1)
             continue
         if (
             func is None
@@ -45,14 +64,66 @@ def main() -> int:
         if re.search(r"\btest\s+\$0x1,", line) and re.search(
             r"\bj(n?e|n?z)\b", " ".join(dis[i + 1 : i + 3])
         ):
-            hits[func] = hits.get(func, 0) + 1
-    print(f"ct-branch-scan: {len(scanned)} functions scanned, {sum(hits.values())} hits")
-    for f, c in sorted(hits.items(), key=lambda x: -x[1]):
-        print(f"  {c:3} {f}")
-    if not scanned:
-        print("ct-branch-scan: no watched function found (symbols renamed?)")
-        return 1
-    return 1 if hits else 0
+            hits.setdefault((func, addr), []).append(kind(dis, i))
+    return scanned, hits
+
+
+def kind(dis, i):
+    """Classifies a hit by its shape: a flag a call just returned in %al (a `Result` or `bool`
+    discriminant: whether a decoder or a check failed, public), the odd tail of an unrolled
+    loop (the parity of a public length), or unknown (to be reviewed)."""
+    line = dis[i]
+    before = " ".join(dis[max(0, i - 3) : i])
+    if re.search(r"\bcall", before) and re.search(r"%al\b", line):
+        return "returned flag"
+    m = re.search(r"\bj(ne|b|nz)\s+([0-9a-f]+)", " ".join(dis[max(0, i - 2) : i]))
+    if m:
+        here = re.match(r"^\s*([0-9a-f]+):", line)
+        if here and int(m.group(2), 16) < int(here.group(1), 16):
+            return "loop tail"
+    return "unknown"
+
+
+def reviewed(func):
+    for pat, (count, why) in REVIEWED.items():
+        if re.search(pat, func):
+            return count, why
+    return 0, None
+
+
+def main() -> int:
+    if platform.machine() not in ("x86_64", "AMD64") or shutil.which("objdump") is None:
+        print("ct-branch-scan: skipped (needs x86-64 and objdump)")
+        return 0
+    failed = False
+    for binary in sys.argv[1:]:
+        scanned, hits = scan(binary)
+        total = sum(len(k) for k in hits.values())
+        by_shape, bad = {}, {}
+        for (f, _), kinds in hits.items():
+            unknown = [k for k in kinds if k == "unknown"]
+            for k in kinds:
+                by_shape[k] = by_shape.get(k, 0) + 1
+            allowed, _ = reviewed(f)
+            if len(unknown) > allowed:
+                bad[f] = len(unknown)
+        name = binary.rsplit("/", 1)[-1]
+        shapes = ", ".join(f"{c} {k}" for k, c in sorted(by_shape.items()))
+        print(f"ct-branch-scan {name}: {len(scanned)} functions scanned, {total} hits "
+              f"({shapes or 'none'}), {len(bad)} functions over their reviewed count")
+        for (f, _), kinds in sorted(hits.items(), key=lambda x: -len(x[1])):
+            allowed, why = reviewed(f)
+            unknown = kinds.count("unknown")
+            note = why if unknown and unknown <= allowed else (
+                "UNREVIEWED: a branch on a low bit, secret?" if unknown else "public shape")
+            print(f"  {len(kinds):3} {f}  [{', '.join(sorted(set(kinds)))}] ({note})")
+        missing = [r for r in REQUIRED if not any(r in f for f in scanned)]
+        if missing and name.startswith("privacy_tokens"):
+            print(f"ct-branch-scan: no watched function matches {missing} (symbols renamed?)")
+            failed = True
+        if not scanned or bad:
+            failed = True
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
