@@ -19,7 +19,7 @@
 //! let server = ServerPrivateKey::<ArcV2P256>::random(&mut rng);
 //! let req = CredentialRequest::new(b"request context", &mut rng)?;
 //! let response = server.issue(&req.message, &mut rng)?;
-//! let credential = req.state.finalize(server.public_key(), &response)?;
+//! let mut credential = req.state.finalize(server.public_key(), &response)?;
 //! let mut state = credential.presentation_state(b"presentation context", 100)?;
 //! let presentation = state.present(&mut rng)?;
 //! let tag = server.verify_presentation(b"request context", b"presentation context", &presentation, 100)?;
@@ -52,7 +52,7 @@ use crate::Result;
 use sigma::{HashToScalarTranscript, Shake128Transcript, SigmaTranscript};
 
 pub use issuance::{
-    Credential, CredentialRequest, CredentialResponse, RequestResult, RequestState,
+    Credential, CredentialRequest, CredentialResponse, RequestResult, RequestState, MAX_CONTEXT_LEN,
 };
 pub use keys::{ServerPrivateKey, ServerPublicKey};
 pub use legacy::{LegacyPresentation, LegacyPresentationState};
@@ -89,6 +89,9 @@ pub trait ArcSuite:
     const SUITE_ID: u8;
     /// A short name for benches and logs, e.g. `"v2/P256"`.
     const NAME: &'static str;
+    /// `true` when presentations hide the nonce (crypto-01), `false` when it travels in the
+    /// clear (legacy v1).
+    const HIDDEN_NONCE: bool;
     /// The per-suite constants: generators, tables and transcript prefixes, built once.
     #[doc(hidden)]
     fn data() -> &'static SuiteData<Self>;
@@ -205,7 +208,7 @@ impl<S: ArcSuite> SuiteData<S> {
 }
 
 macro_rules! impl_suite {
-    ($t:ty, $curve:ty, $transcript:ty, $ctx:expr, $xmd:expr, $id:expr, $name:expr, $static_name:ident) => {
+    ($t:ty, $curve:ty, $transcript:ty, $ctx:expr, $xmd:expr, $id:expr, $name:expr, $hidden:expr, $static_name:ident) => {
         impl ArcSuite for $t {
             type Curve = $curve;
             type Transcript = $transcript;
@@ -213,6 +216,7 @@ macro_rules! impl_suite {
             const XMD: Xmd = $xmd;
             const SUITE_ID: u8 = $id;
             const NAME: &'static str = $name;
+            const HIDDEN_NONCE: bool = $hidden;
 
             fn data() -> &'static SuiteData<Self> {
                 static $static_name: OnceLock<SuiteData<$t>> = OnceLock::new();
@@ -240,6 +244,7 @@ impl_suite!(
     Xmd::Sha256,
     1,
     "v2/P256",
+    true,
     ARC_V2_P256
 );
 impl_suite!(
@@ -250,6 +255,7 @@ impl_suite!(
     Xmd::Sha256,
     2,
     "v1/P256",
+    false,
     ARC_V1_P256
 );
 impl_suite!(
@@ -260,6 +266,7 @@ impl_suite!(
     Xmd::Sha384,
     3,
     "v1/P384",
+    false,
     ARC_V1_P384
 );
 

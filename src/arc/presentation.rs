@@ -5,9 +5,9 @@ use core::fmt;
 use elliptic_curve::ff::Field;
 use rand_core::{CryptoRng, RngCore};
 use subtle::{ConditionallySelectable, ConstantTimeLess};
-use zeroize::{Zeroize, ZeroizeOnDrop};
+use zeroize::Zeroize;
 
-use super::issuance::{request_context_scalar, Credential};
+use super::issuance::{request_context_scalar, Credential, CredentialKey, PresentationCounter};
 use super::keys::ServerPrivateKey;
 use super::sigma::{self, Base, CompactProof, Elements, Equation, MAX_EQUATIONS, MAX_SCALARS};
 use super::statements::{self, d_element, presentation_counts, range_scalar};
@@ -105,40 +105,26 @@ impl<S: HiddenNonceSuite> fmt::Debug for Presentation<S> {
     }
 }
 
-/// The client's presentation state for one credential and presentation context
-/// (crypto-01 §"Presentation State"): it hands out the nonces `0, 1, ..., limit - 1` once each
-/// and then refuses. Zeroized on drop; `Debug` is redacted.
+/// The presentation state of one credential and presentation context (crypto-01
+/// §"Presentation State"): it hands out the nonces `0, 1, ..., limit - 1` once each and then
+/// refuses.
 ///
-/// Storage format (this crate's, version 1): `0x01 || credential || BE32(limit) ||
-/// BE32(next nonce) || presentation context`.
-pub struct PresentationState<S: HiddenNonceSuite> {
-    pub(crate) credential: Credential<S>,
-    pub(crate) context: Vec<u8>,
+/// It is a view of the counter that the [`Credential`] owns for this context, obtained from
+/// [`Credential::presentation_state`]; asking again for the same context continues the same
+/// counter. It borrows the credential mutably, so two states of one credential cannot be alive
+/// at once, and it has no storage form of its own: persist the credential
+/// ([`Credential::to_bytes`]) after `present` and before sending. `Debug` is redacted.
+pub struct PresentationState<'a, S: HiddenNonceSuite> {
+    pub(crate) key: &'a CredentialKey<S>,
+    pub(crate) counter: &'a mut PresentationCounter<C<S>>,
     pub(crate) generator_t: Affine<C<S>>,
-    pub(crate) limit: u32,
-    pub(crate) next: u32,
 }
 
-impl<S: HiddenNonceSuite> Zeroize for PresentationState<S> {
-    fn zeroize(&mut self) {
-        self.credential.zeroize();
-        self.next = 0;
-    }
-}
-
-impl<S: HiddenNonceSuite> Drop for PresentationState<S> {
-    fn drop(&mut self) {
-        self.zeroize();
-    }
-}
-
-impl<S: HiddenNonceSuite> ZeroizeOnDrop for PresentationState<S> {}
-
-impl<S: HiddenNonceSuite> fmt::Debug for PresentationState<S> {
+impl<S: HiddenNonceSuite> fmt::Debug for PresentationState<'_, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PresentationState")
             .field("credential", &"<redacted>")
-            .field("limit", &self.limit)
+            .field("limit", &self.limit())
             .field("remaining", &self.remaining())
             .finish()
     }
@@ -146,23 +132,25 @@ impl<S: HiddenNonceSuite> fmt::Debug for PresentationState<S> {
 
 impl<S: HiddenNonceSuite> Credential<S> {
     /// `MakePresentationState(credential, presentationContext, presentationLimit)`
-    /// (crypto-01 §"Presentation State").
+    /// (crypto-01 §"Presentation State"), kept inside the credential: the first call for a
+    /// context starts its counter at nonce 0; every later call, including after a
+    /// [`Credential::to_bytes`] / [`Credential::from_bytes`] round trip, continues it. The
+    /// limit checks come before any work.
     ///
     /// # Errors
-    /// [`Error::LimitExceeded`] for `limit < 2`; [`Error::HashToCurve`] if hashing fails.
+    /// [`Error::LimitExceeded`] for `limit < 2`, or a `limit` other than the one this context
+    /// was first used with (that would restart its nonces); [`Error::InputTooLong`] for a
+    /// context longer than [`super::MAX_CONTEXT_LEN`]; [`Error::HashToCurve`] if hashing fails.
     pub fn presentation_state(
-        &self,
+        &mut self,
         presentation_context: &[u8],
         limit: u32,
-    ) -> Result<PresentationState<S>> {
-        compute_bases(limit)?;
-        let t = group::to_affine(&super::hash_to_group::<S>(&[presentation_context], b"Tag")?);
+    ) -> Result<PresentationState<'_, S>> {
+        let (key, counter, generator_t) = self.counter(presentation_context, limit, || None)?;
         Ok(PresentationState {
-            credential: self.clone(),
-            context: presentation_context.to_vec(),
-            generator_t: t,
-            limit,
-            next: 0,
+            key,
+            counter,
+            generator_t,
         })
     }
 }
@@ -180,26 +168,28 @@ impl<C: Curve> Drop for PresentSecrets<C> {
     }
 }
 
-impl<S: HiddenNonceSuite> PresentationState<S> {
+impl<S: HiddenNonceSuite> PresentationState<'_, S> {
     /// The presentation limit.
     pub fn limit(&self) -> u32 {
-        self.limit
+        self.counter.limit
     }
 
     /// How many presentations are left.
     pub fn remaining(&self) -> u32 {
-        self.limit - self.next
+        self.counter.limit.saturating_sub(self.counter.next)
     }
 
     /// The presentation context.
     pub fn context(&self) -> &[u8] {
-        &self.context
+        &self.counter.context
     }
 
     /// `Present` (crypto-01 §"Presentation"): takes the next unused nonce and builds a
     /// presentation with a range proof that the committed nonce is below the limit. The nonce
-    /// is consumed even if a later step fails. Constant time in the credential and the nonce;
-    /// heap-free.
+    /// is consumed (in the credential) even if a later step fails. Constant time in the
+    /// credential and the nonce; heap-free.
+    ///
+    /// Persist the credential before sending the presentation (see [`Credential`]).
     ///
     /// # Errors
     /// [`Error::LimitExceeded`] once all `limit` nonces are used.
@@ -211,17 +201,17 @@ impl<S: HiddenNonceSuite> PresentationState<S> {
         &mut self,
         src: &mut impl ScalarSource<C<S>>,
     ) -> Result<Presentation<S>> {
-        if self.next >= self.limit {
+        if self.counter.next >= self.counter.limit {
             return Err(Error::LimitExceeded);
         }
-        let nonce = self.next;
-        self.next += 1;
-        make_presentation::<S>(&self.credential, &self.generator_t, nonce, self.limit, src)
+        let nonce = self.counter.next;
+        self.counter.next += 1;
+        make_presentation::<S>(self.key, &self.generator_t, nonce, self.counter.limit, src)
     }
 }
 
 pub(crate) fn make_presentation<S: HiddenNonceSuite>(
-    cred: &Credential<S>,
+    cred: &CredentialKey<S>,
     generator_t: &Affine<C<S>>,
     nonce: u32,
     limit: u32,
@@ -232,11 +222,11 @@ pub(crate) fn make_presentation<S: HiddenNonceSuite>(
         return Err(Error::LimitExceeded);
     }
     let d = S::data();
-    let a = src.random_scalar();
-    let r = src.random_scalar();
-    let z = src.random_scalar();
-    let nonce_blinding = src.random_scalar();
-    let nonce_s = Scalar::<C<S>>::from(u64::from(nonce));
+    let mut a = src.random_scalar();
+    let mut r = src.random_scalar();
+    let mut z = src.random_scalar();
+    let mut nonce_blinding = src.random_scalar();
+    let mut nonce_s = Scalar::<C<S>>::from(u64::from(nonce));
 
     let mut sec = PresentSecrets::<C<S>> {
         witness: [Scalar::<C<S>>::ZERO; MAX_SCALARS],
@@ -277,7 +267,7 @@ pub(crate) fn make_presentation<S: HiddenNonceSuite>(
     let u_prime_commit =
         group::mul_affine::<C<S>>(&cred.u_prime, &a) + group::mul_generator::<C<S>>(&r);
     let m1_commit = group::mul::<C<S>>(&u, &cred.m1) + d.h_table.mul(&z);
-    let tag_scalar = group::invert::<C<S>>(&(cred.m1 + nonce_s))?;
+    let mut tag_scalar = group::invert::<C<S>>(&(cred.m1 + nonce_s))?;
     let tag = group::mul_affine::<C<S>>(generator_t, &tag_scalar);
     let nonce_commit = group::mul_generator::<C<S>>(&nonce_s) + d.h_table.mul(&nonce_blinding);
     let v = group::mul_affine::<C<S>>(&cred.x1, &z) - group::mul_generator::<C<S>>(&r);
@@ -315,17 +305,19 @@ pub(crate) fn make_presentation<S: HiddenNonceSuite>(
     let (points, encodings, n_elems) = p.elements(&v_aff, &cred.x1, generator_t);
     // The prover knows the G/H representation of nonceCommit and of every D[i]: a
     // multiplication by them costs two fixed-base multiplications, not one variable-base one.
+    // The hints borrow their coefficients from `sec.witness` (wiped when `sec` drops), so no
+    // copy of `nonce`, `nonceBlinding`, `b[i]` or `s[i]` is left in the hint array.
     let mut bases_hint = presentation_bases::<S>();
     bases_hint[usize::from(statements::NONCE_COMMIT)] = Base::Pedersen {
-        g: Some(nonce_s),
-        h: nonce_blinding,
+        g: Some(&sec.witness[3]),
+        h: &sec.witness[4],
         h_table: &d.h_table,
     };
     if k > 1 {
         for i in 0..k {
             bases_hint[d_element(k, i)] = Base::Pedersen {
-                g: Some(sec.witness[range_scalar(k, 0, i)]),
-                h: sec.witness[range_scalar(k, 1, i)],
+                g: Some(&sec.witness[range_scalar(k, 0, i)]),
+                h: &sec.witness[range_scalar(k, 1, i)],
                 h_table: &d.h_table,
             };
         }
@@ -343,9 +335,17 @@ pub(crate) fn make_presentation<S: HiddenNonceSuite>(
         &sec.witness[..n_scalars],
         &sec.nonces[..n_scalars],
     );
-    bases_hint.fill(Base::Variable);
-    let mut a = a;
-    a.zeroize();
+    drop(sec);
+    for s in [
+        &mut a,
+        &mut r,
+        &mut z,
+        &mut nonce_blinding,
+        &mut nonce_s,
+        &mut tag_scalar,
+    ] {
+        s.zeroize();
+    }
     p.proof = proof?;
     Ok(p)
 }
@@ -576,48 +576,8 @@ impl<S: HiddenNonceSuite> ServerPrivateKey<S> {
     }
 }
 
-impl<S: HiddenNonceSuite> PresentationState<S> {
-    /// Storage encoding (see the type's documentation), zeroized on drop.
-    pub fn to_bytes(&self) -> zeroize::Zeroizing<Vec<u8>> {
-        let cred = self.credential.to_bytes();
-        let mut out =
-            zeroize::Zeroizing::new(Vec::with_capacity(9 + cred.len() + self.context.len()));
-        out.push(1);
-        out.extend_from_slice(&cred);
-        out.extend_from_slice(&self.limit.to_be_bytes());
-        out.extend_from_slice(&self.next.to_be_bytes());
-        out.extend_from_slice(&self.context);
-        out
-    }
-
-    /// Strict decoding of the storage encoding.
-    ///
-    /// # Errors
-    /// [`Error::UnsupportedValue`] for another version, [`Error::LimitExceeded`] for a limit
-    /// below 2 or a next nonce above the limit, plus the credential's decoding errors.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let mut r = Reader::new(bytes);
-        if r.take(1)? != [1] {
-            return Err(Error::UnsupportedValue);
-        }
-        let credential = Credential::<S>::from_bytes(r.take(Credential::<S>::LEN)?)?;
-        let limit = r.u32()?;
-        let next = r.u32()?;
-        let context = r.take(bytes.len() - 9 - Credential::<S>::LEN)?;
-        r.finish()?;
-        let mut st = credential.presentation_state(context, limit)?;
-        if next > limit {
-            return Err(Error::LimitExceeded);
-        }
-        st.next = next;
-        Ok(st)
-    }
-}
-
 #[cfg(feature = "serde")]
 crate::codec::serde_via_bytes!(Presentation<S: HiddenNonceSuite>);
-#[cfg(feature = "serde")]
-crate::codec::serde_via_bytes!(PresentationState<S: HiddenNonceSuite>);
 
 #[cfg(test)]
 mod tests {

@@ -317,17 +317,20 @@ impl Client {
         ))
     }
 
-    /// A token state for one challenge (`presentation_context` from its issuer name, origin info
-    /// and redemption context) with `limit` presentations.
+    /// The token state of one challenge (`presentation_context` from its issuer name, origin
+    /// info, redemption context and the issuer key id) with `limit` presentations, kept in the
+    /// credential: asking again for the same challenge continues its counter (see
+    /// [`Credential::presentation_state`]). Persist the credential after each
+    /// [`TokenState::token`] and before sending the token.
     ///
     /// # Errors
     /// As [`Credential::presentation_state`].
-    pub fn token_state(
-        credential: &Credential<S>,
+    pub fn token_state<'a>(
+        credential: &'a mut Credential<S>,
         challenge: &TokenChallenge,
         pk: &ServerPublicKey<S>,
         limit: u32,
-    ) -> Result<TokenState> {
+    ) -> Result<TokenState<'a>> {
         let key_id = issuer_key_id(pk);
         Ok(TokenState {
             state: credential
@@ -348,15 +351,16 @@ impl ClientState {
     }
 }
 
-/// Produces tokens for one challenge until the presentation limit.
+/// Produces tokens for one challenge until the presentation limit: a view of the credential's
+/// counter for the challenge's presentation context.
 #[derive(Debug)]
-pub struct TokenState {
-    state: PresentationState<S>,
+pub struct TokenState<'a> {
+    state: PresentationState<'a, S>,
     challenge_digest: [u8; 32],
     issuer_key_id: [u8; NID],
 }
 
-impl TokenState {
+impl TokenState<'_> {
     /// The next token.
     ///
     /// # Errors
