@@ -113,7 +113,8 @@ impl<S: ArcSuite> CredentialRequest<S> {
     /// commitments and the request proof. Heap-free.
     ///
     /// # Errors
-    /// [`Error::HashToCurve`] if hashing fails (not for inputs shorter than 2^16 bytes).
+    /// [`Error::InputTooLong`] for a context longer than [`MAX_CONTEXT_LEN`], before any work;
+    /// [`Error::HashToCurve`] if hashing fails.
     #[allow(clippy::new_ret_no_self)]
     pub fn new(
         request_context: &[u8],
@@ -126,6 +127,7 @@ impl<S: ArcSuite> CredentialRequest<S> {
         request_context: &[u8],
         src: &mut impl ScalarSource<C<S>>,
     ) -> Result<RequestResult<S>> {
+        check_context(request_context)?;
         let m1 = src.random_scalar();
         let r1 = src.random_scalar();
         let r2 = src.random_scalar();

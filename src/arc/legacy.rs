@@ -4,10 +4,11 @@
 use core::fmt;
 
 use rand_core::{CryptoRng, RngCore};
+use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
 use super::issuance::{
-    request_context_scalar, Credential, CredentialKey, PermKey, PresentationCounter,
+    check_context, request_context_scalar, Credential, CredentialKey, PermKey, PresentationCounter,
 };
 use super::keys::ServerPrivateKey;
 use super::presentation::{compute_bases, Tag};
@@ -23,7 +24,10 @@ type Enc<S> = <C<S> as Curve>::Compressed;
 
 /// A legacy presentation: `U' || UPrimeCommit || m1Commit || tag || c || 4 responses`
 /// (`4 Ne + 5 Ns`: 292 bytes on P-256, 436 on P-384). The nonce is sent next to it.
-#[derive(Clone, Copy, PartialEq, Eq)]
+///
+/// A bearer value until its tag is spent: equality is constant time ([`ConstantTimeEq`]; `==`
+/// goes through it) and there is no `Hash`; deduplicate on the tag.
+#[derive(Clone, Copy)]
 pub struct LegacyPresentation<S: ClearNonceSuite> {
     pub(crate) u: Affine<C<S>>,
     pub(crate) u_prime_commit: Affine<C<S>>,
@@ -31,6 +35,24 @@ pub struct LegacyPresentation<S: ClearNonceSuite> {
     pub(crate) tag: Affine<C<S>>,
     pub(crate) proof: CompactProof<C<S>, LEGACY_PRESENTATION_SCALARS>,
 }
+
+impl<S: ClearNonceSuite> ConstantTimeEq for LegacyPresentation<S> {
+    fn ct_eq(&self, o: &Self) -> subtle::Choice {
+        self.u.ct_eq(&o.u)
+            & self.u_prime_commit.ct_eq(&o.u_prime_commit)
+            & self.m1_commit.ct_eq(&o.m1_commit)
+            & self.tag.ct_eq(&o.tag)
+            & self.proof.ct_eq(&o.proof)
+    }
+}
+
+impl<S: ClearNonceSuite> PartialEq for LegacyPresentation<S> {
+    fn eq(&self, o: &Self) -> bool {
+        self.ct_eq(o).into()
+    }
+}
+
+impl<S: ClearNonceSuite> Eq for LegacyPresentation<S> {}
 
 impl<S: ClearNonceSuite> fmt::Debug for LegacyPresentation<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -319,8 +341,14 @@ impl<S: ClearNonceSuite> ServerPrivateKey<S> {
     /// `m1Tag = T - nonce * tag` with one scalar multiplication, and verifies the proof.
     /// Returns the tag; the caller rejects repeated tags.
     ///
+    /// The verifier's own parameters (contexts, limit) are checked first, before any work, with
+    /// typed errors; the received nonce and presentation fail as [`Error::InvalidProof`] (the
+    /// nonce range before any work too).
+    ///
     /// # Errors
-    /// [`Error::InvalidProof`] whatever failed (including `limit < 2` or `nonce >= limit`).
+    /// [`Error::InputTooLong`] for a context longer than [`super::MAX_CONTEXT_LEN`];
+    /// [`Error::LimitExceeded`] for `limit < 2`; [`Error::InvalidProof`] whatever failed in the
+    /// presentation, including `nonce >= limit`.
     pub fn verify_legacy_presentation(
         &self,
         request_context: &[u8],
@@ -329,6 +357,9 @@ impl<S: ClearNonceSuite> ServerPrivateKey<S> {
         nonce: u32,
         limit: u32,
     ) -> Result<Tag<S>> {
+        check_context(request_context)?;
+        check_context(presentation_context)?;
+        compute_bases(limit)?;
         self.verify_legacy_inner(
             request_context,
             presentation_context,
@@ -347,7 +378,6 @@ impl<S: ClearNonceSuite> ServerPrivateKey<S> {
         nonce: u32,
         limit: u32,
     ) -> Result<Tag<S>> {
-        compute_bases(limit)?;
         if nonce >= limit {
             return Err(Error::InvalidProof);
         }

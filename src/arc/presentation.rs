@@ -4,10 +4,12 @@ use core::fmt;
 
 use elliptic_curve::ff::Field;
 use rand_core::{CryptoRng, RngCore};
-use subtle::{ConditionallySelectable, ConstantTimeLess};
+use subtle::{ConditionallySelectable, ConstantTimeEq, ConstantTimeLess};
 use zeroize::Zeroize;
 
-use super::issuance::{request_context_scalar, Credential, CredentialKey, PresentationCounter};
+use super::issuance::{
+    check_context, request_context_scalar, Credential, CredentialKey, PresentationCounter,
+};
 use super::keys::ServerPrivateKey;
 use super::sigma::{self, Base, CompactProof, Elements, Equation, MAX_EQUATIONS, MAX_SCALARS};
 use super::statements::{self, d_element, presentation_counts, range_scalar};
@@ -41,7 +43,9 @@ pub fn compute_bases(limit: u32) -> Result<([u64; MAX_RANGE_BITS], usize)> {
 }
 
 /// A presentation tag: `tag = (m1 + nonce)^-1 * HashToGroup(presentationContext, "Tag")`, the
-/// value a verifier rate-limits on (one per credential, context and nonce).
+/// value a verifier rate-limits on (one per credential, context and nonce): the double-spend
+/// key. It is public (it travels in every presentation and redeems nothing on its own), so it
+/// has ordinary `PartialEq` and `Hash` for the verifier's set of spent tags.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Tag<S: ArcSuite>(pub(crate) Enc<S>);
 
@@ -87,7 +91,11 @@ const PRESENTATION_MAX_SCALARS: usize = MAX_SCALARS;
 /// A presentation with a hidden nonce (crypto-01 §"Presentation"): `U' || UPrimeCommit ||
 /// m1Commit || tag || nonceCommit || D[0..k] || c || (5 + 3k) responses`,
 /// `357 + 129 k` bytes on P-256.
-#[derive(Clone, Copy, PartialEq, Eq)]
+///
+/// A presentation is a bearer value until its tag is spent, so equality is constant time
+/// ([`ConstantTimeEq`]; `==` goes through it) and there is no `Hash`: deduplicate on
+/// [`Presentation::tag`], never on the presentation or its bytes.
+#[derive(Clone, Copy)]
 pub struct Presentation<S: HiddenNonceSuite> {
     pub(crate) u: Affine<C<S>>,
     pub(crate) u_prime_commit: Affine<C<S>>,
@@ -98,6 +106,31 @@ pub struct Presentation<S: HiddenNonceSuite> {
     pub(crate) k: usize,
     pub(crate) proof: CompactProof<C<S>, PRESENTATION_MAX_SCALARS>,
 }
+
+impl<S: HiddenNonceSuite> ConstantTimeEq for Presentation<S> {
+    fn ct_eq(&self, o: &Self) -> subtle::Choice {
+        let points = [
+            (&self.u, &o.u),
+            (&self.u_prime_commit, &o.u_prime_commit),
+            (&self.m1_commit, &o.m1_commit),
+            (&self.tag, &o.tag),
+            (&self.nonce_commit, &o.nonce_commit),
+        ];
+        // Unused `D` slots are the identity in both.
+        points.into_iter().chain(self.d.iter().zip(&o.d)).fold(
+            self.k.ct_eq(&o.k) & self.proof.ct_eq(&o.proof),
+            |acc, (a, b)| acc & a.ct_eq(b),
+        )
+    }
+}
+
+impl<S: HiddenNonceSuite> PartialEq for Presentation<S> {
+    fn eq(&self, o: &Self) -> bool {
+        self.ct_eq(o).into()
+    }
+}
+
+impl<S: HiddenNonceSuite> Eq for Presentation<S> {}
 
 impl<S: HiddenNonceSuite> fmt::Debug for Presentation<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -501,9 +534,13 @@ impl<S: HiddenNonceSuite> ServerPrivateKey<S> {
     /// caller must reject a tag it has already seen for this context (double spending).
     /// Heap-free.
     ///
+    /// The verifier's own parameters (contexts, limit) are checked first, before any work, with
+    /// typed errors; everything about the presentation fails as [`Error::InvalidProof`].
+    ///
     /// # Errors
-    /// [`Error::InvalidProof`] whatever failed, including a limit below 2 or one that does not
-    /// match the presentation's range proof.
+    /// [`Error::InputTooLong`] for a context longer than [`super::MAX_CONTEXT_LEN`];
+    /// [`Error::LimitExceeded`] for `limit < 2`; [`Error::InvalidProof`] whatever failed in the
+    /// presentation, including a range proof for another limit.
     pub fn verify_presentation(
         &self,
         request_context: &[u8],
@@ -511,8 +548,16 @@ impl<S: HiddenNonceSuite> ServerPrivateKey<S> {
         presentation: &Presentation<S>,
         limit: u32,
     ) -> Result<Tag<S>> {
-        self.verify_presentation_inner(request_context, presentation_context, presentation, limit)
-            .map_err(|_| Error::InvalidProof)
+        check_context(request_context)?;
+        check_context(presentation_context)?;
+        let (bases, k) = compute_bases(limit)?;
+        self.verify_presentation_inner(
+            request_context,
+            presentation_context,
+            presentation,
+            (&bases, k),
+        )
+        .map_err(|_| Error::InvalidProof)
     }
 
     fn verify_presentation_inner(
@@ -520,9 +565,8 @@ impl<S: HiddenNonceSuite> ServerPrivateKey<S> {
         request_context: &[u8],
         presentation_context: &[u8],
         p: &Presentation<S>,
-        limit: u32,
+        (bases, k): (&[u64; MAX_RANGE_BITS], usize),
     ) -> Result<Tag<S>> {
-        let (bases, k) = compute_bases(limit)?;
         if k != p.k {
             return Err(Error::InvalidProof);
         }

@@ -384,11 +384,20 @@ impl<C: Curve, const N: usize> fmt::Debug for CompactProof<C, N> {
     }
 }
 
+impl<C: Curve, const N: usize> ConstantTimeEq for CompactProof<C, N> {
+    /// Constant time: every response slot is compared (unused slots are zero), without an
+    /// early exit.
+    fn ct_eq(&self, o: &Self) -> subtle::Choice {
+        self.responses.iter().zip(&o.responses).fold(
+            self.len.ct_eq(&o.len) & self.challenge.ct_eq(&o.challenge),
+            |acc, (a, b)| acc & a.ct_eq(b),
+        )
+    }
+}
+
 impl<C: Curve, const N: usize> PartialEq for CompactProof<C, N> {
     fn eq(&self, o: &Self) -> bool {
-        self.len == o.len
-            && self.challenge == o.challenge
-            && self.responses[..self.len] == o.responses[..o.len]
+        self.ct_eq(o).into()
     }
 }
 
