@@ -45,8 +45,10 @@ fn issue_and_redeem() {
     }
     assert_eq!(ts.token(&mut rng).unwrap_err(), Error::LimitExceeded);
 
-    // A credential bound to another credential_context does not verify.
-    let ch2 = TokenChallenge::new(b"issuer.example", &rctx, b"origin.example", &[]).unwrap();
+    // A credential bound to another credential_context does not verify. (Another redemption
+    // context too: with the same one the presentation context would be the exhausted one
+    // above, whose counter the credential keeps.)
+    let ch2 = TokenChallenge::new(b"issuer.example", &[8u8; 32], b"origin.example", &[]).unwrap();
     let mut ts2 = Client::token_state(&mut cred, &ch2, issuer.public_key(), 3).unwrap();
     let t2 = ts2.token(&mut rng).unwrap();
     assert_eq!(issuer.verify(&t2, &ch2, 3), Err(Error::InvalidProof));
