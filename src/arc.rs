@@ -29,7 +29,57 @@
 //!
 //! Every step is heap-free: statements are `const` data or stack arrays sized for the largest
 //! range proof (`k = 32`, so limits up to `2^32 - 1`), and the constant transcript prefixes are
-//! built once per suite and cloned.
+//! built once per suite and cloned. (Asking for the presentation state of a context the
+//! credential has not presented for yet allocates its counter.)
+//!
+//! # Presentation state: what to persist, and when
+//! A tag is `(m1 + nonce)^-1 * T`: a nonce used twice in one presentation context gives the same
+//! tag twice, and the verifier links those presentations and rejects the second as a double
+//! spend. So the nonce counters must never restart or roll back, and this crate keeps them **in
+//! the [`Credential`]**, one per presentation context:
+//!
+//! * [`Credential::presentation_state`] (v2) and [`Credential::legacy_presentation_state`]
+//!   (legacy) return a view of that context's counter that borrows the credential mutably;
+//!   asking again for the same context continues the counter, and a context keeps the limit it
+//!   was first used with ([`Error::LimitExceeded`](crate::Error::LimitExceeded) otherwise). The
+//!   Privacy Pass [`privacy_pass::Client::token_state`] is the same view.
+//! * [`Credential`] is not `Clone`, and the states have no storage form of their own: the one
+//!   thing to persist is [`Credential::to_bytes`] (or its serde form), the key material with
+//!   every context's counter.
+//! * **Order: `present`, then persist the credential, then send.** A crash after the write
+//!   loses one presentation; sending first and crashing before the write would reuse its nonce.
+//!
+//! ```
+//! # use privacy_tokens::arc::{ArcV2P256, Credential, CredentialRequest, ServerPrivateKey};
+//! # let mut rng = rand::thread_rng();
+//! # let server = ServerPrivateKey::<ArcV2P256>::random(&mut rng);
+//! # let req = CredentialRequest::new(b"request context", &mut rng)?;
+//! # let response = server.issue(&req.message, &mut rng)?;
+//! # let mut credential = req.state.finalize(server.public_key(), &response)?;
+//! let presentation = credential.presentation_state(b"context", 10)?.present(&mut rng)?;
+//! let stored = credential.to_bytes(); // write this to storage now ...
+//! let wire = presentation.to_bytes(); // ... and only then send this
+//! # let _ = wire;
+//! // Later, or after a restart: the counter continues.
+//! let mut credential = Credential::<ArcV2P256>::from_bytes(&stored)?;
+//! assert_eq!(credential.presentation_state(b"context", 10)?.remaining(), 9);
+//! # Ok::<(), privacy_tokens::Error>(())
+//! ```
+//!
+//! What no library can do on its own: notice that the bytes it is given are a **stale copy**
+//! (an older backup, a second device, a rolled-back database). Restoring one rolls the
+//! counters back and reuses nonces. Keep exactly one live copy of a credential and never
+//! restore an older one; the explicit-nonce entry points of [`hazmat`] exist for test vectors
+//! only.
+//!
+//! # Limits
+//! Every limit is checked before any work, with a typed error: a presentation limit of at
+//! least 2 and at most `2^32 - 1` ([`Error::LimitExceeded`](crate::Error::LimitExceeded));
+//! request and presentation contexts of at most [`MAX_CONTEXT_LEN`] bytes
+//! ([`Error::InputTooLong`](crate::Error::InputTooLong)); exact message lengths in every
+//! decoder (a presentation's length fixes `1 <= k <= 32`). A verifier reports its own bad
+//! parameters (limit, contexts) with those typed errors and everything about a received
+//! presentation as [`Error::InvalidProof`](crate::Error::InvalidProof).
 
 pub mod count;
 mod hazmat_impl;

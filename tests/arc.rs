@@ -1,5 +1,7 @@
 //! ARC flows, limits, serialization and rejection tests.
 
+#[path = "support/arc_setup.rs"]
+mod arc_setup;
 #[path = "support/runner.rs"]
 mod runner;
 
@@ -22,12 +24,7 @@ fn rng(seed: u64) -> StdRng {
 }
 
 fn setup<S: ArcSuite>(seed: u64) -> (ServerPrivateKey<S>, Credential<S>, StdRng) {
-    let mut rng = rng(seed);
-    let server = ServerPrivateKey::<S>::random(&mut rng);
-    let req = CredentialRequest::<S>::new(REQ_CTX, &mut rng).unwrap();
-    let resp = server.issue(&req.message, &mut rng).unwrap();
-    let cred = req.state.finalize(server.public_key(), &resp).unwrap();
-    (server, cred, rng)
+    arc_setup::setup::<S>(seed, REQ_CTX)
 }
 
 #[test]

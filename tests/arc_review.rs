@@ -1,6 +1,9 @@
 //! Regression tests for the ARC findings of the 2026-12 security review
 //! (`shared/specs/review-findings.md` §3, §6, §13, §15) and ARC's count and length limits.
 
+#[path = "support/arc_setup.rs"]
+mod arc_setup;
+
 use std::collections::HashSet;
 
 use privacy_tokens::arc::hazmat::{self, TestDrng};
@@ -22,12 +25,20 @@ const PRES_CTX: &[u8] = b"review presentation context";
 type V2 = ArcV2P256;
 
 fn setup<S: ArcSuite>(seed: u64) -> (ServerPrivateKey<S>, Credential<S>, StdRng) {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let server = ServerPrivateKey::<S>::random(&mut rng);
-    let req = CredentialRequest::<S>::new(REQ_CTX, &mut rng).unwrap();
-    let resp = server.issue(&req.message, &mut rng).unwrap();
-    let cred = req.state.finalize(server.public_key(), &resp).unwrap();
-    (server, cred, rng)
+    arc_setup::setup::<S>(seed, REQ_CTX)
+}
+
+/// One presentation from the credential's state for `ctx`.
+fn present(
+    cred: &mut Credential<V2>,
+    ctx: &[u8],
+    limit: u32,
+    rng: &mut StdRng,
+) -> Presentation<V2> {
+    cred.presentation_state(ctx, limit)
+        .unwrap()
+        .present(rng)
+        .unwrap()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -47,11 +58,7 @@ fn second_presentation_state_for_a_context_continues_the_nonces() {
     // Every nonce of the context once over any number of states, then the limit.
     let mut tags: HashSet<_> = [pa.tag(), pb.tag()].into_iter().collect();
     for _ in 2..10 {
-        let p = cred
-            .presentation_state(PRES_CTX, 10)
-            .unwrap()
-            .present(&mut rng)
-            .unwrap();
+        let p = present(&mut cred, PRES_CTX, 10, &mut rng);
         let tag = server
             .verify_presentation(REQ_CTX, PRES_CTX, &p, 10)
             .unwrap();
@@ -77,11 +84,7 @@ fn second_presentation_state_for_a_context_continues_the_nonces() {
 #[test]
 fn restored_credential_continues_its_counters() {
     let (_, mut cred, mut rng) = setup::<V2>(2);
-    let p0 = cred
-        .presentation_state(PRES_CTX, 10)
-        .unwrap()
-        .present(&mut rng)
-        .unwrap();
+    let p0 = present(&mut cred, PRES_CTX, 10, &mut rng);
     let saved = cred.to_bytes();
     drop(cred);
     let mut restored = Credential::<V2>::from_bytes(&saved).unwrap();
@@ -89,11 +92,7 @@ fn restored_credential_continues_its_counters() {
         restored.contexts().collect::<Vec<_>>(),
         vec![(PRES_CTX, 10u32, 1u32)]
     );
-    let p1 = restored
-        .presentation_state(PRES_CTX, 10)
-        .unwrap()
-        .present(&mut rng)
-        .unwrap();
+    let p1 = present(&mut restored, PRES_CTX, 10, &mut rng);
     assert_ne!(p0.tag(), p1.tag());
 }
 
@@ -104,17 +103,9 @@ fn restored_credential_continues_its_counters() {
 fn a_stale_copy_rolls_back_as_documented() {
     let (_, mut cred, mut rng) = setup::<V2>(3);
     let stale = cred.to_bytes();
-    let p0 = cred
-        .presentation_state(PRES_CTX, 10)
-        .unwrap()
-        .present(&mut rng)
-        .unwrap();
+    let p0 = present(&mut cred, PRES_CTX, 10, &mut rng);
     let mut old = Credential::<V2>::from_bytes(&stale).unwrap();
-    let p1 = old
-        .presentation_state(PRES_CTX, 10)
-        .unwrap()
-        .present(&mut rng)
-        .unwrap();
+    let p1 = present(&mut old, PRES_CTX, 10, &mut rng);
     assert_eq!(p0.tag(), p1.tag());
 }
 
@@ -178,21 +169,16 @@ fn restored_legacy_credential_keeps_the_permutation() {
     let (_, mut cred, mut rng) = setup::<ArcV1P256>(6);
     let limit = 64;
     let mut seen = HashSet::new();
+    let nonce = |c: &mut Credential<ArcV1P256>, rng: &mut StdRng| {
+        let mut st = c.legacy_presentation_state(PRES_CTX, limit, rng).unwrap();
+        st.present(rng).unwrap().1
+    };
     for _ in 0..limit / 2 {
-        let (_, n) = cred
-            .legacy_presentation_state(PRES_CTX, limit, &mut rng)
-            .unwrap()
-            .present(&mut rng)
-            .unwrap();
-        seen.insert(n);
+        seen.insert(nonce(&mut cred, &mut rng));
     }
     let mut back = Credential::<ArcV1P256>::from_bytes(&cred.to_bytes()).unwrap();
     for _ in 0..limit / 2 {
-        let (_, n) = back
-            .legacy_presentation_state(PRES_CTX, limit, &mut rng)
-            .unwrap()
-            .present(&mut rng)
-            .unwrap();
+        let n = nonce(&mut back, &mut rng);
         assert!(seen.insert(n), "nonce {n} repeated after a round trip");
     }
 }
@@ -201,10 +187,7 @@ fn restored_legacy_credential_keeps_the_permutation() {
 #[test]
 fn another_limit_for_a_used_context_is_refused() {
     let (_, mut cred, mut rng) = setup::<V2>(7);
-    cred.presentation_state(PRES_CTX, 10)
-        .unwrap()
-        .present(&mut rng)
-        .unwrap();
+    present(&mut cred, PRES_CTX, 10, &mut rng);
     assert_eq!(
         cred.presentation_state(PRES_CTX, 11).unwrap_err(),
         Error::LimitExceeded
@@ -226,10 +209,7 @@ fn another_limit_for_a_used_context_is_refused() {
 fn credential_storage_is_strict() {
     let (_, mut cred, mut rng) = setup::<V2>(8);
     for ctx in [&b"b"[..], b"a", b"c"] {
-        cred.presentation_state(ctx, 4)
-            .unwrap()
-            .present(&mut rng)
-            .unwrap();
+        present(&mut cred, ctx, 4, &mut rng);
     }
     let good = cred.to_bytes().to_vec();
     assert_eq!(good.len(), cred.encoded_len());
@@ -309,11 +289,7 @@ fn pedersen_hints_do_not_hold_the_secrets() {
     let (server, mut cred, mut rng) = setup::<V2>(9);
     for limit in [2u32, 100] {
         let ctx = format!("hint context {limit}");
-        let p = cred
-            .presentation_state(ctx.as_bytes(), limit)
-            .unwrap()
-            .present(&mut rng)
-            .unwrap();
+        let p = present(&mut cred, ctx.as_bytes(), limit, &mut rng);
         server
             .verify_presentation(REQ_CTX, ctx.as_bytes(), &p, limit)
             .unwrap();
@@ -416,11 +392,7 @@ fn context_length_limit() {
         Error::InputTooLong
     );
     assert_eq!(cred.contexts().count(), 0);
-    let p = cred
-        .presentation_state(&at, 4)
-        .unwrap()
-        .present(&mut rng)
-        .unwrap();
+    let p = present(&mut cred, &at, 4, &mut rng);
     server.verify_presentation(&at, &at, &p, 4).unwrap();
     // Verifier contexts.
     assert_eq!(
@@ -476,11 +448,7 @@ fn presentation_limit_and_nonce_limits() {
     }
     // Nothing was recorded for the refused limits.
     assert_eq!(cred.contexts().count(), 0);
-    let p = cred
-        .presentation_state(PRES_CTX, 2)
-        .unwrap()
-        .present(&mut rng)
-        .unwrap();
+    let p = present(&mut cred, PRES_CTX, 2, &mut rng);
     assert_eq!(
         server.verify_presentation(REQ_CTX, PRES_CTX, &p, 1),
         Err(Error::LimitExceeded)

@@ -550,6 +550,62 @@ pub(crate) struct PresentationCounter<C: Curve> {
     pub(crate) generator_t: Option<Affine<C>>,
 }
 
+/// A credential's key material with the counter of one context and that context's `T`: the
+/// body of [`super::PresentationState`] and [`super::LegacyPresentationState`].
+pub(crate) struct CounterView<'a, S: ArcSuite> {
+    pub(crate) key: &'a CredentialKey<S>,
+    pub(crate) counter: &'a mut PresentationCounter<C<S>>,
+    pub(crate) generator_t: Affine<C<S>>,
+}
+
+impl<S: ArcSuite> CounterView<'_, S> {
+    pub(crate) fn limit(&self) -> u32 {
+        self.counter.limit
+    }
+
+    pub(crate) fn remaining(&self) -> u32 {
+        self.counter.limit.saturating_sub(self.counter.next)
+    }
+
+    pub(crate) fn context(&self) -> &[u8] {
+        &self.counter.context
+    }
+
+    /// Consumes the next index of this context: `0, 1, ..., limit - 1`, then
+    /// [`Error::LimitExceeded`]. It is consumed before the caller's work, so a failure later on
+    /// never hands it out again.
+    pub(crate) fn take_next(&mut self) -> Result<u32> {
+        let i = self.counter.next;
+        if i >= self.counter.limit {
+            return Err(Error::LimitExceeded);
+        }
+        self.counter.next = i + 1;
+        Ok(i)
+    }
+}
+
+/// The accessors of a presentation-state view (a tuple struct around a [`CounterView`]).
+macro_rules! state_accessors {
+    () => {
+        /// The presentation limit.
+        pub fn limit(&self) -> u32 {
+            self.0.limit()
+        }
+
+        /// How many presentations are left.
+        pub fn remaining(&self) -> u32 {
+            self.0.remaining()
+        }
+
+        /// The presentation context.
+        pub fn context(&self) -> &[u8] {
+            self.0.context()
+        }
+    };
+}
+
+pub(crate) use state_accessors;
+
 /// The largest request or presentation context this crate accepts: 65535 bytes.
 ///
 /// The drafts set no bound; this one keeps hashing and storage bounded and fits a 16-bit length
@@ -637,11 +693,7 @@ impl<S: ArcSuite> Credential<S> {
         presentation_context: &[u8],
         limit: u32,
         perm_key: impl FnOnce() -> Option<PermKey>,
-    ) -> Result<(
-        &CredentialKey<S>,
-        &mut PresentationCounter<C<S>>,
-        Affine<C<S>>,
-    )> {
+    ) -> Result<CounterView<'_, S>> {
         check_context(presentation_context)?;
         super::presentation::compute_bases(limit)?;
         let i = match self
@@ -678,7 +730,11 @@ impl<S: ArcSuite> Credential<S> {
                 t
             }
         };
-        Ok((&self.key, c, t))
+        Ok(CounterView {
+            key: &self.key,
+            counter: c,
+            generator_t: t,
+        })
     }
 
     /// The presentation contexts this credential has presented for, in byte order, each with

@@ -8,7 +8,7 @@ use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
 use super::issuance::{
-    check_context, request_context_scalar, Credential, CredentialKey, PermKey, PresentationCounter,
+    check_context, request_context_scalar, CounterView, Credential, CredentialKey, PermKey,
 };
 use super::keys::ServerPrivateKey;
 use super::presentation::{compute_bases, Tag};
@@ -46,13 +46,7 @@ impl<S: ClearNonceSuite> ConstantTimeEq for LegacyPresentation<S> {
     }
 }
 
-impl<S: ClearNonceSuite> PartialEq for LegacyPresentation<S> {
-    fn eq(&self, o: &Self) -> bool {
-        self.ct_eq(o).into()
-    }
-}
-
-impl<S: ClearNonceSuite> Eq for LegacyPresentation<S> {}
+super::wire::eq_via_ct!(LegacyPresentation<S: ClearNonceSuite>);
 
 impl<S: ClearNonceSuite> fmt::Debug for LegacyPresentation<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -70,11 +64,7 @@ impl<S: ClearNonceSuite> fmt::Debug for LegacyPresentation<S> {
 /// context, obtained from [`Credential::legacy_presentation_state`]: asking again for the same
 /// context continues the same permutation, never a fresh one. Persist the credential
 /// ([`Credential::to_bytes`]) after `present` and before sending. `Debug` is redacted.
-pub struct LegacyPresentationState<'a, S: ClearNonceSuite> {
-    pub(crate) key: &'a CredentialKey<S>,
-    pub(crate) counter: &'a mut PresentationCounter<C<S>>,
-    pub(crate) generator_t: Affine<C<S>>,
-}
+pub struct LegacyPresentationState<'a, S: ClearNonceSuite>(pub(crate) CounterView<'a, S>);
 
 /// A permutation of `[0, limit)` keyed by `key`: a balanced 4-round Feistel network on
 /// `2h`-bit values (`2^(2h) >= limit`) with cycle walking. Public-data timing only (the nonce
@@ -111,7 +101,7 @@ impl<S: ClearNonceSuite> fmt::Debug for LegacyPresentationState<'_, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("LegacyPresentationState")
             .field("credential", &"<redacted>")
-            .field("limit", &self.counter.limit)
+            .field("limit", &self.0.limit())
             .field("remaining", &self.remaining())
             .finish()
     }
@@ -134,29 +124,20 @@ impl<S: ClearNonceSuite> Credential<S> {
         limit: u32,
         rng: &mut (impl RngCore + CryptoRng),
     ) -> Result<LegacyPresentationState<'_, S>> {
-        let (key, counter, generator_t) = self.counter(presentation_context, limit, || {
-            let mut k: PermKey = Box::new(zeroize::Zeroizing::new([0u8; 32]));
-            rng.fill_bytes(&mut k[..]);
-            Some(k)
-        })?;
-        Ok(LegacyPresentationState {
-            key,
-            counter,
-            generator_t,
-        })
+        Ok(LegacyPresentationState(self.counter(
+            presentation_context,
+            limit,
+            || {
+                let mut k: PermKey = Box::new(zeroize::Zeroizing::new([0u8; 32]));
+                rng.fill_bytes(&mut k[..]);
+                Some(k)
+            },
+        )?))
     }
 }
 
 impl<S: ClearNonceSuite> LegacyPresentationState<'_, S> {
-    /// How many presentations are left.
-    pub fn remaining(&self) -> u32 {
-        self.counter.limit.saturating_sub(self.counter.next)
-    }
-
-    /// The presentation context.
-    pub fn context(&self) -> &[u8] {
-        &self.counter.context
-    }
+    super::issuance::state_accessors!();
 
     /// `Present` (draft-yun-cfrg-arc-01 §"Presentation"): a fresh random unused nonce and a
     /// presentation for it. Heap-free; constant time in the credential.
@@ -174,13 +155,17 @@ impl<S: ClearNonceSuite> LegacyPresentationState<'_, S> {
         &mut self,
         src: &mut impl ScalarSource<C<S>>,
     ) -> Result<(LegacyPresentation<S>, u32)> {
-        let perm_key = self.counter.perm_key.as_ref().ok_or(Error::LimitExceeded)?;
-        if self.counter.next >= self.counter.limit {
+        if self.0.counter.perm_key.is_none() {
+            // Unreachable: every legacy counter has its permutation key.
             return Err(Error::LimitExceeded);
         }
-        let nonce = permute(perm_key, self.counter.limit, self.counter.next);
-        self.counter.next += 1;
-        let p = make_legacy_presentation(self.key, &self.generator_t, nonce, src)?;
+        let i = self.0.take_next()?;
+        let v = &self.0;
+        let nonce = match &v.counter.perm_key {
+            Some(k) => permute(k, v.limit(), i),
+            None => return Err(Error::LimitExceeded),
+        };
+        let p = make_legacy_presentation(v.key, &v.generator_t, nonce, src)?;
         Ok((p, nonce))
     }
 }

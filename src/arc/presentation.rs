@@ -8,7 +8,7 @@ use subtle::{ConditionallySelectable, ConstantTimeEq, ConstantTimeLess};
 use zeroize::Zeroize;
 
 use super::issuance::{
-    check_context, request_context_scalar, Credential, CredentialKey, PresentationCounter,
+    check_context, request_context_scalar, CounterView, Credential, CredentialKey,
 };
 use super::keys::ServerPrivateKey;
 use super::sigma::{self, Base, CompactProof, Elements, Equation, MAX_EQUATIONS, MAX_SCALARS};
@@ -124,13 +124,7 @@ impl<S: HiddenNonceSuite> ConstantTimeEq for Presentation<S> {
     }
 }
 
-impl<S: HiddenNonceSuite> PartialEq for Presentation<S> {
-    fn eq(&self, o: &Self) -> bool {
-        self.ct_eq(o).into()
-    }
-}
-
-impl<S: HiddenNonceSuite> Eq for Presentation<S> {}
+super::wire::eq_via_ct!(Presentation<S: HiddenNonceSuite>);
 
 impl<S: HiddenNonceSuite> fmt::Debug for Presentation<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -147,11 +141,7 @@ impl<S: HiddenNonceSuite> fmt::Debug for Presentation<S> {
 /// counter. It borrows the credential mutably, so two states of one credential cannot be alive
 /// at once, and it has no storage form of its own: persist the credential
 /// ([`Credential::to_bytes`]) after `present` and before sending. `Debug` is redacted.
-pub struct PresentationState<'a, S: HiddenNonceSuite> {
-    pub(crate) key: &'a CredentialKey<S>,
-    pub(crate) counter: &'a mut PresentationCounter<C<S>>,
-    pub(crate) generator_t: Affine<C<S>>,
-}
+pub struct PresentationState<'a, S: HiddenNonceSuite>(pub(crate) CounterView<'a, S>);
 
 impl<S: HiddenNonceSuite> fmt::Debug for PresentationState<'_, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -179,12 +169,11 @@ impl<S: HiddenNonceSuite> Credential<S> {
         presentation_context: &[u8],
         limit: u32,
     ) -> Result<PresentationState<'_, S>> {
-        let (key, counter, generator_t) = self.counter(presentation_context, limit, || None)?;
-        Ok(PresentationState {
-            key,
-            counter,
-            generator_t,
-        })
+        Ok(PresentationState(self.counter(
+            presentation_context,
+            limit,
+            || None,
+        )?))
     }
 }
 
@@ -202,20 +191,7 @@ impl<C: Curve> Drop for PresentSecrets<C> {
 }
 
 impl<S: HiddenNonceSuite> PresentationState<'_, S> {
-    /// The presentation limit.
-    pub fn limit(&self) -> u32 {
-        self.counter.limit
-    }
-
-    /// How many presentations are left.
-    pub fn remaining(&self) -> u32 {
-        self.counter.limit.saturating_sub(self.counter.next)
-    }
-
-    /// The presentation context.
-    pub fn context(&self) -> &[u8] {
-        &self.counter.context
-    }
+    super::issuance::state_accessors!();
 
     /// `Present` (crypto-01 §"Presentation"): takes the next unused nonce and builds a
     /// presentation with a range proof that the committed nonce is below the limit. The nonce
@@ -234,12 +210,9 @@ impl<S: HiddenNonceSuite> PresentationState<'_, S> {
         &mut self,
         src: &mut impl ScalarSource<C<S>>,
     ) -> Result<Presentation<S>> {
-        if self.counter.next >= self.counter.limit {
-            return Err(Error::LimitExceeded);
-        }
-        let nonce = self.counter.next;
-        self.counter.next += 1;
-        make_presentation::<S>(self.key, &self.generator_t, nonce, self.counter.limit, src)
+        let nonce = self.0.take_next()?;
+        let v = &self.0;
+        make_presentation::<S>(v.key, &v.generator_t, nonce, v.limit(), src)
     }
 }
 

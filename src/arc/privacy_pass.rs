@@ -283,13 +283,7 @@ impl ConstantTimeEq for Token {
     }
 }
 
-impl PartialEq for Token {
-    fn eq(&self, o: &Self) -> bool {
-        self.ct_eq(o).into()
-    }
-}
-
-impl Eq for Token {}
+super::wire::eq_via_ct!(Token);
 
 impl Token {
     /// The encoding; `presentation_nonce` is written as 0 (see the module documentation).
