@@ -19,8 +19,8 @@ use std::time::Duration;
 use allocation_counter::measure;
 use criterion::{black_box, BatchSize, Criterion};
 use privacy_tokens::arc::{
-    count, ArcSuite, ArcV1P256, ArcV1P384, ArcV2P256, ClearNonceSuite, CredentialRequest,
-    HiddenNonceSuite, ServerPrivateKey,
+    count, ArcSuite, ArcV1P256, ArcV1P384, ArcV2P256, ClearNonceSuite, Credential,
+    CredentialRequest, HiddenNonceSuite, ServerPrivateKey,
 };
 
 const REQ_CTX: &[u8] = b"bench request context";
@@ -63,7 +63,10 @@ fn table_v2<S: HiddenNonceSuite>() {
     let (a, m, cred) = profile(|| req.state.finalize(&pk, &resp));
     let cred = cred.expect("finalize");
     row(&format!("arc/{}/finalize", name::<S>()), "-", a, m);
+    let fresh = cred.to_bytes();
     for limit in LIMITS {
+        // A fresh copy per limit: a context keeps the limit it was first used with.
+        let mut cred = Credential::<S>::from_bytes(&fresh).expect("credential");
         let mut st = cred.presentation_state(PRES_CTX, limit).expect("state");
         let (a, m, p) = profile(|| st.present(&mut rand::thread_rng()));
         let p = p.expect("present");
@@ -95,7 +98,7 @@ fn table_v1<S: ClearNonceSuite>() {
     row(&format!("arc/{}/issue", name::<S>()), "-", a, m);
     let pk = *server.public_key();
     let (a, m, cred) = profile(|| req.state.finalize(&pk, &resp));
-    let cred = cred.expect("finalize");
+    let mut cred = cred.expect("finalize");
     row(&format!("arc/{}/finalize", name::<S>()), "-", a, m);
     let mut st = cred
         .legacy_presentation_state(PRES_CTX, 100, &mut rand::thread_rng())
@@ -149,15 +152,28 @@ fn presentation_v2<S: HiddenNonceSuite>(c: &mut Criterion) {
         .finalize(server.public_key(), &resp)
         .expect("finalize");
     let base = format!("arc/{}", name::<S>());
+    let fresh = cred.to_bytes();
     for limit in LIMITS {
+        // Each run presents from a fresh copy whose context counter (and its `T`) already
+        // exists, as the old per-state setup did.
         c.bench_function(&format!("{base}/present/{limit}"), |b| {
-            b.iter_batched(
-                || cred.presentation_state(PRES_CTX, limit).expect("state"),
-                |mut st| st.present(&mut rand::thread_rng()).expect("present"),
+            b.iter_batched_ref(
+                || {
+                    let mut c = Credential::<S>::from_bytes(&fresh).expect("credential");
+                    c.presentation_state(PRES_CTX, limit).expect("state");
+                    c
+                },
+                |c| {
+                    c.presentation_state(PRES_CTX, limit)
+                        .expect("state")
+                        .present(&mut rand::thread_rng())
+                        .expect("present")
+                },
                 BatchSize::SmallInput,
             )
         });
-        let p = cred
+        let p = Credential::<S>::from_bytes(&fresh)
+            .expect("credential")
             .presentation_state(PRES_CTX, limit)
             .expect("state")
             .present(&mut rng)
@@ -182,13 +198,22 @@ fn presentation_v1<S: ClearNonceSuite>(c: &mut Criterion) {
         .finalize(server.public_key(), &resp)
         .expect("finalize");
     let base = format!("arc/{}", name::<S>());
+    let fresh = cred.to_bytes();
+    let mut cred = Credential::<S>::from_bytes(&fresh).expect("credential");
     c.bench_function(&format!("{base}/present"), |b| {
-        b.iter_batched(
+        b.iter_batched_ref(
             || {
-                cred.legacy_presentation_state(PRES_CTX, 100, &mut rand::thread_rng())
-                    .expect("state")
+                let mut c = Credential::<S>::from_bytes(&fresh).expect("credential");
+                c.legacy_presentation_state(PRES_CTX, 100, &mut rand::thread_rng())
+                    .expect("state");
+                c
             },
-            |mut st| st.present(&mut rand::thread_rng()).expect("present"),
+            |c| {
+                c.legacy_presentation_state(PRES_CTX, 100, &mut rand::thread_rng())
+                    .expect("state")
+                    .present(&mut rand::thread_rng())
+                    .expect("present")
+            },
             BatchSize::SmallInput,
         )
     });

@@ -22,7 +22,7 @@ fn main() -> Result<(), privacy_tokens::Error> {
     let (request, state) = Client::request(&issue_challenge, issuer.public_key(), &mut rng)?;
     let request = CredentialRequest::from_bytes(&request.to_bytes())?;
     let response = issuer.issue(&request, &mut rng)?;
-    let credential = state.finalize(&CredentialResponse::from_bytes(&response.to_bytes())?)?;
+    let mut credential = state.finalize(&CredentialResponse::from_bytes(&response.to_bytes())?)?;
     println!(
         "credential issued ({} byte request)",
         request.to_bytes().len()
@@ -31,10 +31,20 @@ fn main() -> Result<(), privacy_tokens::Error> {
     // Redemption: the origin allows 5 tokens per redemption context.
     let limit = 5;
     let challenge = TokenChallenge::new(b"issuer.example", &[0x42; 32], b"origin.example", &[])?;
-    let mut tokens = Client::token_state(&credential, &challenge, issuer.public_key(), limit)?;
     let mut seen = HashSet::new();
-    while let Ok(token) = tokens.token(&mut rng) {
+    // The app's storage: the credential with its per-context counters.
+    let mut stored = credential.to_bytes();
+    loop {
+        // Asking again for the same challenge continues its counter (it lives in the credential).
+        let mut tokens =
+            Client::token_state(&mut credential, &challenge, issuer.public_key(), limit)?;
+        let Ok(token) = tokens.token(&mut rng) else {
+            break;
+        };
+        // Persist the advanced counter *before* the token leaves the device.
+        stored = credential.to_bytes();
         let bytes = token.to_bytes();
+        // The origin deduplicates on the returned tag, never on the token bytes.
         let tag = issuer.verify(&Token::from_bytes(&bytes)?, &challenge, limit)?;
         let fresh = seen.insert(tag);
         println!(
@@ -42,6 +52,7 @@ fn main() -> Result<(), privacy_tokens::Error> {
             bytes.len()
         );
     }
+    println!("{} bytes of credential state stored", stored.len());
     println!("client stops after {} tokens", seen.len());
     Ok(())
 }

@@ -19,7 +19,7 @@
 //! let server = ServerPrivateKey::<ArcV2P256>::random(&mut rng);
 //! let req = CredentialRequest::new(b"request context", &mut rng)?;
 //! let response = server.issue(&req.message, &mut rng)?;
-//! let credential = req.state.finalize(server.public_key(), &response)?;
+//! let mut credential = req.state.finalize(server.public_key(), &response)?;
 //! let mut state = credential.presentation_state(b"presentation context", 100)?;
 //! let presentation = state.present(&mut rng)?;
 //! let tag = server.verify_presentation(b"request context", b"presentation context", &presentation, 100)?;
@@ -29,7 +29,57 @@
 //!
 //! Every step is heap-free: statements are `const` data or stack arrays sized for the largest
 //! range proof (`k = 32`, so limits up to `2^32 - 1`), and the constant transcript prefixes are
-//! built once per suite and cloned.
+//! built once per suite and cloned. (Asking for the presentation state of a context the
+//! credential has not presented for yet allocates its counter.)
+//!
+//! # Presentation state: what to persist, and when
+//! A tag is `(m1 + nonce)^-1 * T`: a nonce used twice in one presentation context gives the same
+//! tag twice, and the verifier links those presentations and rejects the second as a double
+//! spend. So the nonce counters must never restart or roll back, and this crate keeps them **in
+//! the [`Credential`]**, one per presentation context:
+//!
+//! * [`Credential::presentation_state`] (v2) and [`Credential::legacy_presentation_state`]
+//!   (legacy) return a view of that context's counter that borrows the credential mutably;
+//!   asking again for the same context continues the counter, and a context keeps the limit it
+//!   was first used with ([`Error::LimitExceeded`](crate::Error::LimitExceeded) otherwise). The
+//!   Privacy Pass [`privacy_pass::Client::token_state`] is the same view.
+//! * [`Credential`] is not `Clone`, and the states have no storage form of their own: the one
+//!   thing to persist is [`Credential::to_bytes`] (or its serde form), the key material with
+//!   every context's counter.
+//! * **Order: `present`, then persist the credential, then send.** A crash after the write
+//!   loses one presentation; sending first and crashing before the write would reuse its nonce.
+//!
+//! ```
+//! # use privacy_tokens::arc::{ArcV2P256, Credential, CredentialRequest, ServerPrivateKey};
+//! # let mut rng = rand::thread_rng();
+//! # let server = ServerPrivateKey::<ArcV2P256>::random(&mut rng);
+//! # let req = CredentialRequest::new(b"request context", &mut rng)?;
+//! # let response = server.issue(&req.message, &mut rng)?;
+//! # let mut credential = req.state.finalize(server.public_key(), &response)?;
+//! let presentation = credential.presentation_state(b"context", 10)?.present(&mut rng)?;
+//! let stored = credential.to_bytes(); // write this to storage now ...
+//! let wire = presentation.to_bytes(); // ... and only then send this
+//! # let _ = wire;
+//! // Later, or after a restart: the counter continues.
+//! let mut credential = Credential::<ArcV2P256>::from_bytes(&stored)?;
+//! assert_eq!(credential.presentation_state(b"context", 10)?.remaining(), 9);
+//! # Ok::<(), privacy_tokens::Error>(())
+//! ```
+//!
+//! What no library can do on its own: notice that the bytes it is given are a **stale copy**
+//! (an older backup, a second device, a rolled-back database). Restoring one rolls the
+//! counters back and reuses nonces. Keep exactly one live copy of a credential and never
+//! restore an older one; the explicit-nonce entry points of [`hazmat`] exist for test vectors
+//! only.
+//!
+//! # Limits
+//! Every limit is checked before any work, with a typed error: a presentation limit of at
+//! least 2 and at most `2^32 - 1` ([`Error::LimitExceeded`](crate::Error::LimitExceeded));
+//! request and presentation contexts of at most [`MAX_CONTEXT_LEN`] bytes
+//! ([`Error::InputTooLong`](crate::Error::InputTooLong)); exact message lengths in every
+//! decoder (a presentation's length fixes `1 <= k <= 32`). A verifier reports its own bad
+//! parameters (limit, contexts) with those typed errors and everything about a received
+//! presentation as [`Error::InvalidProof`](crate::Error::InvalidProof).
 
 pub mod count;
 mod hazmat_impl;
@@ -52,7 +102,7 @@ use crate::Result;
 use sigma::{HashToScalarTranscript, Shake128Transcript, SigmaTranscript};
 
 pub use issuance::{
-    Credential, CredentialRequest, CredentialResponse, RequestResult, RequestState,
+    Credential, CredentialRequest, CredentialResponse, RequestResult, RequestState, MAX_CONTEXT_LEN,
 };
 pub use keys::{ServerPrivateKey, ServerPublicKey};
 pub use legacy::{LegacyPresentation, LegacyPresentationState};
@@ -89,6 +139,9 @@ pub trait ArcSuite:
     const SUITE_ID: u8;
     /// A short name for benches and logs, e.g. `"v2/P256"`.
     const NAME: &'static str;
+    /// `true` when presentations hide the nonce (crypto-01), `false` when it travels in the
+    /// clear (legacy v1).
+    const HIDDEN_NONCE: bool;
     /// The per-suite constants: generators, tables and transcript prefixes, built once.
     #[doc(hidden)]
     fn data() -> &'static SuiteData<Self>;
@@ -205,7 +258,7 @@ impl<S: ArcSuite> SuiteData<S> {
 }
 
 macro_rules! impl_suite {
-    ($t:ty, $curve:ty, $transcript:ty, $ctx:expr, $xmd:expr, $id:expr, $name:expr, $static_name:ident) => {
+    ($t:ty, $curve:ty, $transcript:ty, $ctx:expr, $xmd:expr, $id:expr, $name:expr, $hidden:expr, $static_name:ident) => {
         impl ArcSuite for $t {
             type Curve = $curve;
             type Transcript = $transcript;
@@ -213,6 +266,7 @@ macro_rules! impl_suite {
             const XMD: Xmd = $xmd;
             const SUITE_ID: u8 = $id;
             const NAME: &'static str = $name;
+            const HIDDEN_NONCE: bool = $hidden;
 
             fn data() -> &'static SuiteData<Self> {
                 static $static_name: OnceLock<SuiteData<$t>> = OnceLock::new();
@@ -240,6 +294,7 @@ impl_suite!(
     Xmd::Sha256,
     1,
     "v2/P256",
+    true,
     ARC_V2_P256
 );
 impl_suite!(
@@ -250,6 +305,7 @@ impl_suite!(
     Xmd::Sha256,
     2,
     "v1/P256",
+    false,
     ARC_V1_P256
 );
 impl_suite!(
@@ -260,6 +316,7 @@ impl_suite!(
     Xmd::Sha384,
     3,
     "v1/P384",
+    false,
     ARC_V1_P384
 );
 

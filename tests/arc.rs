@@ -1,13 +1,14 @@
 //! ARC flows, limits, serialization and rejection tests.
 
+#[path = "support/arc_setup.rs"]
+mod arc_setup;
 #[path = "support/runner.rs"]
 mod runner;
 
 use privacy_tokens::arc::hazmat::{self, TestDrng};
 use privacy_tokens::arc::{
     ArcSuite, ArcV1P256, ArcV1P384, ArcV2P256, ClearNonceSuite, Credential, CredentialRequest,
-    CredentialResponse, LegacyPresentation, Presentation, PresentationState, ServerPrivateKey,
-    ServerPublicKey,
+    CredentialResponse, LegacyPresentation, Presentation, ServerPrivateKey, ServerPublicKey,
 };
 use privacy_tokens::Error;
 use rand::rngs::StdRng;
@@ -23,19 +24,16 @@ fn rng(seed: u64) -> StdRng {
 }
 
 fn setup<S: ArcSuite>(seed: u64) -> (ServerPrivateKey<S>, Credential<S>, StdRng) {
-    let mut rng = rng(seed);
-    let server = ServerPrivateKey::<S>::random(&mut rng);
-    let req = CredentialRequest::<S>::new(REQ_CTX, &mut rng).unwrap();
-    let resp = server.issue(&req.message, &mut rng).unwrap();
-    let cred = req.state.finalize(server.public_key(), &resp).unwrap();
-    (server, cred, rng)
+    arc_setup::setup::<S>(seed, REQ_CTX)
 }
 
 #[test]
 fn round_trips_at_many_limits() {
-    let (server, cred, mut rng) = setup::<V2>(1);
+    let (server, mut cred, mut rng) = setup::<V2>(1);
     for limit in [2u32, 3, 5, 7, 8, 100, 1 << 16, u32::MAX] {
-        let mut st = cred.presentation_state(PRES_CTX, limit).unwrap();
+        // One context per limit: a context keeps the limit it was first used with.
+        let ctx = format!("presentation context {limit}");
+        let mut st = cred.presentation_state(ctx.as_bytes(), limit).unwrap();
         let uses = limit.min(4);
         let mut tags = Vec::new();
         for _ in 0..uses {
@@ -46,7 +44,7 @@ fn round_trips_at_many_limits() {
             let back = Presentation::<V2>::from_bytes(&bytes).unwrap();
             assert_eq!(back, p);
             let tag = server
-                .verify_presentation(REQ_CTX, PRES_CTX, &back, limit)
+                .verify_presentation(REQ_CTX, ctx.as_bytes(), &back, limit)
                 .unwrap();
             assert_eq!(tag, p.tag());
             assert!(!tags.contains(&tag));
@@ -61,13 +59,14 @@ fn round_trips_at_many_limits() {
 
 #[test]
 fn every_nonce_of_small_limits_verifies() {
-    let (server, cred, mut rng) = setup::<V2>(2);
+    let (server, mut cred, mut rng) = setup::<V2>(2);
     for limit in [2u32, 3, 5, 6, 7, 9, 17] {
-        let mut st = cred.presentation_state(PRES_CTX, limit).unwrap();
+        let ctx = format!("presentation context {limit}");
+        let mut st = cred.presentation_state(ctx.as_bytes(), limit).unwrap();
         for _ in 0..limit {
             let p = st.present(&mut rng).unwrap();
             server
-                .verify_presentation(REQ_CTX, PRES_CTX, &p, limit)
+                .verify_presentation(REQ_CTX, ctx.as_bytes(), &p, limit)
                 .unwrap();
         }
         assert_eq!(st.present(&mut rng).unwrap_err(), Error::LimitExceeded);
@@ -76,14 +75,17 @@ fn every_nonce_of_small_limits_verifies() {
 
 #[test]
 fn last_nonce_of_the_largest_limit() {
-    let (server, cred, mut rng) = setup::<V2>(3);
+    let (server, mut cred, mut rng) = setup::<V2>(3);
     let limit = u32::MAX;
-    let st = cred.presentation_state(PRES_CTX, limit).unwrap();
-    // Move the state to its last nonce through the storage format.
-    let mut bytes = st.to_bytes().to_vec();
-    let off = 1 + Credential::<V2>::LEN + 4;
+    cred.presentation_state(PRES_CTX, limit).unwrap();
+    // Move the counter to its last nonce through the storage format: the credential's only
+    // counter is `BE32(limit) || BE32(used) || BE16(len) || context` at the end.
+    let mut bytes = cred.to_bytes().to_vec();
+    let off = bytes.len() - PRES_CTX.len() - 2 - 4;
+    assert_eq!(bytes[off - 4..off], limit.to_be_bytes());
     bytes[off..off + 4].copy_from_slice(&(limit - 1).to_be_bytes());
-    let mut st = PresentationState::<V2>::from_bytes(&bytes).unwrap();
+    let mut cred = Credential::<V2>::from_bytes(&bytes).unwrap();
+    let mut st = cred.presentation_state(PRES_CTX, limit).unwrap();
     assert_eq!(st.remaining(), 1);
     let p = st.present(&mut rng).unwrap();
     server
@@ -124,7 +126,7 @@ fn nonce_at_or_above_the_limit_is_refused() {
 
 #[test]
 fn limits_below_two_are_rejected() {
-    let (server, cred, mut rng) = setup::<V2>(5);
+    let (server, mut cred, mut rng) = setup::<V2>(5);
     for limit in [0u32, 1] {
         assert_eq!(
             cred.presentation_state(PRES_CTX, limit).unwrap_err(),
@@ -133,13 +135,14 @@ fn limits_below_two_are_rejected() {
     }
     let mut st = cred.presentation_state(PRES_CTX, 2).unwrap();
     let p = st.present(&mut rng).unwrap();
+    // The verifier's own limit is checked first, with a typed error.
     for limit in [0u32, 1] {
         assert_eq!(
             server.verify_presentation(REQ_CTX, PRES_CTX, &p, limit),
-            Err(Error::InvalidProof)
+            Err(Error::LimitExceeded)
         );
     }
-    let (server1, cred1, mut rng1) = setup::<ArcV1P256>(5);
+    let (server1, mut cred1, mut rng1) = setup::<ArcV1P256>(5);
     assert!(cred1
         .legacy_presentation_state(PRES_CTX, 1, &mut rand::thread_rng())
         .is_err());
@@ -149,7 +152,7 @@ fn limits_below_two_are_rejected() {
     let (p1, n1) = st1.present(&mut rng1).unwrap();
     assert_eq!(
         server1.verify_legacy_presentation(REQ_CTX, PRES_CTX, &p1, n1, 1),
-        Err(Error::InvalidProof)
+        Err(Error::LimitExceeded)
     );
     assert_eq!(
         server1.verify_legacy_presentation(REQ_CTX, PRES_CTX, &p1, 2, 2),
@@ -159,7 +162,7 @@ fn limits_below_two_are_rejected() {
 
 #[test]
 fn other_context_or_key_fails() {
-    let (server, cred, mut rng) = setup::<V2>(6);
+    let (server, mut cred, mut rng) = setup::<V2>(6);
     let other = ServerPrivateKey::<V2>::random(&mut rng);
     let mut st = cred.presentation_state(PRES_CTX, 10).unwrap();
     let p = st.present(&mut rng).unwrap();
@@ -191,7 +194,7 @@ fn other_context_or_key_fails() {
 }
 
 fn legacy_other_context_or_key<S: ClearNonceSuite>() {
-    let (server, cred, mut rng) = setup::<S>(7);
+    let (server, mut cred, mut rng) = setup::<S>(7);
     let other = ServerPrivateKey::<S>::random(&mut rng);
     let mut st = cred
         .legacy_presentation_state(PRES_CTX, 10, &mut rand::thread_rng())
@@ -286,17 +289,18 @@ fn bit_flips_in_request_and_response_are_rejected() {
 
 #[test]
 fn bit_flips_in_presentations_are_rejected() {
-    let (server, cred, mut rng) = setup::<V2>(10);
+    let (server, mut cred, mut rng) = setup::<V2>(10);
     for limit in [2u32, 5] {
-        let mut st = cred.presentation_state(PRES_CTX, limit).unwrap();
+        let ctx = format!("presentation context {limit}");
+        let mut st = cred.presentation_state(ctx.as_bytes(), limit).unwrap();
         let p = st.present(&mut rng).unwrap();
         flip_all(&p.to_bytes(), |b| {
             Presentation::<V2>::from_bytes(b)
-                .and_then(|p| server.verify_presentation(REQ_CTX, PRES_CTX, &p, limit))
+                .and_then(|p| server.verify_presentation(REQ_CTX, ctx.as_bytes(), &p, limit))
                 .is_ok()
         });
     }
-    let (server1, cred1, mut rng1) = setup::<ArcV1P256>(10);
+    let (server1, mut cred1, mut rng1) = setup::<ArcV1P256>(10);
     let mut st = cred1
         .legacy_presentation_state(PRES_CTX, 4, &mut rand::thread_rng())
         .unwrap();
@@ -345,7 +349,7 @@ fn request_commitments_equal_to_g_h_or_identity_are_rejected() {
 
 #[test]
 fn presentation_with_identity_u_is_rejected() {
-    let (_, cred, mut rng) = setup::<V2>(12);
+    let (_, mut cred, mut rng) = setup::<V2>(12);
     let mut st = cred.presentation_state(PRES_CTX, 2).unwrap();
     let mut b = st.present(&mut rng).unwrap().to_bytes();
     b[..33].fill(0);
@@ -353,7 +357,7 @@ fn presentation_with_identity_u_is_rejected() {
         Presentation::<V2>::from_bytes(&b).unwrap_err(),
         Error::IdentityElement
     );
-    let (_, cred1, mut rng1) = setup::<ArcV1P384>(12);
+    let (_, mut cred1, mut rng1) = setup::<ArcV1P384>(12);
     let mut st = cred1
         .legacy_presentation_state(PRES_CTX, 2, &mut rand::thread_rng())
         .unwrap();
@@ -367,7 +371,7 @@ fn presentation_with_identity_u_is_rejected() {
 
 #[test]
 fn decoders_are_strict() {
-    let (server, cred, mut rng) = setup::<V2>(13);
+    let (server, mut cred, mut rng) = setup::<V2>(13);
     let pk = server.public_key().to_bytes();
     assert!(ServerPublicKey::<V2>::from_bytes(&pk[..98]).is_err());
     let mut long = pk.clone();
@@ -391,12 +395,15 @@ fn decoders_are_strict() {
             .verify_presentation(REQ_CTX, PRES_CTX, &short, 100)
             .is_err());
     }
-    let mut c = cred.to_bytes().to_vec();
-    c[0] = 2;
-    assert_eq!(
-        Credential::<V2>::from_bytes(&c).unwrap_err(),
-        Error::UnsupportedValue
-    );
+    // Version 1 (the format without counters) and unknown versions are refused.
+    for v in [1u8, 3] {
+        let mut c = cred.to_bytes().to_vec();
+        c[0] = v;
+        assert_eq!(
+            Credential::<V2>::from_bytes(&c).unwrap_err(),
+            Error::UnsupportedValue
+        );
+    }
     let c = cred.to_bytes();
     assert!(Credential::<ArcV1P256>::from_bytes(&c).is_err());
     // Non-canonical scalar in a proof.
@@ -428,12 +435,17 @@ fn serde_round_trips() {
         serde_json::from_str(&serde_json::to_string(&resp).unwrap()).unwrap();
     assert_eq!(r, resp);
     let cred = req.state.finalize(server.public_key(), &resp).unwrap();
-    let c: Credential<V2> = serde_json::from_str(&serde_json::to_string(&cred).unwrap()).unwrap();
+    let mut c: Credential<V2> =
+        serde_json::from_str(&serde_json::to_string(&cred).unwrap()).unwrap();
     assert_eq!(c.to_bytes(), cred.to_bytes());
-    let mut st = c.presentation_state(PRES_CTX, 1000).unwrap();
-    st.present(&mut rng).unwrap();
-    let mut st2: PresentationState<V2> =
-        serde_json::from_str(&serde_json::to_string(&st).unwrap()).unwrap();
+    c.presentation_state(PRES_CTX, 1000)
+        .unwrap()
+        .present(&mut rng)
+        .unwrap();
+    // The serde form carries the counters.
+    let mut c2: Credential<V2> = serde_json::from_str(&serde_json::to_string(&c).unwrap()).unwrap();
+    assert_eq!(c2.to_bytes(), c.to_bytes());
+    let mut st2 = c2.presentation_state(PRES_CTX, 1000).unwrap();
     assert_eq!(st2.remaining(), 999);
     let p = st2.present(&mut rng).unwrap();
     let p2: Presentation<V2> = serde_json::from_str(&serde_json::to_string(&p).unwrap()).unwrap();
@@ -441,7 +453,7 @@ fn serde_round_trips() {
     server
         .verify_presentation(REQ_CTX, PRES_CTX, &p2, 1000)
         .unwrap();
-    let (_, cred1, mut rng1) = setup::<ArcV1P384>(14);
+    let (_, mut cred1, mut rng1) = setup::<ArcV1P384>(14);
     let mut st = cred1
         .legacy_presentation_state(PRES_CTX, 5, &mut rand::thread_rng())
         .unwrap();
@@ -453,13 +465,15 @@ fn serde_round_trips() {
 
 #[test]
 fn secrets_have_redacted_debug() {
-    let (server, cred, _) = setup::<V2>(15);
+    let (server, mut cred, _) = setup::<V2>(15);
     let d = format!("{server:?} {cred:?}");
     assert!(d.contains("redacted"));
     let sk = server.to_bytes();
     assert!(!d.contains(&hex::encode(&sk[..32])));
     let st = cred.presentation_state(PRES_CTX, 4).unwrap();
     assert!(format!("{st:?}").contains("redacted"));
+    let cred_bytes = cred.to_bytes();
+    assert!(!format!("{cred:?}").contains(&hex::encode(&cred_bytes[2..34])));
 }
 
 /// A vector file in the published layout generated by this crate at limit 100 (k = 7,
@@ -525,14 +539,16 @@ fn published_vector_mutations_are_caught() {
 
 #[test]
 fn legacy_state_round_trip_keeps_the_permutation() {
-    let (server, cred, mut rng) = setup::<ArcV1P256>(16);
+    let (server, mut cred, mut rng) = setup::<ArcV1P256>(16);
     let mut st = cred
         .legacy_presentation_state(PRES_CTX, 6, &mut rand::thread_rng())
         .unwrap();
     let (_, n0) = st.present(&mut rng).unwrap();
-    let json = serde_json::to_string(&st).unwrap();
-    let mut st2: privacy_tokens::arc::LegacyPresentationState<ArcV1P256> =
-        serde_json::from_str(&json).unwrap();
+    let json = serde_json::to_string(&cred).unwrap();
+    let mut cred2: Credential<ArcV1P256> = serde_json::from_str(&json).unwrap();
+    let mut st2 = cred2
+        .legacy_presentation_state(PRES_CTX, 6, &mut rand::thread_rng())
+        .unwrap();
     assert_eq!(st2.remaining(), 5);
     let mut nonces = vec![n0];
     for _ in 0..5 {
@@ -561,9 +577,8 @@ mod fuzz {
             let _ = CredentialResponse::<V2>::from_bytes(&bytes);
             let _ = Credential::<V2>::from_bytes(&bytes);
             let _ = Presentation::<V2>::from_bytes(&bytes);
-            let _ = PresentationState::<V2>::from_bytes(&bytes);
             let _ = LegacyPresentation::<ArcV1P384>::from_bytes(&bytes);
-            let _ = privacy_tokens::arc::LegacyPresentationState::<ArcV1P256>::from_bytes(&bytes);
+            let _ = Credential::<ArcV1P256>::from_bytes(&bytes);
             let _ = privacy_tokens::arc::Tag::<V2>::from_bytes(&bytes);
             let _ = privacy_tokens::arc::privacy_pass::Token::from_bytes(&bytes);
             let _ = privacy_tokens::arc::privacy_pass::TokenChallenge::from_bytes(&bytes);

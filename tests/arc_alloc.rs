@@ -30,7 +30,7 @@ fn v2_steps_do_not_allocate() {
         let resp = resp.expect("issue");
         let pk = *server.public_key();
         let (a_fin, cred) = allocs(|| req.state.finalize(&pk, &resp));
-        let cred = cred.expect("finalize");
+        let mut cred = cred.expect("finalize");
         let mut state = cred.presentation_state(PRES_CTX, limit).expect("state");
         let (a_present, p) = allocs(|| state.present(&mut rng));
         let p = p.expect("present");
@@ -57,7 +57,7 @@ fn legacy<S: ClearNonceSuite>() {
     let resp = resp.expect("issue");
     let pk = *server.public_key();
     let (a_fin, cred) = allocs(|| req.state.finalize(&pk, &resp));
-    let cred = cred.expect("finalize");
+    let mut cred = cred.expect("finalize");
     let mut state = cred
         .legacy_presentation_state(PRES_CTX, 100, &mut rand::thread_rng())
         .expect("state");

@@ -23,12 +23,12 @@ fn issue_and_redeem() {
     let req = CredentialRequest::from_bytes(&req_bytes).unwrap();
     let resp = issuer.issue(&req, &mut rng).unwrap();
     let resp = CredentialResponse::from_bytes(&resp.to_bytes()).unwrap();
-    let cred = st.finalize(&resp).unwrap();
+    let mut cred = st.finalize(&resp).unwrap();
 
     let rctx = [9u8; 32];
     let ch = TokenChallenge::new(b"issuer.example", &rctx, b"origin.example", &cctx).unwrap();
     assert_eq!(TokenChallenge::from_bytes(&ch.to_bytes()).unwrap(), ch);
-    let mut ts = Client::token_state(&cred, &ch, issuer.public_key(), 3).unwrap();
+    let mut ts = Client::token_state(&mut cred, &ch, issuer.public_key(), 3).unwrap();
     let mut tags = Vec::new();
     for _ in 0..3 {
         let t = ts.token(&mut rng).unwrap();
@@ -45,9 +45,11 @@ fn issue_and_redeem() {
     }
     assert_eq!(ts.token(&mut rng).unwrap_err(), Error::LimitExceeded);
 
-    // A credential bound to another credential_context does not verify.
-    let ch2 = TokenChallenge::new(b"issuer.example", &rctx, b"origin.example", &[]).unwrap();
-    let mut ts2 = Client::token_state(&cred, &ch2, issuer.public_key(), 3).unwrap();
+    // A credential bound to another credential_context does not verify. (Another redemption
+    // context too: with the same one the presentation context would be the exhausted one
+    // above, whose counter the credential keeps.)
+    let ch2 = TokenChallenge::new(b"issuer.example", &[8u8; 32], b"origin.example", &[]).unwrap();
+    let mut ts2 = Client::token_state(&mut cred, &ch2, issuer.public_key(), 3).unwrap();
     let t2 = ts2.token(&mut rng).unwrap();
     assert_eq!(issuer.verify(&t2, &ch2, 3), Err(Error::InvalidProof));
 }

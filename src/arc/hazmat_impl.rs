@@ -147,16 +147,18 @@ pub fn issue_with<S: ArcSuite>(
 /// # Errors
 /// As [`PresentationState::present`].
 pub fn present_with<S: HiddenNonceSuite>(
-    state: &mut PresentationState<S>,
+    state: &mut PresentationState<'_, S>,
     src: &mut impl ScalarSource<S::Curve>,
 ) -> Result<Presentation<S>> {
     state.present_with(src)
 }
 
-/// A presentation for an explicit `nonce` (which may repeat or exceed the limit: for tests).
+/// A presentation for an explicit `nonce`, outside the credential's counters: the nonce may
+/// repeat (for vectors and tests only; a repeated nonce repeats the tag).
 ///
 /// # Errors
-/// [`crate::Error::LimitExceeded`] for `nonce >= limit` or `limit < 2`.
+/// [`crate::Error::LimitExceeded`] for `nonce >= limit` or `limit < 2`;
+/// [`crate::Error::InputTooLong`] for a context longer than [`super::MAX_CONTEXT_LEN`].
 pub fn present_nonce_with<S: HiddenNonceSuite>(
     credential: &Credential<S>,
     presentation_context: &[u8],
@@ -165,7 +167,7 @@ pub fn present_nonce_with<S: HiddenNonceSuite>(
     src: &mut impl ScalarSource<S::Curve>,
 ) -> Result<Presentation<S>> {
     let t = generator_t::<S>(presentation_context)?;
-    make_presentation(credential, &t, nonce, limit, src)
+    make_presentation(&credential.key, &t, nonce, limit, src)
 }
 
 /// A legacy presentation from a state, drawing `a, r, z` and the 4 proof nonces.
@@ -173,16 +175,18 @@ pub fn present_nonce_with<S: HiddenNonceSuite>(
 /// # Errors
 /// As [`LegacyPresentationState::present`].
 pub fn legacy_present_with<S: ClearNonceSuite>(
-    state: &mut LegacyPresentationState<S>,
+    state: &mut LegacyPresentationState<'_, S>,
     src: &mut impl ScalarSource<S::Curve>,
 ) -> Result<(LegacyPresentation<S>, u32)> {
     state.present_with(src)
 }
 
-/// A legacy presentation for an explicit nonce.
+/// A legacy presentation for an explicit nonce, outside the credential's counters (it may
+/// repeat; for vectors and tests only).
 ///
 /// # Errors
-/// Hashing errors.
+/// [`crate::Error::InputTooLong`] for a context longer than [`super::MAX_CONTEXT_LEN`];
+/// hashing errors.
 pub fn legacy_present_nonce_with<S: ClearNonceSuite>(
     credential: &Credential<S>,
     presentation_context: &[u8],
@@ -190,10 +194,11 @@ pub fn legacy_present_nonce_with<S: ClearNonceSuite>(
     src: &mut impl ScalarSource<S::Curve>,
 ) -> Result<LegacyPresentation<S>> {
     let t = generator_t::<S>(presentation_context)?;
-    make_legacy_presentation(credential, &t, nonce, src)
+    make_legacy_presentation(&credential.key, &t, nonce, src)
 }
 
 fn generator_t<S: ArcSuite>(presentation_context: &[u8]) -> Result<Affine<S::Curve>> {
+    super::issuance::check_context(presentation_context)?;
     Ok(crate::group::to_affine(&super::hash_to_group::<S>(
         &[presentation_context],
         b"Tag",
@@ -207,7 +212,7 @@ pub fn generator_h_bytes<S: ArcSuite>() -> Vec<u8> {
 
 /// The credential's secret `m1` (serialized), for vector comparison.
 pub fn credential_m1<S: ArcSuite>(credential: &Credential<S>) -> Vec<u8> {
-    S::Curve::scalar_bytes(&credential.m1).as_ref().to_vec()
+    S::Curve::scalar_bytes(&credential.key.m1).as_ref().to_vec()
 }
 
 /// A presentation's nonce commitment and range commitments `D[0..k]` (serialized).

@@ -113,7 +113,8 @@ impl<S: ArcSuite> CredentialRequest<S> {
     /// commitments and the request proof. Heap-free.
     ///
     /// # Errors
-    /// [`Error::HashToCurve`] if hashing fails (not for inputs shorter than 2^16 bytes).
+    /// [`Error::InputTooLong`] for a context longer than [`MAX_CONTEXT_LEN`], before any work;
+    /// [`Error::HashToCurve`] if hashing fails.
     #[allow(clippy::new_ret_no_self)]
     pub fn new(
         request_context: &[u8],
@@ -126,6 +127,7 @@ impl<S: ArcSuite> CredentialRequest<S> {
         request_context: &[u8],
         src: &mut impl ScalarSource<C<S>>,
     ) -> Result<RequestResult<S>> {
+        check_context(request_context)?;
         let m1 = src.random_scalar();
         let r1 = src.random_scalar();
         let r2 = src.random_scalar();
@@ -315,10 +317,10 @@ impl<S: ArcSuite> ServerPrivateKey<S> {
     ) -> Result<CredentialResponse<S>> {
         request.verify()?;
         let d = S::data();
-        let b = src.random_scalar();
-        let t1 = b * self.x1;
-        let t2 = b * self.x2;
-        let bxb = b * self.xb;
+        let mut b = src.random_scalar();
+        let mut t1 = b * self.x1;
+        let mut t2 = b * self.x2;
+        let mut bxb = b * self.xb;
         super::count::fixed(6);
         super::count::variable(2);
         let enc_u_prime = self.tables.x0.mul(&b)
@@ -334,7 +336,8 @@ impl<S: ArcSuite> ServerPrivateKey<S> {
         ];
         let resp_points = group::normalize_array(&pts);
         let (points, encodings) = response_elements::<S>(request, &resp_points, &self.public);
-        let mut bases = self.response_bases(&b);
+        // The `HAux` hint borrows `b`, which is wiped below with the other secrets.
+        let bases = self.response_bases(&b);
         let mut witness = [self.x0, self.x1, self.x2, self.xb, b, t1, t2];
         let mut nonces: [Scalar<C<S>>; RESPONSE_SCALARS] =
             core::array::from_fn(|_| src.proof_nonce());
@@ -351,7 +354,9 @@ impl<S: ArcSuite> ServerPrivateKey<S> {
         );
         witness.zeroize();
         nonces.zeroize();
-        bases.fill(Base::Variable);
+        for s in [&mut b, &mut t1, &mut t2, &mut bxb] {
+            s.zeroize();
+        }
         let [u, enc_u_prime, x0_aux, x1_aux, x2_aux, h_aux] = resp_points;
         Ok(CredentialResponse {
             u,
@@ -365,7 +370,7 @@ impl<S: ArcSuite> ServerPrivateKey<S> {
     }
 
     /// Multiplication hints of the response statement; `HAux = b H` is a known representation.
-    fn response_bases(&self, b: &Scalar<C<S>>) -> [Base<'_, C<S>>; 13] {
+    fn response_bases<'a>(&'a self, b: &'a Scalar<C<S>>) -> [Base<'a, C<S>>; 13] {
         let h = Base::Table(&S::data().h_table);
         [
             Base::Generator,
@@ -382,7 +387,7 @@ impl<S: ArcSuite> ServerPrivateKey<S> {
             Base::Variable,
             Base::Pedersen {
                 g: None,
-                h: *b,
+                h: b,
                 h_table: &S::data().h_table,
             },
         ]
@@ -503,30 +508,154 @@ impl<S: ArcSuite> RequestState<S> {
             return Err(Error::InvalidProof);
         }
         Ok(Credential {
-            m1: self.m1,
-            u: response.u,
-            u_prime,
-            x1: *pk.x1(),
+            key: CredentialKey {
+                m1: self.m1,
+                u: response.u,
+                u_prime,
+                x1: *pk.x1(),
+            },
+            counters: Vec::new(),
         })
     }
 }
 
-/// A credential `(m1, U, UPrime, X1)` (crypto-01 §"Finalize Credential").
-///
-/// This crate's storage format (the drafts define none), version 1:
-/// `0x01 || suite id (1 byte) || m1 || U || UPrime || X1`. Zeroized on drop (`m1`); `Debug` is
-/// redacted.
-#[derive(Clone)]
-pub struct Credential<S: ArcSuite> {
+/// The key material of a credential, `(m1, U, UPrime, X1)`; `m1` is wiped on drop.
+pub(crate) struct CredentialKey<S: ArcSuite> {
     pub(crate) m1: Scalar<C<S>>,
     pub(crate) u: Affine<C<S>>,
     pub(crate) u_prime: Affine<C<S>>,
     pub(crate) x1: Affine<C<S>>,
 }
 
+impl<S: ArcSuite> Drop for CredentialKey<S> {
+    fn drop(&mut self) {
+        self.m1.zeroize();
+    }
+}
+
+/// The secret key of a legacy nonce permutation, on the heap so that moving its counter (the
+/// counters' vector growing) never copies it; wiped on drop.
+pub(crate) type PermKey = Box<zeroize::Zeroizing<[u8; 32]>>;
+
+/// The presentation counter of one presentation context, owned by its credential.
+pub(crate) struct PresentationCounter<C: Curve> {
+    pub(crate) context: Vec<u8>,
+    pub(crate) limit: u32,
+    /// How many nonces of this context are used (v2: the next nonce; legacy: the next index
+    /// into the permutation).
+    pub(crate) next: u32,
+    /// Legacy suites only: the key of the secret nonce permutation.
+    pub(crate) perm_key: Option<PermKey>,
+    /// `T = HashToGroup(context, "Tag")`, computed on first use (not stored).
+    pub(crate) generator_t: Option<Affine<C>>,
+}
+
+/// A credential's key material with the counter of one context and that context's `T`: the
+/// body of [`super::PresentationState`] and [`super::LegacyPresentationState`].
+pub(crate) struct CounterView<'a, S: ArcSuite> {
+    pub(crate) key: &'a CredentialKey<S>,
+    pub(crate) counter: &'a mut PresentationCounter<C<S>>,
+    pub(crate) generator_t: Affine<C<S>>,
+}
+
+impl<S: ArcSuite> CounterView<'_, S> {
+    pub(crate) fn limit(&self) -> u32 {
+        self.counter.limit
+    }
+
+    pub(crate) fn remaining(&self) -> u32 {
+        self.counter.limit.saturating_sub(self.counter.next)
+    }
+
+    pub(crate) fn context(&self) -> &[u8] {
+        &self.counter.context
+    }
+
+    /// Consumes the next index of this context: `0, 1, ..., limit - 1`, then
+    /// [`Error::LimitExceeded`]. It is consumed before the caller's work, so a failure later on
+    /// never hands it out again.
+    pub(crate) fn take_next(&mut self) -> Result<u32> {
+        let i = self.counter.next;
+        if i >= self.counter.limit {
+            return Err(Error::LimitExceeded);
+        }
+        self.counter.next = i + 1;
+        Ok(i)
+    }
+}
+
+/// The accessors of a presentation-state view (a tuple struct around a [`CounterView`]).
+macro_rules! state_accessors {
+    () => {
+        /// The presentation limit.
+        pub fn limit(&self) -> u32 {
+            self.0.limit()
+        }
+
+        /// How many presentations are left.
+        pub fn remaining(&self) -> u32 {
+            self.0.remaining()
+        }
+
+        /// The presentation context.
+        pub fn context(&self) -> &[u8] {
+            self.0.context()
+        }
+    };
+}
+
+pub(crate) use state_accessors;
+
+/// The largest request or presentation context this crate accepts: 65535 bytes.
+///
+/// The drafts set no bound; this one keeps hashing and storage bounded and fits a 16-bit length
+/// prefix. Longer contexts fail with [`Error::InputTooLong`] before any work.
+pub const MAX_CONTEXT_LEN: usize = 0xffff;
+
+pub(crate) fn check_context(context: &[u8]) -> Result<()> {
+    if context.len() > MAX_CONTEXT_LEN {
+        Err(Error::InputTooLong)
+    } else {
+        Ok(())
+    }
+}
+
+/// A credential `(m1, U, UPrime, X1)` (crypto-01 §"Finalize Credential") **together with its
+/// presentation state**: one counter per presentation context it has presented for.
+///
+/// The credential is the only source of presentation states
+/// ([`Credential::presentation_state`], [`Credential::legacy_presentation_state`]): asking again
+/// for a context continues that context's counter, so a nonce (hence a tag) can never be handed
+/// out twice by one `Credential` value. It is deliberately not `Clone`: a copy would be a second,
+/// independent counter.
+///
+/// # What to persist, and when
+/// Persist [`Credential::to_bytes`] (or its serde form) — the key material and every
+/// context's counter — **after each `present` and before sending the presentation**. A crash
+/// between the two then loses at most one presentation instead of reusing a nonce. Restoring an
+/// older copy (a backup, a second device, a rolled-back database) rolls the counters back and
+/// reuses nonces: the verifier will link the repeated presentations and reject them as double
+/// spends. No library can detect a stale copy on its own; keep exactly one live copy.
+///
+/// Storage format (this crate's; the drafts define none), version 2:
+/// `0x02 || suite id (1 byte) || m1 || U || UPrime || X1 || BE32(n) || n counters`, each
+/// counter `BE32(limit) || BE32(used) || [permutation key (32 bytes), legacy suites only] ||
+/// BE16(len) || presentation context`, in strictly increasing byte order of the contexts.
+/// Zeroized on drop (`m1`, permutation keys); `Debug` is redacted.
+pub struct Credential<S: ArcSuite> {
+    pub(crate) key: CredentialKey<S>,
+    /// Sorted by context, no duplicates.
+    pub(crate) counters: Vec<PresentationCounter<C<S>>>,
+}
+
 impl<S: ArcSuite> Zeroize for Credential<S> {
     fn zeroize(&mut self) {
-        self.m1.zeroize();
+        self.key.m1.zeroize();
+        for c in &mut self.counters {
+            if let Some(k) = &mut c.perm_key {
+                (**k).zeroize();
+            }
+        }
     }
 }
 
@@ -540,53 +669,186 @@ impl<S: ArcSuite> ZeroizeOnDrop for Credential<S> {}
 
 impl<S: ArcSuite> fmt::Debug for Credential<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Credential(<redacted>)")
+        f.debug_struct("Credential")
+            .field("key", &"<redacted>")
+            .field("contexts", &self.counters.len())
+            .finish()
     }
 }
 
 /// Version byte of the credential storage format.
-pub(crate) const CREDENTIAL_FORMAT_VERSION: u8 = 1;
+pub(crate) const CREDENTIAL_FORMAT_VERSION: u8 = 2;
 
 impl<S: ArcSuite> Credential<S> {
-    /// Encoded length, `2 + Ns + 3 Ne`.
-    pub const LEN: usize = 2 + <C<S> as Curve>::SCALAR_LEN + 3 * <C<S> as Curve>::COMPRESSED_LEN;
+    /// Encoded length of the key material, `2 + Ns + 3 Ne`, before the counters.
+    const KEY_LEN: usize = 2 + <C<S> as Curve>::SCALAR_LEN + 3 * <C<S> as Curve>::COMPRESSED_LEN;
+    /// Encoded length of a counter without its context.
+    const COUNTER_FIXED_LEN: usize = 10 + if S::HIDDEN_NONCE { 0 } else { 32 };
 
-    /// The storage encoding, zeroized on drop.
+    /// The counter of `presentation_context` (created, with the permutation key `perm_key`
+    /// for legacy suites, if this credential never presented for it), with the key material and
+    /// `T`. Checks every limit before any work.
+    pub(crate) fn counter(
+        &mut self,
+        presentation_context: &[u8],
+        limit: u32,
+        perm_key: impl FnOnce() -> Option<PermKey>,
+    ) -> Result<CounterView<'_, S>> {
+        check_context(presentation_context)?;
+        super::presentation::compute_bases(limit)?;
+        let i = match self
+            .counters
+            .binary_search_by(|c| c.context.as_slice().cmp(presentation_context))
+        {
+            Ok(i) => i,
+            Err(i) => {
+                self.counters.insert(
+                    i,
+                    PresentationCounter {
+                        context: presentation_context.to_vec(),
+                        limit,
+                        next: 0,
+                        perm_key: perm_key(),
+                        generator_t: None,
+                    },
+                );
+                i
+            }
+        };
+        // Unreachable `None`: `i` is in range.
+        let c = self.counters.get_mut(i).ok_or(Error::LimitExceeded)?;
+        if c.limit != limit {
+            // Another limit would restart (legacy: reshuffle) the nonces of this context.
+            return Err(Error::LimitExceeded);
+        }
+        let t = match c.generator_t {
+            Some(t) => t,
+            None => {
+                let t =
+                    group::to_affine(&super::hash_to_group::<S>(&[presentation_context], b"Tag")?);
+                c.generator_t = Some(t);
+                t
+            }
+        };
+        Ok(CounterView {
+            key: &self.key,
+            counter: c,
+            generator_t: t,
+        })
+    }
+
+    /// The presentation contexts this credential has presented for, in byte order, each with
+    /// its limit and the number of presentations made.
+    pub fn contexts(&self) -> impl Iterator<Item = (&[u8], u32, u32)> + '_ {
+        self.counters
+            .iter()
+            .map(|c| (c.context.as_slice(), c.limit, c.next))
+    }
+
+    /// Length of [`Self::to_bytes`].
+    pub fn encoded_len(&self) -> usize {
+        Self::KEY_LEN
+            + 4
+            + self
+                .counters
+                .iter()
+                .map(|c| Self::COUNTER_FIXED_LEN + c.context.len())
+                .sum::<usize>()
+    }
+
+    /// The storage encoding (see the type's documentation): the key material and every
+    /// presentation counter. Zeroized on drop.
     pub fn to_bytes(&self) -> zeroize::Zeroizing<Vec<u8>> {
-        let mut out = zeroize::Zeroizing::new(vec![0u8; Self::LEN]);
+        let mut out = zeroize::Zeroizing::new(vec![0u8; self.encoded_len()]);
         let mut w = Writer::new(&mut out);
         let _ = w.put(&[CREDENTIAL_FORMAT_VERSION, S::SUITE_ID]);
-        let _ = w.scalar::<C<S>>(&self.m1);
-        let _ = w.element::<C<S>>(&self.u);
-        let _ = w.element::<C<S>>(&self.u_prime);
-        let _ = w.element::<C<S>>(&self.x1);
+        let _ = w.scalar::<C<S>>(&self.key.m1);
+        let _ = w.element::<C<S>>(&self.key.u);
+        let _ = w.element::<C<S>>(&self.key.u_prime);
+        let _ = w.element::<C<S>>(&self.key.x1);
+        // The counter count and context lengths fit: contexts are at most 65535 bytes, and
+        // each counter takes at least 10 bytes of a `Vec` (so fewer than 2^32 on 32-bit).
+        let _ = w.put(&(self.counters.len() as u32).to_be_bytes());
+        for c in &self.counters {
+            let _ = w.put(&c.limit.to_be_bytes());
+            let _ = w.put(&c.next.to_be_bytes());
+            if let Some(k) = &c.perm_key {
+                let k: &[u8; 32] = k;
+                let _ = w.put(k);
+            }
+            let _ = w.put(&(c.context.len() as u16).to_be_bytes());
+            let _ = w.put(&c.context);
+        }
         out
     }
 
     /// Strict decoding of the storage format.
     ///
     /// # Errors
-    /// [`Error::UnsupportedValue`] for another version or suite, plus the element and scalar
-    /// decoding errors.
+    /// [`Error::UnsupportedValue`] for another version or suite, or contexts out of order
+    /// (unsorted or repeated); [`Error::LimitExceeded`] for a counter with a limit below 2 or
+    /// more presentations than its limit; [`Error::InvalidLength`] for a counter count the
+    /// input cannot hold, checked before any allocation; plus the element and scalar decoding
+    /// errors.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let mut r = Reader::new(bytes);
         if r.take(2)? != [CREDENTIAL_FORMAT_VERSION, S::SUITE_ID] {
             return Err(Error::UnsupportedValue);
         }
         let m1 = r.nonzero_scalar::<C<S>>()?;
-        let u = r.element::<C<S>>()?;
-        let u_prime = r.element::<C<S>>()?;
-        let x1 = r.element::<C<S>>()?;
+        let key = CredentialKey {
+            m1,
+            u: r.element::<C<S>>()?,
+            u_prime: r.element::<C<S>>()?,
+            x1: r.element::<C<S>>()?,
+        };
+        let n = usize::try_from(r.u32()?).map_err(|_| Error::InvalidLength)?;
+        let rest = bytes.len().saturating_sub(Self::KEY_LEN + 4);
+        if n > rest / Self::COUNTER_FIXED_LEN {
+            return Err(Error::InvalidLength);
+        }
+        let mut counters: Vec<PresentationCounter<C<S>>> = Vec::with_capacity(n);
+        for _ in 0..n {
+            let limit = r.u32()?;
+            let next = r.u32()?;
+            super::presentation::compute_bases(limit)?;
+            if next > limit {
+                return Err(Error::LimitExceeded);
+            }
+            let perm_key = if S::HIDDEN_NONCE {
+                None
+            } else {
+                let mut k: PermKey = Box::new(zeroize::Zeroizing::new([0u8; 32]));
+                k.copy_from_slice(r.take(32)?);
+                Some(k)
+            };
+            let context = r.u16_prefixed()?;
+            if counters
+                .last()
+                .is_some_and(|c| c.context.as_slice() >= context)
+            {
+                return Err(Error::UnsupportedValue);
+            }
+            counters.push(PresentationCounter {
+                context: context.to_vec(),
+                limit,
+                next,
+                perm_key,
+                generator_t: None,
+            });
+        }
         r.finish()?;
-        Ok(Self { m1, u, u_prime, x1 })
+        Ok(Self { key, counters })
     }
 
-    /// The credential's `U` and `UPrime` (public values; for tests and storage checks).
+    /// The credential's `U`, `UPrime` and `X1` (public values; for tests and storage checks).
     pub fn elements(&self) -> [Vec<u8>; 3] {
         [
-            C::<S>::encode_compressed(&self.u).as_ref().to_vec(),
-            C::<S>::encode_compressed(&self.u_prime).as_ref().to_vec(),
-            C::<S>::encode_compressed(&self.x1).as_ref().to_vec(),
+            C::<S>::encode_compressed(&self.key.u).as_ref().to_vec(),
+            C::<S>::encode_compressed(&self.key.u_prime)
+                .as_ref()
+                .to_vec(),
+            C::<S>::encode_compressed(&self.key.x1).as_ref().to_vec(),
         ]
     }
 }

@@ -4,9 +4,12 @@
 use core::fmt;
 
 use rand_core::{CryptoRng, RngCore};
-use zeroize::{Zeroize, ZeroizeOnDrop};
+use subtle::ConstantTimeEq;
+use zeroize::Zeroize;
 
-use super::issuance::{request_context_scalar, Credential};
+use super::issuance::{
+    check_context, request_context_scalar, CounterView, Credential, CredentialKey, PermKey,
+};
 use super::keys::ServerPrivateKey;
 use super::presentation::{compute_bases, Tag};
 use super::sigma::{self, Base, CompactProof, Elements};
@@ -21,7 +24,10 @@ type Enc<S> = <C<S> as Curve>::Compressed;
 
 /// A legacy presentation: `U' || UPrimeCommit || m1Commit || tag || c || 4 responses`
 /// (`4 Ne + 5 Ns`: 292 bytes on P-256, 436 on P-384). The nonce is sent next to it.
-#[derive(Clone, Copy, PartialEq, Eq)]
+///
+/// A bearer value until its tag is spent: equality is constant time ([`ConstantTimeEq`]; `==`
+/// goes through it) and there is no `Hash`; deduplicate on the tag.
+#[derive(Clone, Copy)]
 pub struct LegacyPresentation<S: ClearNonceSuite> {
     pub(crate) u: Affine<C<S>>,
     pub(crate) u_prime_commit: Affine<C<S>>,
@@ -30,28 +36,35 @@ pub struct LegacyPresentation<S: ClearNonceSuite> {
     pub(crate) proof: CompactProof<C<S>, LEGACY_PRESENTATION_SCALARS>,
 }
 
+impl<S: ClearNonceSuite> ConstantTimeEq for LegacyPresentation<S> {
+    fn ct_eq(&self, o: &Self) -> subtle::Choice {
+        self.u.ct_eq(&o.u)
+            & self.u_prime_commit.ct_eq(&o.u_prime_commit)
+            & self.m1_commit.ct_eq(&o.m1_commit)
+            & self.tag.ct_eq(&o.tag)
+            & self.proof.ct_eq(&o.proof)
+    }
+}
+
+super::wire::eq_via_ct!(LegacyPresentation<S: ClearNonceSuite>);
+
 impl<S: ClearNonceSuite> fmt::Debug for LegacyPresentation<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         super::wire::debug_hex(f, "LegacyPresentation", &self.to_bytes())
     }
 }
 
-/// The client's legacy presentation state. The nonce travels in the clear, so the nonces are
-/// drawn at random without replacement from `[0, limit)` (as swift-crypto does): the `i`-th
-/// presentation uses `P(i)` for a secret random permutation `P` of `[0, limit)` (a 4-round
-/// Feistel network over SHA-256 with cycle walking), so every nonce is used once and the
-/// verifier cannot count presentations. Zeroized on drop; `Debug` is redacted.
+/// The client's legacy presentation state for one credential and presentation context. The
+/// nonce travels in the clear, so the nonces are drawn at random without replacement from
+/// `[0, limit)` (as swift-crypto does): the `i`-th presentation uses `P(i)` for a secret random
+/// permutation `P` of `[0, limit)` (a 4-round Feistel network over SHA-256 with cycle walking),
+/// so every nonce is used once and the verifier cannot count presentations.
 ///
-/// Storage format (this crate's, version 1): `0x01 || credential || BE32(limit) ||
-/// BE32(presentations made) || permutation key (32 bytes) || presentation context`.
-pub struct LegacyPresentationState<S: ClearNonceSuite> {
-    pub(crate) credential: Credential<S>,
-    pub(crate) context: Vec<u8>,
-    pub(crate) generator_t: Affine<C<S>>,
-    pub(crate) limit: u32,
-    pub(crate) next: u32,
-    pub(crate) perm_key: [u8; 32],
-}
+/// It is a view of the counter and permutation key that the [`Credential`] owns for this
+/// context, obtained from [`Credential::legacy_presentation_state`]: asking again for the same
+/// context continues the same permutation, never a fresh one. Persist the credential
+/// ([`Credential::to_bytes`]) after `present` and before sending. `Debug` is redacted.
+pub struct LegacyPresentationState<'a, S: ClearNonceSuite>(pub(crate) CounterView<'a, S>);
 
 /// A permutation of `[0, limit)` keyed by `key`: a balanced 4-round Feistel network on
 /// `2h`-bit values (`2^(2h) >= limit`) with cycle walking. Public-data timing only (the nonce
@@ -84,109 +97,47 @@ fn permute(key: &[u8; 32], limit: u32, x: u32) -> u32 {
     }
 }
 
-impl<S: ClearNonceSuite> Zeroize for LegacyPresentationState<S> {
-    fn zeroize(&mut self) {
-        self.credential.zeroize();
-        self.perm_key.zeroize();
-    }
-}
-
-impl<S: ClearNonceSuite> Drop for LegacyPresentationState<S> {
-    fn drop(&mut self) {
-        self.zeroize();
-    }
-}
-
-impl<S: ClearNonceSuite> ZeroizeOnDrop for LegacyPresentationState<S> {}
-
-impl<S: ClearNonceSuite> fmt::Debug for LegacyPresentationState<S> {
+impl<S: ClearNonceSuite> fmt::Debug for LegacyPresentationState<'_, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("LegacyPresentationState")
             .field("credential", &"<redacted>")
-            .field("limit", &self.limit)
-            .field("remaining", &(self.limit - self.next))
+            .field("limit", &self.0.limit())
+            .field("remaining", &self.remaining())
             .finish()
     }
 }
 
 impl<S: ClearNonceSuite> Credential<S> {
-    /// A legacy presentation state for `presentation_context` and `limit >= 2`, with a fresh
-    /// secret nonce permutation from `rng`.
+    /// The legacy presentation state for `presentation_context` and `limit >= 2`, kept inside
+    /// the credential: the first call for a context draws its secret nonce permutation from
+    /// `rng`; every later call, including after a [`Credential::to_bytes`] /
+    /// [`Credential::from_bytes`] round trip, continues that permutation (and does not use
+    /// `rng`). The limit checks come before any work.
     ///
     /// # Errors
-    /// [`Error::LimitExceeded`] for `limit < 2`; [`Error::HashToCurve`] if hashing fails.
+    /// [`Error::LimitExceeded`] for `limit < 2`, or a `limit` other than the one this context
+    /// was first used with (that would reshuffle its nonces); [`Error::InputTooLong`] for a
+    /// context longer than [`super::MAX_CONTEXT_LEN`]; [`Error::HashToCurve`] if hashing fails.
     pub fn legacy_presentation_state(
-        &self,
+        &mut self,
         presentation_context: &[u8],
         limit: u32,
         rng: &mut (impl RngCore + CryptoRng),
-    ) -> Result<LegacyPresentationState<S>> {
-        compute_bases(limit)?;
-        let mut perm_key = [0u8; 32];
-        rng.fill_bytes(&mut perm_key);
-        let t = group::to_affine(&super::hash_to_group::<S>(&[presentation_context], b"Tag")?);
-        Ok(LegacyPresentationState {
-            credential: self.clone(),
-            context: presentation_context.to_vec(),
-            generator_t: t,
+    ) -> Result<LegacyPresentationState<'_, S>> {
+        Ok(LegacyPresentationState(self.counter(
+            presentation_context,
             limit,
-            next: 0,
-            perm_key,
-        })
+            || {
+                let mut k: PermKey = Box::new(zeroize::Zeroizing::new([0u8; 32]));
+                rng.fill_bytes(&mut k[..]);
+                Some(k)
+            },
+        )?))
     }
 }
 
-impl<S: ClearNonceSuite> LegacyPresentationState<S> {
-    /// How many presentations are left.
-    pub fn remaining(&self) -> u32 {
-        self.limit - self.next
-    }
-
-    /// Storage encoding (see the type's documentation), zeroized on drop.
-    pub fn to_bytes(&self) -> zeroize::Zeroizing<Vec<u8>> {
-        let cred = self.credential.to_bytes();
-        let mut out =
-            zeroize::Zeroizing::new(Vec::with_capacity(41 + cred.len() + self.context.len()));
-        out.push(1);
-        out.extend_from_slice(&cred);
-        out.extend_from_slice(&self.limit.to_be_bytes());
-        out.extend_from_slice(&self.next.to_be_bytes());
-        out.extend_from_slice(&self.perm_key);
-        out.extend_from_slice(&self.context);
-        out
-    }
-
-    /// Strict decoding of the storage encoding.
-    ///
-    /// # Errors
-    /// [`Error::UnsupportedValue`] for another version, [`Error::LimitExceeded`] for a limit
-    /// below 2 or a count above the limit, plus the credential's decoding errors.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let mut r = Reader::new(bytes);
-        if r.take(1)? != [1] {
-            return Err(Error::UnsupportedValue);
-        }
-        let credential = Credential::<S>::from_bytes(r.take(Credential::<S>::LEN)?)?;
-        let limit = r.u32()?;
-        let next = r.u32()?;
-        let mut perm_key = [0u8; 32];
-        perm_key.copy_from_slice(r.take(32)?);
-        let context = r.take(bytes.len() - 41 - Credential::<S>::LEN)?;
-        r.finish()?;
-        compute_bases(limit)?;
-        if next > limit {
-            return Err(Error::LimitExceeded);
-        }
-        let t = group::to_affine(&super::hash_to_group::<S>(&[context], b"Tag")?);
-        Ok(Self {
-            credential,
-            context: context.to_vec(),
-            generator_t: t,
-            limit,
-            next,
-            perm_key,
-        })
-    }
+impl<S: ClearNonceSuite> LegacyPresentationState<'_, S> {
+    super::issuance::state_accessors!();
 
     /// `Present` (draft-yun-cfrg-arc-01 §"Presentation"): a fresh random unused nonce and a
     /// presentation for it. Heap-free; constant time in the credential.
@@ -204,18 +155,23 @@ impl<S: ClearNonceSuite> LegacyPresentationState<S> {
         &mut self,
         src: &mut impl ScalarSource<C<S>>,
     ) -> Result<(LegacyPresentation<S>, u32)> {
-        if self.next >= self.limit {
+        if self.0.counter.perm_key.is_none() {
+            // Unreachable: every legacy counter has its permutation key.
             return Err(Error::LimitExceeded);
         }
-        let nonce = permute(&self.perm_key, self.limit, self.next);
-        self.next += 1;
-        let p = make_legacy_presentation(&self.credential, &self.generator_t, nonce, src)?;
+        let i = self.0.take_next()?;
+        let v = &self.0;
+        let nonce = match &v.counter.perm_key {
+            Some(k) => permute(k, v.limit(), i),
+            None => return Err(Error::LimitExceeded),
+        };
+        let p = make_legacy_presentation(v.key, &v.generator_t, nonce, src)?;
         Ok((p, nonce))
     }
 }
 
 pub(crate) fn make_legacy_presentation<S: ClearNonceSuite>(
-    cred: &Credential<S>,
+    cred: &CredentialKey<S>,
     generator_t: &Affine<C<S>>,
     nonce: u32,
     src: &mut impl ScalarSource<C<S>>,
@@ -370,8 +326,14 @@ impl<S: ClearNonceSuite> ServerPrivateKey<S> {
     /// `m1Tag = T - nonce * tag` with one scalar multiplication, and verifies the proof.
     /// Returns the tag; the caller rejects repeated tags.
     ///
+    /// The verifier's own parameters (contexts, limit) are checked first, before any work, with
+    /// typed errors; the received nonce and presentation fail as [`Error::InvalidProof`] (the
+    /// nonce range before any work too).
+    ///
     /// # Errors
-    /// [`Error::InvalidProof`] whatever failed (including `limit < 2` or `nonce >= limit`).
+    /// [`Error::InputTooLong`] for a context longer than [`super::MAX_CONTEXT_LEN`];
+    /// [`Error::LimitExceeded`] for `limit < 2`; [`Error::InvalidProof`] whatever failed in the
+    /// presentation, including `nonce >= limit`.
     pub fn verify_legacy_presentation(
         &self,
         request_context: &[u8],
@@ -380,6 +342,9 @@ impl<S: ClearNonceSuite> ServerPrivateKey<S> {
         nonce: u32,
         limit: u32,
     ) -> Result<Tag<S>> {
+        check_context(request_context)?;
+        check_context(presentation_context)?;
+        compute_bases(limit)?;
         self.verify_legacy_inner(
             request_context,
             presentation_context,
@@ -398,7 +363,6 @@ impl<S: ClearNonceSuite> ServerPrivateKey<S> {
         nonce: u32,
         limit: u32,
     ) -> Result<Tag<S>> {
-        compute_bases(limit)?;
         if nonce >= limit {
             return Err(Error::InvalidProof);
         }
@@ -440,8 +404,6 @@ impl<S: ClearNonceSuite> ServerPrivateKey<S> {
 
 #[cfg(feature = "serde")]
 crate::codec::serde_via_bytes!(LegacyPresentation<S: ClearNonceSuite>);
-#[cfg(feature = "serde")]
-crate::codec::serde_via_bytes!(LegacyPresentationState<S: ClearNonceSuite>);
 
 #[cfg(test)]
 mod tests {

@@ -4,10 +4,12 @@ use core::fmt;
 
 use elliptic_curve::ff::Field;
 use rand_core::{CryptoRng, RngCore};
-use subtle::{ConditionallySelectable, ConstantTimeLess};
-use zeroize::{Zeroize, ZeroizeOnDrop};
+use subtle::{ConditionallySelectable, ConstantTimeEq, ConstantTimeLess};
+use zeroize::Zeroize;
 
-use super::issuance::{request_context_scalar, Credential};
+use super::issuance::{
+    check_context, request_context_scalar, CounterView, Credential, CredentialKey,
+};
 use super::keys::ServerPrivateKey;
 use super::sigma::{self, Base, CompactProof, Elements, Equation, MAX_EQUATIONS, MAX_SCALARS};
 use super::statements::{self, d_element, presentation_counts, range_scalar};
@@ -41,7 +43,9 @@ pub fn compute_bases(limit: u32) -> Result<([u64; MAX_RANGE_BITS], usize)> {
 }
 
 /// A presentation tag: `tag = (m1 + nonce)^-1 * HashToGroup(presentationContext, "Tag")`, the
-/// value a verifier rate-limits on (one per credential, context and nonce).
+/// value a verifier rate-limits on (one per credential, context and nonce): the double-spend
+/// key. It is public (it travels in every presentation and redeems nothing on its own), so it
+/// has ordinary `PartialEq` and `Hash` for the verifier's set of spent tags.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Tag<S: ArcSuite>(pub(crate) Enc<S>);
 
@@ -87,7 +91,11 @@ const PRESENTATION_MAX_SCALARS: usize = MAX_SCALARS;
 /// A presentation with a hidden nonce (crypto-01 §"Presentation"): `U' || UPrimeCommit ||
 /// m1Commit || tag || nonceCommit || D[0..k] || c || (5 + 3k) responses`,
 /// `357 + 129 k` bytes on P-256.
-#[derive(Clone, Copy, PartialEq, Eq)]
+///
+/// A presentation is a bearer value until its tag is spent, so equality is constant time
+/// ([`ConstantTimeEq`]; `==` goes through it) and there is no `Hash`: deduplicate on
+/// [`Presentation::tag`], never on the presentation or its bytes.
+#[derive(Clone, Copy)]
 pub struct Presentation<S: HiddenNonceSuite> {
     pub(crate) u: Affine<C<S>>,
     pub(crate) u_prime_commit: Affine<C<S>>,
@@ -99,46 +107,47 @@ pub struct Presentation<S: HiddenNonceSuite> {
     pub(crate) proof: CompactProof<C<S>, PRESENTATION_MAX_SCALARS>,
 }
 
+impl<S: HiddenNonceSuite> ConstantTimeEq for Presentation<S> {
+    fn ct_eq(&self, o: &Self) -> subtle::Choice {
+        let points = [
+            (&self.u, &o.u),
+            (&self.u_prime_commit, &o.u_prime_commit),
+            (&self.m1_commit, &o.m1_commit),
+            (&self.tag, &o.tag),
+            (&self.nonce_commit, &o.nonce_commit),
+        ];
+        // Unused `D` slots are the identity in both.
+        points.into_iter().chain(self.d.iter().zip(&o.d)).fold(
+            self.k.ct_eq(&o.k) & self.proof.ct_eq(&o.proof),
+            |acc, (a, b)| acc & a.ct_eq(b),
+        )
+    }
+}
+
+super::wire::eq_via_ct!(Presentation<S: HiddenNonceSuite>);
+
 impl<S: HiddenNonceSuite> fmt::Debug for Presentation<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         super::wire::debug_hex(f, "Presentation", &self.to_bytes())
     }
 }
 
-/// The client's presentation state for one credential and presentation context
-/// (crypto-01 §"Presentation State"): it hands out the nonces `0, 1, ..., limit - 1` once each
-/// and then refuses. Zeroized on drop; `Debug` is redacted.
+/// The presentation state of one credential and presentation context (crypto-01
+/// §"Presentation State"): it hands out the nonces `0, 1, ..., limit - 1` once each and then
+/// refuses.
 ///
-/// Storage format (this crate's, version 1): `0x01 || credential || BE32(limit) ||
-/// BE32(next nonce) || presentation context`.
-pub struct PresentationState<S: HiddenNonceSuite> {
-    pub(crate) credential: Credential<S>,
-    pub(crate) context: Vec<u8>,
-    pub(crate) generator_t: Affine<C<S>>,
-    pub(crate) limit: u32,
-    pub(crate) next: u32,
-}
+/// It is a view of the counter that the [`Credential`] owns for this context, obtained from
+/// [`Credential::presentation_state`]; asking again for the same context continues the same
+/// counter. It borrows the credential mutably, so two states of one credential cannot be alive
+/// at once, and it has no storage form of its own: persist the credential
+/// ([`Credential::to_bytes`]) after `present` and before sending. `Debug` is redacted.
+pub struct PresentationState<'a, S: HiddenNonceSuite>(pub(crate) CounterView<'a, S>);
 
-impl<S: HiddenNonceSuite> Zeroize for PresentationState<S> {
-    fn zeroize(&mut self) {
-        self.credential.zeroize();
-        self.next = 0;
-    }
-}
-
-impl<S: HiddenNonceSuite> Drop for PresentationState<S> {
-    fn drop(&mut self) {
-        self.zeroize();
-    }
-}
-
-impl<S: HiddenNonceSuite> ZeroizeOnDrop for PresentationState<S> {}
-
-impl<S: HiddenNonceSuite> fmt::Debug for PresentationState<S> {
+impl<S: HiddenNonceSuite> fmt::Debug for PresentationState<'_, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PresentationState")
             .field("credential", &"<redacted>")
-            .field("limit", &self.limit)
+            .field("limit", &self.limit())
             .field("remaining", &self.remaining())
             .finish()
     }
@@ -146,24 +155,25 @@ impl<S: HiddenNonceSuite> fmt::Debug for PresentationState<S> {
 
 impl<S: HiddenNonceSuite> Credential<S> {
     /// `MakePresentationState(credential, presentationContext, presentationLimit)`
-    /// (crypto-01 §"Presentation State").
+    /// (crypto-01 §"Presentation State"), kept inside the credential: the first call for a
+    /// context starts its counter at nonce 0; every later call, including after a
+    /// [`Credential::to_bytes`] / [`Credential::from_bytes`] round trip, continues it. The
+    /// limit checks come before any work.
     ///
     /// # Errors
-    /// [`Error::LimitExceeded`] for `limit < 2`; [`Error::HashToCurve`] if hashing fails.
+    /// [`Error::LimitExceeded`] for `limit < 2`, or a `limit` other than the one this context
+    /// was first used with (that would restart its nonces); [`Error::InputTooLong`] for a
+    /// context longer than [`super::MAX_CONTEXT_LEN`]; [`Error::HashToCurve`] if hashing fails.
     pub fn presentation_state(
-        &self,
+        &mut self,
         presentation_context: &[u8],
         limit: u32,
-    ) -> Result<PresentationState<S>> {
-        compute_bases(limit)?;
-        let t = group::to_affine(&super::hash_to_group::<S>(&[presentation_context], b"Tag")?);
-        Ok(PresentationState {
-            credential: self.clone(),
-            context: presentation_context.to_vec(),
-            generator_t: t,
+    ) -> Result<PresentationState<'_, S>> {
+        Ok(PresentationState(self.counter(
+            presentation_context,
             limit,
-            next: 0,
-        })
+            || None,
+        )?))
     }
 }
 
@@ -180,26 +190,15 @@ impl<C: Curve> Drop for PresentSecrets<C> {
     }
 }
 
-impl<S: HiddenNonceSuite> PresentationState<S> {
-    /// The presentation limit.
-    pub fn limit(&self) -> u32 {
-        self.limit
-    }
-
-    /// How many presentations are left.
-    pub fn remaining(&self) -> u32 {
-        self.limit - self.next
-    }
-
-    /// The presentation context.
-    pub fn context(&self) -> &[u8] {
-        &self.context
-    }
+impl<S: HiddenNonceSuite> PresentationState<'_, S> {
+    super::issuance::state_accessors!();
 
     /// `Present` (crypto-01 §"Presentation"): takes the next unused nonce and builds a
     /// presentation with a range proof that the committed nonce is below the limit. The nonce
-    /// is consumed even if a later step fails. Constant time in the credential and the nonce;
-    /// heap-free.
+    /// is consumed (in the credential) even if a later step fails. Constant time in the
+    /// credential and the nonce; heap-free.
+    ///
+    /// Persist the credential before sending the presentation (see [`Credential`]).
     ///
     /// # Errors
     /// [`Error::LimitExceeded`] once all `limit` nonces are used.
@@ -211,17 +210,14 @@ impl<S: HiddenNonceSuite> PresentationState<S> {
         &mut self,
         src: &mut impl ScalarSource<C<S>>,
     ) -> Result<Presentation<S>> {
-        if self.next >= self.limit {
-            return Err(Error::LimitExceeded);
-        }
-        let nonce = self.next;
-        self.next += 1;
-        make_presentation::<S>(&self.credential, &self.generator_t, nonce, self.limit, src)
+        let nonce = self.0.take_next()?;
+        let v = &self.0;
+        make_presentation::<S>(v.key, &v.generator_t, nonce, v.limit(), src)
     }
 }
 
 pub(crate) fn make_presentation<S: HiddenNonceSuite>(
-    cred: &Credential<S>,
+    cred: &CredentialKey<S>,
     generator_t: &Affine<C<S>>,
     nonce: u32,
     limit: u32,
@@ -232,11 +228,11 @@ pub(crate) fn make_presentation<S: HiddenNonceSuite>(
         return Err(Error::LimitExceeded);
     }
     let d = S::data();
-    let a = src.random_scalar();
-    let r = src.random_scalar();
-    let z = src.random_scalar();
-    let nonce_blinding = src.random_scalar();
-    let nonce_s = Scalar::<C<S>>::from(u64::from(nonce));
+    let mut a = src.random_scalar();
+    let mut r = src.random_scalar();
+    let mut z = src.random_scalar();
+    let mut nonce_blinding = src.random_scalar();
+    let mut nonce_s = Scalar::<C<S>>::from(u64::from(nonce));
 
     let mut sec = PresentSecrets::<C<S>> {
         witness: [Scalar::<C<S>>::ZERO; MAX_SCALARS],
@@ -277,7 +273,7 @@ pub(crate) fn make_presentation<S: HiddenNonceSuite>(
     let u_prime_commit =
         group::mul_affine::<C<S>>(&cred.u_prime, &a) + group::mul_generator::<C<S>>(&r);
     let m1_commit = group::mul::<C<S>>(&u, &cred.m1) + d.h_table.mul(&z);
-    let tag_scalar = group::invert::<C<S>>(&(cred.m1 + nonce_s))?;
+    let mut tag_scalar = group::invert::<C<S>>(&(cred.m1 + nonce_s))?;
     let tag = group::mul_affine::<C<S>>(generator_t, &tag_scalar);
     let nonce_commit = group::mul_generator::<C<S>>(&nonce_s) + d.h_table.mul(&nonce_blinding);
     let v = group::mul_affine::<C<S>>(&cred.x1, &z) - group::mul_generator::<C<S>>(&r);
@@ -315,17 +311,19 @@ pub(crate) fn make_presentation<S: HiddenNonceSuite>(
     let (points, encodings, n_elems) = p.elements(&v_aff, &cred.x1, generator_t);
     // The prover knows the G/H representation of nonceCommit and of every D[i]: a
     // multiplication by them costs two fixed-base multiplications, not one variable-base one.
+    // The hints borrow their coefficients from `sec.witness` (wiped when `sec` drops), so no
+    // copy of `nonce`, `nonceBlinding`, `b[i]` or `s[i]` is left in the hint array.
     let mut bases_hint = presentation_bases::<S>();
     bases_hint[usize::from(statements::NONCE_COMMIT)] = Base::Pedersen {
-        g: Some(nonce_s),
-        h: nonce_blinding,
+        g: Some(&sec.witness[3]),
+        h: &sec.witness[4],
         h_table: &d.h_table,
     };
     if k > 1 {
         for i in 0..k {
             bases_hint[d_element(k, i)] = Base::Pedersen {
-                g: Some(sec.witness[range_scalar(k, 0, i)]),
-                h: sec.witness[range_scalar(k, 1, i)],
+                g: Some(&sec.witness[range_scalar(k, 0, i)]),
+                h: &sec.witness[range_scalar(k, 1, i)],
                 h_table: &d.h_table,
             };
         }
@@ -343,9 +341,17 @@ pub(crate) fn make_presentation<S: HiddenNonceSuite>(
         &sec.witness[..n_scalars],
         &sec.nonces[..n_scalars],
     );
-    bases_hint.fill(Base::Variable);
-    let mut a = a;
-    a.zeroize();
+    drop(sec);
+    for s in [
+        &mut a,
+        &mut r,
+        &mut z,
+        &mut nonce_blinding,
+        &mut nonce_s,
+        &mut tag_scalar,
+    ] {
+        s.zeroize();
+    }
     p.proof = proof?;
     Ok(p)
 }
@@ -501,9 +507,13 @@ impl<S: HiddenNonceSuite> ServerPrivateKey<S> {
     /// caller must reject a tag it has already seen for this context (double spending).
     /// Heap-free.
     ///
+    /// The verifier's own parameters (contexts, limit) are checked first, before any work, with
+    /// typed errors; everything about the presentation fails as [`Error::InvalidProof`].
+    ///
     /// # Errors
-    /// [`Error::InvalidProof`] whatever failed, including a limit below 2 or one that does not
-    /// match the presentation's range proof.
+    /// [`Error::InputTooLong`] for a context longer than [`super::MAX_CONTEXT_LEN`];
+    /// [`Error::LimitExceeded`] for `limit < 2`; [`Error::InvalidProof`] whatever failed in the
+    /// presentation, including a range proof for another limit.
     pub fn verify_presentation(
         &self,
         request_context: &[u8],
@@ -511,8 +521,16 @@ impl<S: HiddenNonceSuite> ServerPrivateKey<S> {
         presentation: &Presentation<S>,
         limit: u32,
     ) -> Result<Tag<S>> {
-        self.verify_presentation_inner(request_context, presentation_context, presentation, limit)
-            .map_err(|_| Error::InvalidProof)
+        check_context(request_context)?;
+        check_context(presentation_context)?;
+        let (bases, k) = compute_bases(limit)?;
+        self.verify_presentation_inner(
+            request_context,
+            presentation_context,
+            presentation,
+            (&bases, k),
+        )
+        .map_err(|_| Error::InvalidProof)
     }
 
     fn verify_presentation_inner(
@@ -520,9 +538,8 @@ impl<S: HiddenNonceSuite> ServerPrivateKey<S> {
         request_context: &[u8],
         presentation_context: &[u8],
         p: &Presentation<S>,
-        limit: u32,
+        (bases, k): (&[u64; MAX_RANGE_BITS], usize),
     ) -> Result<Tag<S>> {
-        let (bases, k) = compute_bases(limit)?;
         if k != p.k {
             return Err(Error::InvalidProof);
         }
@@ -576,48 +593,8 @@ impl<S: HiddenNonceSuite> ServerPrivateKey<S> {
     }
 }
 
-impl<S: HiddenNonceSuite> PresentationState<S> {
-    /// Storage encoding (see the type's documentation), zeroized on drop.
-    pub fn to_bytes(&self) -> zeroize::Zeroizing<Vec<u8>> {
-        let cred = self.credential.to_bytes();
-        let mut out =
-            zeroize::Zeroizing::new(Vec::with_capacity(9 + cred.len() + self.context.len()));
-        out.push(1);
-        out.extend_from_slice(&cred);
-        out.extend_from_slice(&self.limit.to_be_bytes());
-        out.extend_from_slice(&self.next.to_be_bytes());
-        out.extend_from_slice(&self.context);
-        out
-    }
-
-    /// Strict decoding of the storage encoding.
-    ///
-    /// # Errors
-    /// [`Error::UnsupportedValue`] for another version, [`Error::LimitExceeded`] for a limit
-    /// below 2 or a next nonce above the limit, plus the credential's decoding errors.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let mut r = Reader::new(bytes);
-        if r.take(1)? != [1] {
-            return Err(Error::UnsupportedValue);
-        }
-        let credential = Credential::<S>::from_bytes(r.take(Credential::<S>::LEN)?)?;
-        let limit = r.u32()?;
-        let next = r.u32()?;
-        let context = r.take(bytes.len() - 9 - Credential::<S>::LEN)?;
-        r.finish()?;
-        let mut st = credential.presentation_state(context, limit)?;
-        if next > limit {
-            return Err(Error::LimitExceeded);
-        }
-        st.next = next;
-        Ok(st)
-    }
-}
-
 #[cfg(feature = "serde")]
 crate::codec::serde_via_bytes!(Presentation<S: HiddenNonceSuite>);
-#[cfg(feature = "serde")]
-crate::codec::serde_via_bytes!(PresentationState<S: HiddenNonceSuite>);
 
 #[cfg(test)]
 mod tests {

@@ -13,12 +13,33 @@
 //! || issuer_key_id`, and `presentation_context` the same with `redemption_context`.
 //!
 //! The -01 Token still has a `presentation_nonce` field although crypto-01 hides the nonce; this
-//! crate writes 0 there (sending the nonce would undo the hiding) and ignores it on input.
+//! crate writes 0 there (sending the nonce would undo the hiding) and ignores it on input, so
+//! that tokens of a client that fills it in still verify.
+//!
+//! # Double spending: key on the tag, never on the token bytes
+//! Because those 4 bytes are ignored, one token has 2^32 byte encodings that all verify, to the
+//! same [`Tag`]. [`Issuer::verify`] returns that tag: it is the double-spend key. An origin
+//! must record spent tags per challenge and reject a token whose tag it has seen; it must never
+//! deduplicate on the token bytes or a hash of them (a replayed token with other
+//! `presentation_nonce` bytes would pass). [`Token`] has no `Hash`, and its equality ignores the
+//! field too.
+//!
+//! # Client state
+//! The credential keeps one counter per presentation context
+//! ([`Credential::presentation_state`]); [`Client::token_state`] is a view of it, so asking again
+//! for the same challenge continues its nonces. Persist the credential
+//! ([`Credential::to_bytes`]) after each [`TokenState::token`] and before sending the token.
+//!
+//! # Limits
+//! Both contexts must fit [`super::MAX_CONTEXT_LEN`]: [`TokenChallenge::new`] refuses an
+//! `issuer_name` and `origin_info` longer than 65465 bytes together (the drafts allow up to
+//! 2 × 65535).
 
 use core::fmt;
 
 use rand_core::{CryptoRng, RngCore};
 use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
 
 use super::{
     ArcV2P256, Credential, Presentation, PresentationState, RequestState, ServerPrivateKey,
@@ -32,6 +53,9 @@ type S = ArcV2P256;
 pub const TOKEN_TYPE: u16 = 0xE5AC;
 /// `Nid`: the length of `issuer_key_id`.
 pub const NID: usize = 32;
+/// The most bytes `issuer_name` and `origin_info` may hold together: 65465, so that a context
+/// (`2 + issuer_name + 2 + origin_info + 2 + 32 + Nid` bytes) fits [`super::MAX_CONTEXT_LEN`].
+pub const MAX_NAMES_LEN: usize = super::MAX_CONTEXT_LEN - 6 - 32 - NID;
 /// Media type of [`CredentialRequest`].
 pub const REQUEST_MEDIA_TYPE: &str = "application/private-credential-request";
 /// Media type of [`CredentialResponse`].
@@ -70,15 +94,21 @@ impl TokenChallenge {
     ///
     /// # Errors
     /// [`Error::InputTooLong`] when `issuer_name` is empty or 2^16 bytes or longer, or
-    /// `origin_info` is 2^16 bytes or longer; [`Error::InvalidLength`] when a context is neither
-    /// empty nor 32 bytes.
+    /// `origin_info` is 2^16 bytes or longer, or both together are longer than
+    /// [`MAX_NAMES_LEN`] (so that the request and presentation contexts fit
+    /// [`super::MAX_CONTEXT_LEN`]); [`Error::InvalidLength`] when a context is neither empty nor
+    /// 32 bytes.
     pub fn new(
         issuer_name: &[u8],
         redemption_context: &[u8],
         origin_info: &[u8],
         credential_context: &[u8],
     ) -> Result<Self> {
-        if issuer_name.is_empty() || issuer_name.len() > 0xffff || origin_info.len() > 0xffff {
+        if issuer_name.is_empty()
+            || issuer_name.len() > 0xffff
+            || origin_info.len() > 0xffff
+            || issuer_name.len() + origin_info.len() > MAX_NAMES_LEN
+        {
             return Err(Error::InputTooLong);
         }
         if !ctx_len_ok(redemption_context) || !ctx_len_ok(credential_context) {
@@ -234,12 +264,26 @@ impl CredentialResponse {
 
 /// A redemption token: `token_type || presentation_nonce || challenge_digest || issuer_key_id ||
 /// presentation`.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+///
+/// A bearer value until its tag is spent: equality is constant time ([`ConstantTimeEq`]; `==`
+/// goes through it), ignores `presentation_nonce` (it is not kept), and there is no `Hash`.
+/// Deduplicate on the [`Tag`] that [`Issuer::verify`] returns (module documentation).
+#[derive(Clone, Copy, Debug)]
 pub struct Token {
     challenge_digest: [u8; 32],
     issuer_key_id: [u8; NID],
     presentation: Presentation<S>,
 }
+
+impl ConstantTimeEq for Token {
+    fn ct_eq(&self, o: &Self) -> subtle::Choice {
+        self.challenge_digest.ct_eq(&o.challenge_digest)
+            & self.issuer_key_id.ct_eq(&o.issuer_key_id)
+            & self.presentation.ct_eq(&o.presentation)
+    }
+}
+
+super::wire::eq_via_ct!(Token);
 
 impl Token {
     /// The encoding; `presentation_nonce` is written as 0 (see the module documentation).
@@ -253,7 +297,9 @@ impl Token {
         out
     }
 
-    /// Strict decoding (the presentation length fixes its range-proof size).
+    /// Strict decoding (the presentation length fixes its range-proof size). Bytes 2..6,
+    /// `presentation_nonce`, are not checked and not kept: 2^32 encodings decode to one token
+    /// (module documentation).
     ///
     /// # Errors
     /// [`Error::UnsupportedValue`] for another token type, [`Error::InvalidLength`], plus the
@@ -317,17 +363,20 @@ impl Client {
         ))
     }
 
-    /// A token state for one challenge (`presentation_context` from its issuer name, origin info
-    /// and redemption context) with `limit` presentations.
+    /// The token state of one challenge (`presentation_context` from its issuer name, origin
+    /// info, redemption context and the issuer key id) with `limit` presentations, kept in the
+    /// credential: asking again for the same challenge continues its counter (see
+    /// [`Credential::presentation_state`]). Persist the credential after each
+    /// [`TokenState::token`] and before sending the token.
     ///
     /// # Errors
     /// As [`Credential::presentation_state`].
-    pub fn token_state(
-        credential: &Credential<S>,
+    pub fn token_state<'a>(
+        credential: &'a mut Credential<S>,
         challenge: &TokenChallenge,
         pk: &ServerPublicKey<S>,
         limit: u32,
-    ) -> Result<TokenState> {
+    ) -> Result<TokenState<'a>> {
         let key_id = issuer_key_id(pk);
         Ok(TokenState {
             state: credential
@@ -348,15 +397,16 @@ impl ClientState {
     }
 }
 
-/// Produces tokens for one challenge until the presentation limit.
+/// Produces tokens for one challenge until the presentation limit: a view of the credential's
+/// counter for the challenge's presentation context.
 #[derive(Debug)]
-pub struct TokenState {
-    state: PresentationState<S>,
+pub struct TokenState<'a> {
+    state: PresentationState<'a, S>,
     challenge_digest: [u8; 32],
     issuer_key_id: [u8; NID],
 }
 
-impl TokenState {
+impl TokenState<'_> {
     /// The next token.
     ///
     /// # Errors
@@ -412,11 +462,14 @@ impl Issuer {
     }
 
     /// Verifies a token against the challenge the origin sent and its presentation limit, and
-    /// returns the tag; the origin must reject tags it has already seen for this challenge.
+    /// returns the tag, **the double-spend key**: the origin must reject a token whose tag it has
+    /// already seen for this challenge, and must not deduplicate on the token bytes (they are
+    /// malleable in `presentation_nonce`; module documentation). The key id, challenge and limit
+    /// are checked before any work.
     ///
     /// # Errors
-    /// [`Error::UnsupportedValue`] for another key id or challenge; [`Error::InvalidProof`] for a
-    /// bad presentation.
+    /// [`Error::UnsupportedValue`] for another key id or challenge; [`Error::LimitExceeded`] for
+    /// `limit < 2`; [`Error::InvalidProof`] for a bad presentation.
     pub fn verify(&self, token: &Token, challenge: &TokenChallenge, limit: u32) -> Result<Tag<S>> {
         if token.issuer_key_id != self.key_id || token.challenge_digest != challenge.digest() {
             return Err(Error::UnsupportedValue);

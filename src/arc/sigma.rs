@@ -135,12 +135,13 @@ pub enum Base<'a, C: Curve> {
     /// An element whose representation `g * G + h * H` the prover knows (prover only; a
     /// verifier treats it as [`Base::Variable`]): `k * P = (k g) * G + (k h) * H` with two
     /// fixed-base multiplications instead of one variable-base one. `g = None` means a public 0.
-    /// The coefficients are secret; callers wipe their hint arrays after proving.
+    /// The coefficients are secret, so the hint only borrows them: they stay in the caller's
+    /// storage, which the caller wipes (a hint array never holds a copy to forget).
     Pedersen {
         /// The coefficient of `G`, if any.
-        g: Option<Scalar<C>>,
+        g: Option<&'a Scalar<C>>,
         /// The coefficient of `H`.
-        h: Scalar<C>,
+        h: &'a Scalar<C>,
         /// The fixed-base table of `H`.
         h_table: &'a FixedBaseTable<C>,
     },
@@ -383,11 +384,20 @@ impl<C: Curve, const N: usize> fmt::Debug for CompactProof<C, N> {
     }
 }
 
+impl<C: Curve, const N: usize> ConstantTimeEq for CompactProof<C, N> {
+    /// Constant time: every response slot is compared (unused slots are zero), without an
+    /// early exit.
+    fn ct_eq(&self, o: &Self) -> subtle::Choice {
+        self.responses.iter().zip(&o.responses).fold(
+            self.len.ct_eq(&o.len) & self.challenge.ct_eq(&o.challenge),
+            |acc, (a, b)| acc & a.ct_eq(b),
+        )
+    }
+}
+
 impl<C: Curve, const N: usize> PartialEq for CompactProof<C, N> {
     fn eq(&self, o: &Self) -> bool {
-        self.len == o.len
-            && self.challenge == o.challenge
-            && self.responses[..self.len] == o.responses[..o.len]
+        self.ct_eq(o).into()
     }
 }
 
@@ -479,11 +489,12 @@ pub fn prove<C: Curve, T: SigmaTranscript<C>, const N: usize>(
     let mut commit = [Point::<C>::IDENTITY; MAX_EQUATIONS];
     for (a, eq) in commit.iter_mut().zip(statement.equations) {
         // Terms on the same element are merged: `k1 * P + k2 * P = (k1 + k2) * P`.
-        let (elems, ks, n) = merge_terms::<C>(eq, nonces, None);
+        // `ks` holds copies of the secret nonces: wiped below.
+        let (elems, mut ks, n) = merge_terms::<C>(eq, nonces, None);
         let mut acc = Point::<C>::IDENTITY;
         for (&e, k) in elems[..n].iter().zip(&ks[..n]) {
             let e = usize::from(e);
-            let p = match elements.bases[e] {
+            let p = match &elements.bases[e] {
                 Base::Generator => {
                     super::count::fixed(1);
                     group::mul_generator::<C>(k)
@@ -497,11 +508,11 @@ pub fn prove<C: Curve, T: SigmaTranscript<C>, const N: usize>(
                     group::mul_affine::<C>(&elements.points[e], k)
                 }
                 Base::Pedersen { g, h, h_table } => {
-                    let mut kh = *k * h;
+                    let mut kh = *k * *h;
                     let mut p = h_table.mul(&kh);
                     super::count::fixed(1);
                     if let Some(g) = g {
-                        let mut kg = *k * g;
+                        let mut kg = *k * *g;
                         p = p.add_complete(&group::mul_generator::<C>(&kg));
                         super::count::fixed(1);
                         kg.zeroize();
@@ -512,6 +523,7 @@ pub fn prove<C: Curve, T: SigmaTranscript<C>, const N: usize>(
             };
             acc = acc.add_complete(&p);
         }
+        ks.zeroize();
         *a = acc;
     }
     let mut commit_affine = [Affine::<C>::IDENTITY; MAX_EQUATIONS];
@@ -524,8 +536,10 @@ pub fn prove<C: Curve, T: SigmaTranscript<C>, const N: usize>(
     let mut proof = CompactProof::<C, N>::empty(witness.len());
     proof.challenge = c;
     for ((r, k), w) in proof.responses.iter_mut().zip(nonces).zip(witness) {
-        let cw = c * w;
+        // `c * w` is as secret as the witness: wiped once the response is formed.
+        let mut cw = c * w;
         *r = if T::ADDITIVE { *k + cw } else { *k - cw };
+        cw.zeroize();
     }
     Ok(proof)
 }

@@ -51,3 +51,27 @@ impl<'a> Writer<'a> {
         }
     }
 }
+
+/// `PartialEq` and `Eq` through `subtle::ConstantTimeEq`, for bearer values.
+macro_rules! eq_via_ct {
+    ($t:ident < $s:ident : $bound:path >) => {
+        impl<$s: $bound> PartialEq for $t<$s> {
+            fn eq(&self, o: &Self) -> bool {
+                subtle::ConstantTimeEq::ct_eq(self, o).into()
+            }
+        }
+
+        impl<$s: $bound> Eq for $t<$s> {}
+    };
+    ($t:ty) => {
+        impl PartialEq for $t {
+            fn eq(&self, o: &Self) -> bool {
+                subtle::ConstantTimeEq::ct_eq(self, o).into()
+            }
+        }
+
+        impl Eq for $t {}
+    };
+}
+
+pub(crate) use eq_via_ct;

@@ -15,7 +15,7 @@ use privacy_tokens::arc::hazmat::{self, ScalarSource, TestDrng};
 use privacy_tokens::arc::{
     compute_bases, ArcSuite, ArcV1P256, ArcV1P384, ArcV2P256, ClearNonceSuite, Credential,
     CredentialRequest, CredentialResponse, HiddenNonceSuite, LegacyPresentation, Presentation,
-    PresentationState, ServerPrivateKey,
+    ServerPrivateKey,
 };
 use privacy_tokens::group::{self, Curve, Scalar};
 use serde_json::{json, Map, Value};
@@ -379,7 +379,7 @@ fn run_v2<S: HiddenNonceSuite>(suite: &Value) -> Result<Counts, String> {
     check_response(&mut m, suite, &resp)?;
     counts.record("CredentialResponse", m);
 
-    let cred = req
+    let mut cred = req
         .state
         .finalize(key.public_key(), &resp)
         .map_err(|e| format!("finalize: {e}"))?;
@@ -388,21 +388,14 @@ fn run_v2<S: HiddenNonceSuite>(suite: &Value) -> Result<Counts, String> {
     counts.record("Credential", m);
 
     let names = presentation_names(suite);
-    let mut state: Option<PresentationState<S>> = None;
     let mut seen_tags = Vec::new();
     for (i, name) in names.iter().enumerate() {
         let p = &suite[name];
         let pctx = field(suite, name, "presentation_context")?;
-        if state
-            .as_ref()
-            .is_none_or(|s| s.context() != pctx.as_slice())
-        {
-            state = Some(
-                cred.presentation_state(&pctx, limit)
-                    .map_err(|e| e.to_string())?,
-            );
-        }
-        let st = state.as_mut().ok_or("state")?;
+        // The credential keeps the context's counter: asking again continues it.
+        let mut st = cred
+            .presentation_state(&pctx, limit)
+            .map_err(|e| e.to_string())?;
         let mut m = Vec::new();
         let want_nonce = nonce_of(p)?;
         if want_nonce != i as u32 {
@@ -410,7 +403,7 @@ fn run_v2<S: HiddenNonceSuite>(suite: &Value) -> Result<Counts, String> {
                 "{name}: nonce {want_nonce} is not the {i}-th sequential nonce"
             ));
         }
-        let pres = hazmat::present_with(st, &mut src).map_err(|e| format!("{name}: {e}"))?;
+        let pres = hazmat::present_with(&mut st, &mut src).map_err(|e| format!("{name}: {e}"))?;
         let drawn = src.take();
         for (d, f) in drawn.iter().zip(["a", "r", "z", "nonce_blinding"]) {
             check(&mut m, &format!("{name}.{f}"), d, &field(suite, name, f)?);
@@ -612,7 +605,7 @@ pub fn generate_v2(seed: &[u8], limit: u32, presentations: usize) -> Result<Valu
         json!({"b": h(&bd[0]), "U": h(&sb[..n]), "enc_U_prime": h(&sb[n..2*n]), "X0_aux": h(&sb[2*n..3*n]),
                "X1_aux": h(&sb[3*n..4*n]), "X2_aux": h(&sb[4*n..5*n]), "H_aux": h(&sb[5*n..6*n]), "proof": h(&sb[6*n..])}),
     );
-    let cred = req
+    let mut cred = req
         .state
         .finalize(key.public_key(), &resp)
         .map_err(|e| e.to_string())?;
