@@ -7,6 +7,7 @@
 
 use elliptic_curve::ff::Field;
 use subtle::ConstantTimeEq;
+use zeroize::Zeroizing;
 
 use crate::group::{self, Affine, Curve, FixedBaseTable, Point, Scalar};
 use crate::{Error, Result};
@@ -157,7 +158,9 @@ pub fn generate_proof<C: Curve, H: DleqHash<C>>(
     let t2 = group::mul_generator::<C>(r);
     let t3 = group::mul::<C>(&m, r);
     let c = challenge::<C, H>(h, b_enc, &[m, z, t2, t3])?;
-    let s = *r - c * k;
+    // `c*k` would give the key away with `c`: wiped on drop. `s = r - c*k` is public.
+    let ck = Zeroizing::new(c * k);
+    let s = *r - *ck;
     Ok(DleqProof { c, s })
 }
 

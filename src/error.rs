@@ -45,6 +45,9 @@ pub enum Error {
     /// The operation needs a key that was never configured (Trust Tokens `experiment_v1`: no
     /// SRR key was set; BoringSSL `NO_SRR_KEY_CONFIGURED`).
     MissingKey,
+    /// POPRF: `finalize` was given another `info` than the one the input was blinded with; the
+    /// output would match no server evaluation.
+    InfoMismatch,
 }
 
 impl fmt::Display for Error {
@@ -66,6 +69,7 @@ impl fmt::Display for Error {
             Error::LimitExceeded => "presentation limit invalid or exhausted",
             Error::InvalidSignature => "signature verification failed",
             Error::MissingKey => "no key configured for this operation",
+            Error::InfoMismatch => "info differs from the one used to blind",
         })
     }
 }

@@ -11,6 +11,7 @@ use crate::voprf::{
     PublicKey, VoprfClient, VoprfServer,
 };
 use crate::Result;
+use zeroize::Zeroizing;
 
 fn scalar<S: Suite>(bytes: &[u8]) -> Result<group::Scalar<S::Curve>> {
     group::decode_nonzero_scalar::<S::Curve>(bytes)
@@ -61,7 +62,8 @@ pub fn voprf_blind_evaluate_with_nonce<S: Suite>(
     out: &mut [EvaluationElement<S>],
     r: &[u8],
 ) -> Result<Proof<S>> {
-    server.blind_evaluate_batch_with_nonce(blinded, out, &scalar::<S>(r)?)
+    let r = Zeroizing::new(scalar::<S>(r)?);
+    server.blind_evaluate_batch_with_nonce(blinded, out, &r)
 }
 
 /// POPRF batched `BlindEvaluate` with the proof nonce `r` given.
@@ -75,7 +77,8 @@ pub fn poprf_blind_evaluate_with_nonce<S: Suite>(
     out: &mut [EvaluationElement<S>],
     r: &[u8],
 ) -> Result<Proof<S>> {
-    server.blind_evaluate_batch_with_nonce(blinded, info, out, &scalar::<S>(r)?)
+    let r = Zeroizing::new(scalar::<S>(r)?);
+    server.blind_evaluate_batch_with_nonce(blinded, info, out, &r)
 }
 
 /// The compressed length `Ne` of a suite's elements.

@@ -458,7 +458,8 @@ pub(crate) fn unblind_batch<S: Suite>(
     evaluated: &[Affine<S::Curve>],
 ) -> Result<Vec<Output<S>>> {
     let n = blinds.len();
-    let mut scratch = vec![Scalar::<S::Curve>::ZERO; n];
+    // Wiped on every path, the early return of a failed inversion included.
+    let mut scratch = Zeroizing::new(vec![Scalar::<S::Curve>::ZERO; n]);
     group::batch_invert::<S::Curve>(blinds, &mut scratch)?;
     scratch.zeroize();
     let pts: Vec<group::Point<S::Curve>> = evaluated

@@ -477,3 +477,297 @@ fn flipped_token_rejected() {
     let t = Token::from_bytes(&b).expect("decodes");
     assert_eq!(issuer.verify_token(&t), Err(Error::UnsupportedValue));
 }
+
+// ------------------------------------------------------------------------------------------
+// Review finding 2: the issuer's batch cap, checked before any element is decoded
+
+/// An RNG that counts the bytes drawn from it.
+struct CountingRng {
+    inner: rand::rngs::StdRng,
+    drawn: usize,
+}
+
+impl CountingRng {
+    fn new() -> Self {
+        Self {
+            inner: rand::SeedableRng::seed_from_u64(7),
+            drawn: 0,
+        }
+    }
+}
+
+impl rand::RngCore for CountingRng {
+    fn next_u32(&mut self) -> u32 {
+        self.drawn += 4;
+        self.inner.next_u32()
+    }
+    fn next_u64(&mut self) -> u64 {
+        self.drawn += 8;
+        self.inner.next_u64()
+    }
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        self.drawn += dest.len();
+        self.inner.fill_bytes(dest)
+    }
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), rand::Error> {
+        self.fill_bytes(dest);
+        Ok(())
+    }
+}
+
+impl rand::CryptoRng for CountingRng {}
+
+/// A batched request of `n` copies of one valid blinded element for `issuer`'s key.
+fn repeated_request(issuer: &Issuer, n: usize) -> Vec<u8> {
+    let (req, _) = Client::request(
+        issuer.public_key(),
+        &challenge_bytes(),
+        &mut rand::thread_rng(),
+    )
+    .expect("request");
+    let element = req.blinded_msg().to_bytes();
+    let body = n * element.len();
+    let mut bytes = vec![0, 1, issuer.truncated_token_key_id()];
+    // QUIC varint, 4-byte form (the test sizes are 2^14 bytes or more).
+    assert!((1 << 14..1 << 30).contains(&body));
+    bytes.extend_from_slice(&(0x8000_0000 | body as u32).to_be_bytes());
+    for _ in 0..n {
+        bytes.extend_from_slice(&element[..]);
+    }
+    bytes
+}
+
+/// Allocations made by `f` on this thread, with its result.
+fn allocs<T>(f: impl FnOnce() -> T) -> (u64, T) {
+    let mut out = None;
+    let info = allocation_counter::measure(|| out = Some(f()));
+    (info.count_total, out.expect("closure ran"))
+}
+
+#[test]
+fn capped_issuer_refuses_65535_element_request_before_decoding() {
+    let issuer = issuer().with_max_batch(100);
+    assert_eq!(issuer.max_batch(), 100);
+    let bytes = repeated_request(&issuer, 65535);
+    assert_eq!(&bytes[3..7], &[0x80, 0x30, 0xff, 0xcf], "65535 * 49 bytes");
+    assert_eq!(bytes.len(), 3 + 4 + 65535 * 49);
+
+    // Decoding any element allocates the element vector first: zero allocations means that
+    // nothing was decoded. Zero random bytes means that no evaluation started.
+    let mut rng = CountingRng::new();
+    let (a, got) = allocs(|| issuer.issue_batch_from_bytes(&mut rng, &bytes).map(drop));
+    assert_eq!(got, Err(Error::Batch));
+    assert_eq!(a, 0, "issue_batch_from_bytes decoded an over-cap request");
+    assert_eq!(rng.drawn, 0);
+    let (a, got) = allocs(|| BatchTokenRequest::from_bytes_with_limit(&bytes, 100).map(drop));
+    assert_eq!(got, Err(Error::Batch));
+    assert_eq!(a, 0, "from_bytes_with_limit decoded an over-cap request");
+
+    // The count is checked before the elements: an over-cap request whose first element is
+    // not a point is refused for its size, not for the point.
+    let mut bad = bytes.clone();
+    bad[7] = 0x07;
+    assert_eq!(
+        BatchTokenRequest::from_bytes_with_limit(&bad, 100),
+        Err(Error::Batch)
+    );
+    assert_eq!(
+        issuer.issue_batch_from_bytes(&mut rng, &bad).map(drop),
+        Err(Error::Batch)
+    );
+    assert_eq!(rng.drawn, 0);
+}
+
+#[test]
+fn batch_cap_bounds_every_issuer_entry_point() {
+    let mut rng = CountingRng::new();
+    let issuer = issuer();
+    assert_eq!(
+        issuer.max_batch(),
+        privacy_tokens::voprf::privacy_pass::DEFAULT_MAX_BATCH
+    );
+    let issuer = issuer.with_max_batch(4);
+    for (n, ok) in [(4, true), (5, false)] {
+        let (req, state) =
+            Client::request_batch(issuer.public_key(), &challenge_bytes(), n, &mut rng)
+                .expect("request_batch");
+        let bytes = req.to_bytes();
+        let before = rng.drawn;
+        let from_bytes = issuer.issue_batch_from_bytes(&mut rng, &bytes);
+        let decoded = issuer.issue_batch(&mut rng, &req);
+        if ok {
+            let resp = from_bytes.expect("issue_batch_from_bytes");
+            decoded.expect("issue_batch");
+            let resp = state
+                .response_from_bytes(&resp.to_bytes())
+                .expect("decodes");
+            let tokens = state.finalize_batch(&resp).expect("finalize_batch");
+            assert!(tokens
+                .iter()
+                .all(|t| issuer.verify_token(t).expect("verify")));
+        } else {
+            assert_eq!(from_bytes.map(drop), Err(Error::Batch));
+            // `issue_batch` on an already decoded request refuses it too, before evaluating.
+            assert_eq!(decoded.map(drop), Err(Error::Batch));
+            assert_eq!(rng.drawn, before, "an over-cap batch drew a proof nonce");
+            assert_eq!(
+                BatchTokenRequest::from_bytes_with_limit(&bytes, 4),
+                Err(Error::Batch)
+            );
+            assert_eq!(BatchTokenRequest::from_bytes(&bytes).as_ref(), Ok(&req));
+        }
+    }
+    // A cap of 0 refuses every batch.
+    let none = issuer.clone().with_max_batch(0);
+    let (req, _) = Client::request_batch(none.public_key(), &challenge_bytes(), 1, &mut rng)
+        .expect("request_batch");
+    assert_eq!(
+        none.issue_batch(&mut rng, &req).map(drop),
+        Err(Error::Batch)
+    );
+    assert_eq!(
+        none.issue_batch_from_bytes(&mut rng, &req.to_bytes())
+            .map(drop),
+        Err(Error::Batch)
+    );
+}
+
+#[test]
+fn issue_batch_from_bytes_checks_type_length_and_key_before_decoding() {
+    let mut rng = CountingRng::new();
+    let issuer = issuer();
+    let (req, _) = Client::request_batch(issuer.public_key(), &challenge_bytes(), 3, &mut rng)
+        .expect("request_batch");
+    let good = req.to_bytes();
+    let before = rng.drawn;
+    // Every element replaced by bytes that are no point: the header checks still come first.
+    let mut garbage = good.clone();
+    garbage[5..].fill(0x07);
+    let mut other_key = garbage.clone();
+    other_key[2] ^= 1;
+    assert_eq!(
+        issuer
+            .issue_batch_from_bytes(&mut rng, &other_key)
+            .map(drop),
+        Err(Error::UnsupportedValue)
+    );
+    let mut other_type = garbage.clone();
+    other_type[1] = 2;
+    assert_eq!(
+        issuer
+            .issue_batch_from_bytes(&mut rng, &other_type)
+            .map(drop),
+        Err(Error::UnsupportedValue)
+    );
+    let mut trailing = garbage.clone();
+    trailing.push(0);
+    assert_eq!(
+        issuer.issue_batch_from_bytes(&mut rng, &trailing).map(drop),
+        Err(Error::InvalidLength)
+    );
+    assert_eq!(
+        issuer
+            .issue_batch_from_bytes(&mut rng, &garbage[..garbage.len() - 1])
+            .map(drop),
+        Err(Error::InvalidLength)
+    );
+    assert_eq!(
+        issuer.issue_batch_from_bytes(&mut rng, &garbage).map(drop),
+        Err(Error::InvalidPoint)
+    );
+    assert_eq!(rng.drawn, before);
+}
+
+#[test]
+fn client_decodes_only_the_response_size_it_asked_for() {
+    let mut rng = rand::thread_rng();
+    let issuer = issuer();
+    let (req4, _) = Client::request_batch(issuer.public_key(), &challenge_bytes(), 4, &mut rng)
+        .expect("request_batch");
+    let resp4 = issuer
+        .issue_batch(&mut rng, &req4)
+        .expect("issue_batch")
+        .to_bytes();
+    let (req3, state3) =
+        Client::request_batch(issuer.public_key(), &challenge_bytes(), 3, &mut rng)
+            .expect("request_batch");
+    let (a, got) = allocs(|| state3.response_from_bytes(&resp4).map(drop));
+    assert_eq!(got, Err(Error::Batch), "4 elements for a request of 3");
+    assert_eq!(a, 0, "the over-size response was decoded");
+    let resp3 = issuer
+        .issue_batch(&mut rng, &req3)
+        .expect("issue_batch")
+        .to_bytes();
+    let (_, state2) = Client::request_batch(issuer.public_key(), &challenge_bytes(), 2, &mut rng)
+        .expect("request_batch");
+    assert_eq!(
+        state2.response_from_bytes(&resp3).map(drop),
+        Err(Error::Batch),
+        "3 elements for a request of 2"
+    );
+    let resp = state3.response_from_bytes(&resp3).expect("decodes");
+    assert_eq!(state3.finalize_batch(&resp).expect("finalize").len(), 3);
+}
+
+#[test]
+fn request_checks_the_challenge_before_drawing_randomness() {
+    let mut rng = CountingRng::new();
+    let issuer = issuer();
+    let mut bad = challenge_bytes();
+    bad.push(0);
+    assert_eq!(
+        Client::request(issuer.public_key(), &bad, &mut rng).map(drop),
+        Err(Error::InvalidLength)
+    );
+    assert_eq!(
+        Client::request_batch(issuer.public_key(), &bad, 3, &mut rng).map(drop),
+        Err(Error::InvalidLength)
+    );
+    assert_eq!(
+        Client::request_batch(issuer.public_key(), &challenge_bytes(), 65536, &mut rng).map(drop),
+        Err(Error::Batch)
+    );
+    assert_eq!(rng.drawn, 0);
+}
+
+// ------------------------------------------------------------------------------------------
+// Review finding 15: tokens compare in constant time and are not `Hash`
+
+/// Compiles only if `T` does not implement `Hash` (otherwise the call is ambiguous).
+trait NotHash<A> {
+    fn check() {}
+}
+impl<T: ?Sized> NotHash<()> for T {}
+#[allow(dead_code)]
+struct IsHash;
+impl<T: ?Sized + std::hash::Hash> NotHash<IsHash> for T {}
+
+#[test]
+fn token_equality_is_constant_time_over_every_field() {
+    use subtle::ConstantTimeEq;
+    <Token as NotHash<_>>::check();
+
+    let mut rng = rand::thread_rng();
+    let issuer = issuer();
+    let (req, state) =
+        Client::request(issuer.public_key(), &challenge_bytes(), &mut rng).expect("request");
+    let token = state
+        .finalize(&issuer.issue(&mut rng, &req).expect("issue"))
+        .expect("finalize");
+    let bytes = token.to_bytes();
+    let same = Token::from_bytes(&bytes).expect("decodes");
+    assert!(bool::from(token.ct_eq(&same)));
+    assert_eq!(token, same);
+    // One bit of any field (nonce, challenge digest, key id, authenticator) makes them differ.
+    for i in [2, 33, 34, 65, 66, 97, 98, TOKEN_LEN - 1] {
+        let mut b = bytes;
+        b[i] ^= 0x80;
+        let other = Token::from_bytes(&b).expect("decodes");
+        assert!(!bool::from(token.ct_eq(&other)), "byte {i}");
+        assert_ne!(token, other, "byte {i}");
+    }
+    // `Debug` shows the public fields and never the authenticator.
+    let dbg = format!("{token:?}");
+    assert!(dbg.contains(&hex::encode(token.nonce)), "{dbg}");
+    assert!(!dbg.contains(&hex::encode(token.authenticator)), "{dbg}");
+}

@@ -23,11 +23,13 @@ impl<S: Suite> OprfClient<S> {
     /// `Blind(input)`: a random blind and the blinded element.
     ///
     /// # Errors
-    /// [`Error::InputTooLong`], or [`Error::InvalidInput`] if the input hashes to the identity.
+    /// [`Error::InputTooLong`] (checked before the blind is drawn), or [`Error::InvalidInput`]
+    /// if the input hashes to the identity.
     pub fn blind(
         input: &[u8],
         rng: &mut (impl RngCore + CryptoRng),
     ) -> Result<BlindResult<Self, S>> {
+        crate::transcript::len_prefix(input.len())?;
         let blind = group::random_scalar::<S::Curve>(rng);
         Self::blind_with_scalar(input, blind)
     }
@@ -49,8 +51,9 @@ impl<S: Suite> OprfClient<S> {
     /// `Finalize(input, blind, evaluatedElement)`: unblinds and hashes.
     ///
     /// # Errors
-    /// [`Error::InputTooLong`].
+    /// [`Error::InputTooLong`], checked before any work.
     pub fn finalize(self, input: &[u8], evaluated: &EvaluationElement<S>) -> Result<Output<S>> {
+        crate::transcript::len_prefix(input.len())?;
         unblind_and_hash::<S>(input, None, &self.inner.blind, &evaluated.point)
     }
 }

@@ -5,7 +5,8 @@
 
 use elliptic_curve::ff::Field;
 use rand_core::{CryptoRng, RngCore};
-use zeroize::{Zeroize, ZeroizeOnDrop};
+use subtle::ConstantTimeEq;
+use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 use super::oprf::evaluate_with;
 use super::{
@@ -26,13 +27,20 @@ fn info_scalar<S: Suite>(ctx: &Context<S>, info: &[u8]) -> Result<Scalar<S::Curv
     ctx.hash_to_scalar(&[b"Info", &l, info])
 }
 
-/// POPRF client state: blind, blinded element and tweaked key. Consumed by
+/// POPRF client state: blind, blinded element, tweaked key and a digest of `info`. Consumed by
 /// [`PoprfClient::finalize`]; zeroized on drop.
+///
+/// The state remembers which `info` it was blinded with (as the fixed-size scalar
+/// `m = HashToScalar("Info" || I2OSP(len(info), 2) || info)`, no allocation), and `finalize`
+/// refuses any other `info` with [`Error::InfoMismatch`] instead of returning an output that
+/// matches no evaluation.
 #[derive(Debug, Zeroize, ZeroizeOnDrop)]
 pub struct PoprfClient<S: Suite> {
     pub(crate) inner: Blinding<S>,
     #[zeroize(skip)]
     tweaked_key: Affine<S::Curve>,
+    /// `m` of the `info` given to `blind`.
+    info_digest: Scalar<S::Curve>,
 }
 
 impl<S: Suite> PoprfClient<S> {
@@ -40,13 +48,15 @@ impl<S: Suite> PoprfClient<S> {
     ///
     /// # Errors
     /// [`Error::InvalidInput`] if the input hashes to the identity or the tweaked key is the
-    /// identity; [`Error::InputTooLong`].
+    /// identity; [`Error::InputTooLong`] (checked before the blind is drawn).
     pub fn blind(
         input: &[u8],
         info: &[u8],
         public_key: &PublicKey<S>,
         rng: &mut (impl RngCore + CryptoRng),
     ) -> Result<BlindResult<Self, S>> {
+        len_prefix(input.len())?;
+        len_prefix(info.len())?;
         Self::blind_with_scalar(
             input,
             info,
@@ -61,6 +71,7 @@ impl<S: Suite> PoprfClient<S> {
         public_key: &PublicKey<S>,
         blind: Scalar<S::Curve>,
     ) -> Result<BlindResult<Self, S>> {
+        len_prefix(input.len())?;
         let ctx = Context::<S>::new(CTX_MODE);
         let m = info_scalar(&ctx, info)?;
         let t = group::mul_generator::<S::Curve>(&m) + public_key.point;
@@ -73,15 +84,31 @@ impl<S: Suite> PoprfClient<S> {
         };
         let tweaked_key = group::to_affine::<S::Curve>(&t);
         Ok(BlindResult {
-            state: Self { inner, tweaked_key },
+            state: Self {
+                inner,
+                tweaked_key,
+                info_digest: m,
+            },
             message,
         })
     }
 
+    /// [`Error::InfoMismatch`] unless `m` is the digest of the `info` this state was blinded with.
+    fn check_info(&self, m: &Scalar<S::Curve>) -> Result<()> {
+        if bool::from(m.ct_eq(&self.info_digest)) {
+            Ok(())
+        } else {
+            Err(Error::InfoMismatch)
+        }
+    }
+
     /// `Finalize(input, blind, evaluatedElement, blindedElement, proof, info, tweakedKey)`.
     ///
+    /// `info` must be the one given to [`PoprfClient::blind`]: the state keeps a digest of it.
+    ///
     /// # Errors
-    /// [`Error::InvalidProof`] when the proof does not verify; [`Error::InputTooLong`].
+    /// [`Error::InputTooLong`]; [`Error::InfoMismatch`] when `info` is not the `info` of
+    /// `blind`; [`Error::InvalidProof`] when the proof does not verify.
     pub fn finalize(
         self,
         input: &[u8],
@@ -90,8 +117,8 @@ impl<S: Suite> PoprfClient<S> {
         proof: &Proof<S>,
     ) -> Result<Output<S>> {
         len_prefix(input.len())?;
-        len_prefix(info.len())?;
         let ctx = Context::<S>::new(CTX_MODE);
+        self.check_info(&info_scalar(&ctx, info)?)?;
         proof_verify(
             &ctx,
             &self.tweaked_key,
@@ -107,7 +134,8 @@ impl<S: Suite> PoprfClient<S> {
     ///
     /// # Errors
     /// [`Error::Batch`] on mismatched lengths or states with different tweaked keys;
-    /// [`Error::InvalidProof`]; [`Error::InputTooLong`].
+    /// [`Error::InputTooLong`]; [`Error::InfoMismatch`] when any state was blinded with
+    /// another `info`; [`Error::InvalidProof`].
     pub fn finalize_batch(
         clients: Vec<Self>,
         inputs: &[&[u8]],
@@ -116,19 +144,23 @@ impl<S: Suite> PoprfClient<S> {
         proof: &Proof<S>,
     ) -> Result<Vec<Output<S>>> {
         check_batch(&[clients.len(), inputs.len(), evaluated.len()])?;
-        len_prefix(info.len())?;
         for i in inputs {
             len_prefix(i.len())?;
         }
-        let tweaked = clients[0].tweaked_key;
-        if clients.iter().any(|c| c.tweaked_key != tweaked) {
-            return Err(Error::Batch);
-        }
         let ctx = Context::<S>::new(CTX_MODE);
+        let m = info_scalar(&ctx, info)?;
+        let tweaked = clients.first().ok_or(Error::Batch)?.tweaked_key;
+        for c in &clients {
+            c.check_info(&m)?;
+            if c.tweaked_key != tweaked {
+                return Err(Error::Batch);
+            }
+        }
         let blinded: Vec<Affine<S::Curve>> = clients.iter().map(|c| c.inner.blinded).collect();
         let ev: Vec<Affine<S::Curve>> = evaluated.iter().map(|e| e.point).collect();
         proof_verify(&ctx, &tweaked, &ev, &blinded, proof)?;
-        let mut blinds: Vec<Scalar<S::Curve>> = clients.iter().map(|c| c.inner.blind).collect();
+        let mut blinds: Zeroizing<Vec<Scalar<S::Curve>>> =
+            Zeroizing::new(clients.iter().map(|c| c.inner.blind).collect());
         unblind_batch::<S>(inputs, Some(info), &mut blinds, &ev)
     }
 }
@@ -174,27 +206,43 @@ impl<S: Suite> PoprfServer<S> {
         self.keys.secret_key()
     }
 
-    /// `t = skS + m` for `info`, or [`Error::Inverse`] if it is zero.
-    fn tweak(&self, ctx: &Context<S>, info: &[u8]) -> Result<Scalar<S::Curve>> {
+    /// `t = skS + m` for `info`, or [`Error::Inverse`] if it is zero. Wiped on drop.
+    fn tweak(&self, ctx: &Context<S>, info: &[u8]) -> Result<Zeroizing<Scalar<S::Curve>>> {
         let m = info_scalar(ctx, info)?;
-        let t = self.secret_key().scalar + m;
+        let t = Zeroizing::new(self.secret_key().scalar + m);
         if bool::from(t.is_zero()) {
             return Err(Error::Inverse);
         }
         Ok(t)
     }
 
+    /// `t` and `t^-1` for `info`, both wiped on drop.
+    #[allow(clippy::type_complexity)]
+    fn tweak_and_inverse(
+        &self,
+        ctx: &Context<S>,
+        info: &[u8],
+    ) -> Result<(Zeroizing<Scalar<S::Curve>>, Zeroizing<Scalar<S::Curve>>)> {
+        let t = self.tweak(ctx, info)?;
+        let t_inv = Zeroizing::new(group::invert::<S::Curve>(&t)?);
+        Ok((t, t_inv))
+    }
+
     /// `BlindEvaluate(skS, blindedElement, info)`: `t^-1 * B` and the proof over the tweaked key.
     ///
+    /// The proof nonce `r`, the tweak `t` and `t^-1` are wiped before this returns.
+    ///
     /// # Errors
-    /// [`Error::Inverse`] when `skS + m == 0` (the key must be rotated); [`Error::InputTooLong`].
+    /// [`Error::Inverse`] when `skS + m == 0` (the key must be rotated); [`Error::InputTooLong`]
+    /// (checked before the proof nonce is drawn).
     pub fn blind_evaluate(
         &self,
         rng: &mut (impl RngCore + CryptoRng),
         blinded: &BlindedElement<S>,
         info: &[u8],
     ) -> Result<Evaluation<S>> {
-        let r = group::random_scalar::<S::Curve>(rng);
+        len_prefix(info.len())?;
+        let r = Zeroizing::new(group::random_scalar::<S::Curve>(rng));
         let mut out = [EvaluationElement {
             point: group::affine_identity::<S::Curve>(),
         }];
@@ -213,7 +261,8 @@ impl<S: Suite> PoprfServer<S> {
     /// Batched `BlindEvaluate` with one `info` and one proof for the batch.
     ///
     /// # Errors
-    /// As [`PoprfServer::blind_evaluate`], plus [`Error::Batch`].
+    /// As [`PoprfServer::blind_evaluate`], plus [`Error::Batch`] (checked, like the length of
+    /// `info`, before the proof nonce is drawn).
     pub fn blind_evaluate_batch(
         &self,
         rng: &mut (impl RngCore + CryptoRng),
@@ -221,7 +270,8 @@ impl<S: Suite> PoprfServer<S> {
         info: &[u8],
     ) -> Result<BatchEvaluation<S>> {
         check_batch(&[blinded.len()])?;
-        let r = group::random_scalar::<S::Curve>(rng);
+        len_prefix(info.len())?;
+        let r = Zeroizing::new(group::random_scalar::<S::Curve>(rng));
         let mut messages = vec![
             EvaluationElement {
                 point: group::affine_identity::<S::Curve>()
@@ -241,8 +291,7 @@ impl<S: Suite> PoprfServer<S> {
     ) -> Result<Proof<S>> {
         let n = check_batch(&[blinded.len(), out.len()])?;
         let ctx = Context::<S>::new(CTX_MODE);
-        let t = self.tweak(&ctx, info)?;
-        let t_inv = group::invert::<S::Curve>(&t)?;
+        let (t, t_inv) = self.tweak_and_inverse(&ctx, info)?;
         let tk = group::mul_generator::<S::Curve>(&t);
         if n == 1 {
             // Stack only: the evaluated element and the tweaked key share one inversion.
@@ -271,9 +320,9 @@ impl<S: Suite> PoprfServer<S> {
     /// # Errors
     /// [`Error::Inverse`], [`Error::InvalidInput`] or [`Error::InputTooLong`].
     pub fn evaluate(&self, input: &[u8], info: &[u8]) -> Result<Output<S>> {
+        len_prefix(input.len())?;
         let ctx = Context::<S>::new(CTX_MODE);
-        let t = self.tweak(&ctx, info)?;
-        let t_inv = group::invert::<S::Curve>(&t)?;
+        let (_, t_inv) = self.tweak_and_inverse(&ctx, info)?;
         evaluate_with::<S>(&ctx, &t_inv, input, Some(info))
     }
 

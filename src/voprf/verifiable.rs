@@ -1,7 +1,7 @@
 //! Verifiable mode (RFC 9497 §3.3.2, `modeVOPRF`).
 
 use rand_core::{CryptoRng, RngCore};
-use zeroize::{Zeroize, ZeroizeOnDrop};
+use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 use super::oprf::evaluate_with;
 use super::{
@@ -27,11 +27,13 @@ impl<S: Suite> VoprfClient<S> {
     /// `Blind(input)`: a random blind and the blinded element.
     ///
     /// # Errors
-    /// [`Error::InputTooLong`], or [`Error::InvalidInput`] if the input hashes to the identity.
+    /// [`Error::InputTooLong`] (checked before the blind is drawn), or [`Error::InvalidInput`]
+    /// if the input hashes to the identity.
     pub fn blind(
         input: &[u8],
         rng: &mut (impl RngCore + CryptoRng),
     ) -> Result<BlindResult<Self, S>> {
+        crate::transcript::len_prefix(input.len())?;
         Self::blind_with_scalar(input, group::random_scalar::<S::Curve>(rng))
     }
 
@@ -68,6 +70,18 @@ impl<S: Suite> VoprfClient<S> {
         proof: &Proof<S>,
         public_key: &PublicKey<S>,
     ) -> Result<Output<S>> {
+        self.finalize_in_place(input, evaluated, proof, public_key)
+    }
+
+    /// [`VoprfClient::finalize`] without consuming the state, for owners that keep it in place
+    /// until they drop it (the blind is then wiped where it lies).
+    pub(crate) fn finalize_in_place(
+        &self,
+        input: &[u8],
+        evaluated: &EvaluationElement<S>,
+        proof: &Proof<S>,
+        public_key: &PublicKey<S>,
+    ) -> Result<Output<S>> {
         crate::transcript::len_prefix(input.len())?;
         let ctx = Context::<S>::new(CTX_MODE);
         proof_verify(
@@ -93,15 +107,29 @@ impl<S: Suite> VoprfClient<S> {
         proof: &Proof<S>,
         public_key: &PublicKey<S>,
     ) -> Result<Vec<Output<S>>> {
-        check_batch(&[clients.len(), inputs.len(), evaluated.len()])?;
+        Self::finalize_batch_in_place(&clients, |c| c, inputs, evaluated, proof, public_key)
+    }
+
+    /// [`VoprfClient::finalize_batch`] over states that stay in place inside their owners
+    /// (`client` picks each one out), so that the owners wipe them when they drop.
+    pub(crate) fn finalize_batch_in_place<T>(
+        owners: &[T],
+        client: impl Fn(&T) -> &Self,
+        inputs: &[&[u8]],
+        evaluated: &[EvaluationElement<S>],
+        proof: &Proof<S>,
+        public_key: &PublicKey<S>,
+    ) -> Result<Vec<Output<S>>> {
+        check_batch(&[owners.len(), inputs.len(), evaluated.len()])?;
         for i in inputs {
             crate::transcript::len_prefix(i.len())?;
         }
         let ctx = Context::<S>::new(CTX_MODE);
-        let cs: Vec<Affine<S::Curve>> = clients.iter().map(|c| c.inner.blinded).collect();
+        let cs: Vec<Affine<S::Curve>> = owners.iter().map(|o| client(o).inner.blinded).collect();
         let ds: Vec<Affine<S::Curve>> = evaluated.iter().map(|e| e.point).collect();
         proof_verify(&ctx, &public_key.point, &cs, &ds, proof)?;
-        let mut blinds: Vec<Scalar<S::Curve>> = clients.iter().map(|c| c.inner.blind).collect();
+        let mut blinds: Zeroizing<Vec<Scalar<S::Curve>>> =
+            Zeroizing::new(owners.iter().map(|o| client(o).inner.blind).collect());
         unblind_batch::<S>(inputs, None, &mut blinds, &ds)
     }
 }
@@ -149,6 +177,8 @@ impl<S: Suite> VoprfServer<S> {
 
     /// `BlindEvaluate(skS, pkS, blindedElement)`: the evaluated element and its proof.
     ///
+    /// The proof nonce `r` is wiped before this returns.
+    ///
     /// # Errors
     /// None in practice: hashing with the suite's fixed DSTs cannot fail.
     pub fn blind_evaluate(
@@ -156,7 +186,7 @@ impl<S: Suite> VoprfServer<S> {
         rng: &mut (impl RngCore + CryptoRng),
         blinded: &BlindedElement<S>,
     ) -> Result<Evaluation<S>> {
-        let r = group::random_scalar::<S::Curve>(rng);
+        let r = Zeroizing::new(group::random_scalar::<S::Curve>(rng));
         let mut out = [EvaluationElement {
             point: group::affine_identity::<S::Curve>(),
         }];
@@ -172,14 +202,16 @@ impl<S: Suite> VoprfServer<S> {
     /// all evaluated elements.
     ///
     /// # Errors
-    /// [`Error::Batch`] when `out` and `blinded` differ in length, or the batch is empty or over 65535.
+    /// [`Error::Batch`] when `out` and `blinded` differ in length, or the batch is empty or over
+    /// 65535 (checked before the proof nonce is drawn).
     pub fn blind_evaluate_batch_into(
         &self,
         rng: &mut (impl RngCore + CryptoRng),
         blinded: &[BlindedElement<S>],
         out: &mut [EvaluationElement<S>],
     ) -> Result<Proof<S>> {
-        let r = group::random_scalar::<S::Curve>(rng);
+        check_batch(&[blinded.len(), out.len()])?;
+        let r = Zeroizing::new(group::random_scalar::<S::Curve>(rng));
         self.blind_evaluate_batch_with_nonce(blinded, out, &r)
     }
 

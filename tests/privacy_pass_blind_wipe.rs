@@ -1,0 +1,208 @@
+//! Review finding 8: no path of the Privacy Pass batched client leaves a VOPRF blind in freed
+//! heap memory.
+//!
+//! A global allocator scans every block it frees for the blinds' in-memory images. The blinds are
+//! learnt from a recording RNG (each accepted 48-byte draw of `Client::request_batch` is one
+//! blind). Before the fix, `BatchClientState::finalize_batch` moved each blind out of its
+//! `Option` slot with `Option::take`, which rewrites only the tag, so the freed `states` buffer
+//! still held every blind. Each scenario runs in this file's only test, so nothing else runs
+//! while the scanner is armed.
+
+#![allow(unsafe_code)] // A global allocator and a raw read of scalar bytes; each block has a SAFETY note.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use privacy_tokens::group::{self, Scalar};
+use privacy_tokens::voprf::privacy_pass::{
+    BatchTokenResponse, Client, Issuer, TokenChallenge, TOKEN_TYPE,
+};
+use privacy_tokens::voprf::VoprfServer;
+use privacy_tokens::{Error, P384Sha384, Suite};
+use rand::rngs::StdRng;
+use rand::{CryptoRng, RngCore, SeedableRng};
+
+type C = <P384Sha384 as Suite>::Curve;
+
+const NEEDLE_LEN: usize = 48;
+const MAX_NEEDLES: usize = 16;
+
+/// The byte strings the scanner looks for; written only while the scanner is disarmed.
+struct Needles {
+    len: usize,
+    bytes: [[u8; NEEDLE_LEN]; MAX_NEEDLES],
+}
+
+static NEEDLES: Mutex<Needles> = Mutex::new(Needles {
+    len: 0,
+    bytes: [[0; NEEDLE_LEN]; MAX_NEEDLES],
+});
+static ARMED: AtomicBool = AtomicBool::new(false);
+static HITS: AtomicUsize = AtomicUsize::new(0);
+
+/// The system allocator, scanning each freed block for the needles while armed. It never
+/// allocates itself, so holding the lock inside `dealloc` cannot re-enter it.
+struct Scanning;
+
+// SAFETY: every call is forwarded to `System` unchanged; `dealloc` only reads the block it is
+// given before freeing it.
+unsafe impl GlobalAlloc for Scanning {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded with the caller's layout.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if ARMED.load(Ordering::SeqCst) && layout.size() >= NEEDLE_LEN {
+            // SAFETY: `ptr` is a live allocation of `layout.size()` bytes (the `GlobalAlloc`
+            // contract) until `System.dealloc` below; it is only read.
+            let block = unsafe { core::slice::from_raw_parts(ptr, layout.size()) };
+            if let Ok(n) = NEEDLES.lock() {
+                for needle in &n.bytes[..n.len] {
+                    if block.windows(NEEDLE_LEN).any(|w| w == needle) {
+                        HITS.fetch_add(1, Ordering::SeqCst);
+                    }
+                }
+            }
+        }
+        // SAFETY: forwarded with the caller's pointer and layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Scanning = Scanning;
+
+/// Runs `f` with the scanner armed for `needles` and returns how many freed blocks held one.
+fn freed_blocks_holding<T>(needles: &[[u8; NEEDLE_LEN]], f: impl FnOnce() -> T) -> (usize, T) {
+    assert!(needles.len() <= MAX_NEEDLES);
+    {
+        let mut n = NEEDLES.lock().expect("lock");
+        n.bytes[..needles.len()].copy_from_slice(needles);
+        n.len = needles.len();
+    }
+    HITS.store(0, Ordering::SeqCst);
+    ARMED.store(true, Ordering::SeqCst);
+    let out = f();
+    ARMED.store(false, Ordering::SeqCst);
+    (HITS.load(Ordering::SeqCst), out)
+}
+
+/// An RNG that records every `fill_bytes` draw.
+struct Recording {
+    inner: StdRng,
+    draws: Vec<Vec<u8>>,
+}
+
+impl RngCore for Recording {
+    fn next_u32(&mut self) -> u32 {
+        self.inner.next_u32()
+    }
+    fn next_u64(&mut self) -> u64 {
+        self.inner.next_u64()
+    }
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        self.inner.fill_bytes(dest);
+        self.draws.push(dest.to_vec());
+    }
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), rand::Error> {
+        self.fill_bytes(dest);
+        Ok(())
+    }
+}
+
+impl CryptoRng for Recording {}
+
+/// The in-memory image of a scalar (its Montgomery form), as a blind is stored.
+fn image(s: &Scalar<C>) -> [u8; NEEDLE_LEN] {
+    assert_eq!(core::mem::size_of::<Scalar<C>>(), NEEDLE_LEN);
+    // SAFETY: `Scalar<C>` is 48 bytes of plain integer limbs (checked above), so every byte is
+    // initialised and reading it as `[u8; 48]` is sound.
+    unsafe { core::mem::transmute_copy::<Scalar<C>, [u8; NEEDLE_LEN]>(s) }
+}
+
+/// A batched request of `n` tokens, with the images of its `n` blinds.
+fn request(
+    issuer: &Issuer,
+    n: usize,
+    seed: u64,
+) -> (
+    privacy_tokens::voprf::privacy_pass::BatchTokenRequest,
+    privacy_tokens::voprf::privacy_pass::BatchClientState,
+    Vec<[u8; NEEDLE_LEN]>,
+) {
+    let challenge = TokenChallenge::new(
+        TOKEN_TYPE,
+        b"issuer.example".to_vec(),
+        vec![],
+        b"origin.example".to_vec(),
+    )
+    .expect("challenge")
+    .to_bytes();
+    let mut rng = Recording {
+        inner: StdRng::seed_from_u64(seed),
+        draws: Vec::with_capacity(4 * n),
+    };
+    let (req, state) =
+        Client::request_batch(issuer.public_key(), &challenge, n, &mut rng).expect("request");
+    // Each token draws a 32-byte nonce and then 48-byte candidates until one is a non-zero
+    // scalar below the order (rejection is ~2^-190 likely on P-384).
+    let blinds: Vec<[u8; NEEDLE_LEN]> = rng
+        .draws
+        .iter()
+        .filter(|d| d.len() == NEEDLE_LEN)
+        .filter_map(|d| group::decode_nonzero_scalar::<C>(d).ok())
+        .map(|s| image(&s))
+        .collect();
+    assert_eq!(blinds.len(), n, "one accepted scalar draw per token");
+    (req, state, blinds)
+}
+
+#[test]
+fn batch_client_state_leaves_no_blind_in_freed_heap() {
+    let n = 8;
+    let issuer = Issuer::new(VoprfServer::new(&mut StdRng::seed_from_u64(1)));
+    let mut rng = StdRng::seed_from_u64(2);
+
+    // Control: the scanner sees a blind in a freed, unwiped buffer.
+    let (_, state, blinds) = request(&issuer, n, 3);
+    let (hits, ()) = freed_blocks_holding(&blinds, || {
+        let copy: Vec<u8> = blinds.concat();
+        drop(copy);
+    });
+    assert!(hits >= 1, "the scanner does not see unwiped blinds");
+    drop(state);
+
+    // Success: finalize_batch.
+    let (req, state, blinds) = request(&issuer, n, 4);
+    let resp = issuer.issue_batch(&mut rng, &req).expect("issue_batch");
+    let (hits, tokens) = freed_blocks_holding(&blinds, || {
+        let tokens = state.finalize_batch(&resp).expect("finalize_batch");
+        tokens.len()
+    });
+    assert_eq!(tokens, n);
+    assert_eq!(
+        hits, 0,
+        "finalize_batch (success) left blinds in freed heap"
+    );
+
+    // Failure: a response whose proof does not verify.
+    let (req, state, blinds) = request(&issuer, n, 5);
+    let resp = issuer.issue_batch(&mut rng, &req).expect("issue_batch");
+    let mut bytes = resp.to_bytes();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    let bad = BatchTokenResponse::from_bytes(&bytes).expect("decodes");
+    let (hits, got) = freed_blocks_holding(&blinds, || state.finalize_batch(&bad).map(drop));
+    assert_eq!(got, Err(Error::InvalidProof));
+    assert_eq!(
+        hits, 0,
+        "finalize_batch (failure) left blinds in freed heap"
+    );
+
+    // Drop without finalizing.
+    let (_, state, blinds) = request(&issuer, n, 6);
+    let (hits, ()) = freed_blocks_holding(&blinds, || drop(state));
+    assert_eq!(hits, 0, "dropping the state left blinds in freed heap");
+}
