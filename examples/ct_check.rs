@@ -27,6 +27,7 @@ use std::hint::black_box;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use elliptic_curve::bigint::{NonZero, U1024};
 use elliptic_curve::ff::Field;
 use privacy_tokens::arc::{
     ArcSuite, ArcV2P256, Credential, CredentialRequest, PresentationState, ScalarSource,
@@ -376,7 +377,10 @@ fn chosen_relation<C: Curve>(x: &Scalar<C>, y: &Scalar<C>) -> Option<Scalar<C>> 
             a0 *= f;
             a1 *= f;
         }
-        for (e0, e1) in [(small_scalar::<C>(dx[pos]), zero), (zero, small_scalar::<C>(dy[pos]))] {
+        for (e0, e1) in [
+            (small_scalar::<C>(dx[pos]), zero),
+            (zero, small_scalar::<C>(dy[pos])),
+        ] {
             let entry_zero = bool::from(e0.is_zero() & e1.is_zero());
             let acc_zero = bool::from(a0.is_zero() & a1.is_zero());
             if !entry_zero && !acc_zero {
@@ -465,18 +469,24 @@ fn ladder_paths<C: Curve>(out: &mut Vec<Path>) {
             )
         }));
         let k4 = move |rng: &mut StdRng, class: usize| {
-            [[k(rng, class), k(rng, class)], [k(rng, class), k(rng, class)]]
+            [
+                [k(rng, class), k(rng, class)],
+                [k(rng, class), k(rng, class)],
+            ]
         };
-        out.push(path(format!("ladder/{c}/mul_multi_shared_ct/{e}"), move |cfg| {
-            let mut rng = cfg.rng();
-            let pts = random_points::<C>(&mut rng);
-            let blind = LadderBlind::<C>::random(&mut rng);
-            measure(
-                cfg,
-                |rng, class| ([pick(&pts, rng), pick(&pts, rng)], k4(rng, class)),
-                |(p, k)| group::mul_multi_shared_ct::<C, 2, 2>(&p, &k, &blind),
-            )
-        }));
+        out.push(path(
+            format!("ladder/{c}/mul_multi_shared_ct/{e}"),
+            move |cfg| {
+                let mut rng = cfg.rng();
+                let pts = random_points::<C>(&mut rng);
+                let blind = LadderBlind::<C>::random(&mut rng);
+                measure(
+                    cfg,
+                    |rng, class| ([pick(&pts, rng), pick(&pts, rng)], k4(rng, class)),
+                    |(p, k)| group::mul_multi_shared_ct::<C, 2, 2>(&p, &k, &blind),
+                )
+            },
+        ));
         out.push(path(
             format!("ladder/{c}/mul_multi_shared_batch_ct/{e}"),
             move |cfg| {
@@ -486,9 +496,8 @@ fn ladder_paths<C: Curve>(out: &mut Vec<Path>) {
                 measure(
                     cfg,
                     |rng, class| {
-                        let sets: Vec<[Point<C>; 2]> = (0..2)
-                            .map(|_| [pick(&pts, rng), pick(&pts, rng)])
-                            .collect();
+                        let sets: Vec<[Point<C>; 2]> =
+                            (0..2).map(|_| [pick(&pts, rng), pick(&pts, rng)]).collect();
                         (sets, k4(rng, class))
                     },
                     |(p, k)| group::mul_multi_shared_batch_ct::<C, 2, 2>(&p, &k, &blind),
@@ -516,22 +525,19 @@ fn ladder_paths<C: Curve>(out: &mut Vec<Path>) {
 
 fn control_paths<C: Curve>(out: &mut Vec<Path>) {
     let c = curve_name::<C>();
-    out.push(path(
-        format!("control/{c}/vartime_mul/low-weight"),
-        |cfg| {
-            let pts = random_points::<C>(&mut cfg.rng());
-            measure(
-                cfg,
-                |rng, class| {
-                    (
-                        group::to_affine(&pick(&pts, rng)),
-                        low_weight_or_random::<C>(class, rng),
-                    )
-                },
-                |(p, k)| group::vartime_mul::<C>(&p, &k),
-            )
-        },
-    ));
+    out.push(path(format!("control/{c}/vartime_mul/low-weight"), |cfg| {
+        let pts = random_points::<C>(&mut cfg.rng());
+        measure(
+            cfg,
+            |rng, class| {
+                (
+                    group::to_affine(&pick(&pts, rng)),
+                    low_weight_or_random::<C>(class, rng),
+                )
+            },
+            |(p, k)| group::vartime_mul::<C>(&p, &k),
+        )
+    }));
     out.push(chosen_point_path::<C>(
         format!("control/{c}/mul_multi_ct/unblinded-chosen-s"),
         |_| unblinded_ladder::<C>(),
@@ -551,14 +557,20 @@ enum FieldEdge {
     Small,
     /// Above `p - 2^32`.
     NearP,
+    /// One random element, the same in every measurement (dudect's fixed class).
+    Fixed,
+    /// Uniformly random, as class B: an A/A test of the measurement itself.
+    Random,
 }
 
-const FIELD_EDGES: [FieldEdge; 5] = [
+const FIELD_EDGES: [FieldEdge; 7] = [
     FieldEdge::Zero,
     FieldEdge::One,
     FieldEdge::MinusOne,
     FieldEdge::Small,
     FieldEdge::NearP,
+    FieldEdge::Fixed,
+    FieldEdge::Random,
 ];
 
 impl FieldEdge {
@@ -569,6 +581,8 @@ impl FieldEdge {
             FieldEdge::MinusOne => "p-1",
             FieldEdge::Small => "small",
             FieldEdge::NearP => "near-p",
+            FieldEdge::Fixed => "fixed",
+            FieldEdge::Random => "random-vs-random",
         }
     }
 
@@ -579,6 +593,8 @@ impl FieldEdge {
             FieldEdge::MinusOne => -F::ONE,
             FieldEdge::Small => small_fe::<F>(rng),
             FieldEdge::NearP => -small_fe::<F>(rng),
+            FieldEdge::Fixed => random_fe::<F>(&mut StdRng::seed_from_u64(7)),
+            FieldEdge::Random => random_fe::<F>(rng),
         }
     }
 }
@@ -652,6 +668,15 @@ impl FieldOp {
     }
 }
 
+/// `op.reps()` applications of `op` to the same operands.
+fn field_reps<C: Curve>(op: FieldOp, a: C::Fe, b: C::Fe) -> C::Fe {
+    let mut r = C::Fe::ZERO;
+    for _ in 0..op.reps() {
+        r = black_box(op.apply::<C>(black_box(a), black_box(b)));
+    }
+    r
+}
+
 fn field_paths<C: Curve>(out: &mut Vec<Path>) {
     let c = curve_name::<C>();
     for op in FIELD_OPS {
@@ -669,17 +694,80 @@ fn field_paths<C: Curve>(out: &mut Vec<Path>) {
                     measure(
                         cfg,
                         |rng, class| (x(rng, class), x(rng, class)),
-                        |(a, b)| {
-                            let mut r = C::Fe::ZERO;
-                            for _ in 0..op.reps() {
-                                r = black_box(op.apply::<C>(black_box(a), black_box(b)));
-                            }
-                            r
-                        },
+                        |(a, b)| field_reps::<C>(op, a, b),
                     )
                 },
             ));
         }
+    }
+}
+
+/// Whether the operation's last step on the Montgomery forms of `a` and `b` is the conditional
+/// correction by `p` (add: `A + B >= p`; sub: `A < B`; mul and square: the Montgomery
+/// reduction `(A·B + m·p) / R`, `m = -A·B·p^-1 mod R`, is `>= p`), with `R = 2^bits` for both
+/// fields (P-256's field in the `p256` crate and [`group::P384Fe`] are in Montgomery form).
+fn final_correction<F: FieldOps>(op: FieldOp, a: &F, b: &F) -> bool {
+    let int = |x: &F| {
+        let repr = x.to_repr();
+        let mut buf = [0u8; 128];
+        buf[128 - repr.as_ref().len()..].copy_from_slice(repr.as_ref());
+        U1024::from_be_slice(&buf)
+    };
+    let bits = 8 * F::Repr::default().as_ref().len();
+    let p = int(&-F::ONE).wrapping_add(&U1024::ONE);
+    let nz = Option::<NonZero<U1024>>::from(NonZero::new(p)).unwrap_or(NonZero::<U1024>::ONE);
+    let mont = |x: &F| int(x).shl_vartime(bits).rem(&nz);
+    let (ma, mb) = (mont(a), mont(b));
+    match op {
+        FieldOp::Add => ma.wrapping_add(&mb) >= p,
+        FieldOp::Sub => ma < mb,
+        FieldOp::Mul | FieldOp::Square | FieldOp::Invert | FieldOp::Sqrt => {
+            let r = U1024::ONE.shl_vartime(bits);
+            let mask = r.wrapping_sub(&U1024::ONE);
+            // p^-1 mod 2^1024 by Newton's iteration (p is odd).
+            let mut inv = U1024::ONE;
+            for _ in 0..10 {
+                inv = inv.wrapping_mul(&U1024::from_u8(2).wrapping_sub(&p.wrapping_mul(&inv)));
+            }
+            let ab = ma.wrapping_mul(&mb);
+            let m = r.wrapping_sub(&(ab & mask)).wrapping_mul(&inv) & mask;
+            let t = ab.wrapping_add(&m.wrapping_mul(&p)).shr_vartime(bits);
+            // The model must agree with the field: `t = A·B/R`, congruent to the product's form.
+            assert!(t.rem(&nz) == mont(&(*a * *b)) && t < p.shl_vartime(1));
+            t >= p
+        }
+    }
+}
+
+/// Class A: random operands whose last step is the correction by `p`; class B: random
+/// operands whose last step is not.
+fn final_correction_paths<C: Curve>(out: &mut Vec<Path>) {
+    let c = curve_name::<C>();
+    for op in [FieldOp::Add, FieldOp::Sub, FieldOp::Mul, FieldOp::Square] {
+        out.push(path(
+            format!("field/{c}/{}/final-correction", op.name()),
+            move |cfg| {
+                // Pools of operands of both classes (the model is slow: outside the loop).
+                let mut rng = cfg.rng();
+                let mut pools: [Vec<(C::Fe, C::Fe)>; 2] = [Vec::new(), Vec::new()];
+                while pools.iter().any(|p| p.len() < 8 * POOL) {
+                    let a = random_fe::<C::Fe>(&mut rng);
+                    let b = match op {
+                        FieldOp::Square => a,
+                        _ => random_fe::<C::Fe>(&mut rng),
+                    };
+                    let pool = &mut pools[usize::from(!final_correction(op, &a, &b))];
+                    if pool.len() < 8 * POOL {
+                        pool.push((a, b));
+                    }
+                }
+                measure(
+                    cfg,
+                    |rng, class| pick(&pools[class], rng),
+                    |(a, b)| field_reps::<C>(op, a, b),
+                )
+            },
+        ));
     }
 }
 
@@ -769,8 +857,9 @@ fn voprf_paths<S: Suite>(out: &mut Vec<Path>) {
             cfg,
             |rng, class| {
                 let input = random_input(rng);
-                let b = hazmat::voprf_blind_with::<S>(&input, class_blind::<S>(rng, class).as_ref())
-                    .expect("blind");
+                let b =
+                    hazmat::voprf_blind_with::<S>(&input, class_blind::<S>(rng, class).as_ref())
+                        .expect("blind");
                 let e = server.blind_evaluate(rng, &b.message).expect("evaluate");
                 (b.state, input, e)
             },
@@ -794,8 +883,8 @@ fn voprf_paths<S: Suite>(out: &mut Vec<Path>) {
             |rng, class| {
                 let input = random_input(rng);
                 let blind = class_blind::<S>(rng, class);
-                let b = hazmat::poprf_blind_with::<S>(&input, INFO, pk, blind.as_ref())
-                    .expect("blind");
+                let b =
+                    hazmat::poprf_blind_with::<S>(&input, INFO, pk, blind.as_ref()).expect("blind");
                 let e = server
                     .blind_evaluate(rng, &b.message, INFO)
                     .expect("evaluate");
@@ -880,7 +969,10 @@ impl Pmb {
             )
         };
         let ws = group::mul(&t, &self.scalars[4]) + group::mul(&point(0), &self.scalars[5]);
-        assert!(ws == point(2), "HashT of this program disagrees with the issuer");
+        assert!(
+            ws == point(2),
+            "HashT of this program disagrees with the issuer"
+        );
     }
 
     /// Redemption requests of `POOL` invalid tokens: `S = c·T` with the `c` that would make the
@@ -904,7 +996,9 @@ impl Pmb {
                 let mut bytes = TT_KEY_ID.to_be_bytes().to_vec();
                 bytes.extend_from_slice(&salt);
                 for p in [s, random(rng), random(rng)] {
-                    bytes.extend_from_slice(P384::encode_uncompressed(&group::to_affine(&p)).as_ref());
+                    bytes.extend_from_slice(
+                        P384::encode_uncompressed(&group::to_affine(&p)).as_ref(),
+                    );
                 }
                 self.redemption(&trust_token::Token::from_bytes(bytes).expect("token"))
             })
@@ -946,7 +1040,12 @@ fn trust_token_paths(out: &mut Vec<Path>) {
         let mut rng = cfg.rng();
         let pmb = Pmb::new(&mut rng);
         let requests: Vec<Vec<u8>> = (0..POOL)
-            .map(|_| pmb.client.begin_issuance(1, &mut rng).expect("request").message)
+            .map(|_| {
+                pmb.client
+                    .begin_issuance(1, &mut rng)
+                    .expect("request")
+                    .message
+            })
             .collect();
         measure(
             cfg,
@@ -954,9 +1053,10 @@ fn trust_token_paths(out: &mut Vec<Path>) {
             |(r, bit)| pmb.issuer.issue(r, TT_KEY_ID, bit, 1, &mut rng),
         )
     }));
-    out.push(redeem_path("trust_token/pst_v1_pmb/redeem/bit", |pmb, rng| {
-        [pmb.redemptions(false, rng), pmb.redemptions(true, rng)]
-    }));
+    out.push(redeem_path(
+        "trust_token/pst_v1_pmb/redeem/bit",
+        |pmb, rng| [pmb.redemptions(false, rng), pmb.redemptions(true, rng)],
+    ));
     out.push(redeem_path(
         "trust_token/pst_v1_pmb/redeem/chosen-s-vs-valid",
         |pmb, rng| {
@@ -1007,8 +1107,7 @@ fn arc_credential(
         first: Some(m1),
         rng,
     };
-    let request =
-        hazmat::arc::request_with::<Arc>(ARC_REQUEST_CONTEXT, &mut src).expect("request");
+    let request = hazmat::arc::request_with::<Arc>(ARC_REQUEST_CONTEXT, &mut src).expect("request");
     let response = key.issue(&request.message, src.rng).expect("issue");
     request
         .state
@@ -1100,7 +1199,10 @@ fn arc_paths(out: &mut Vec<Path>) {
                 (&credentials[rng.gen_range(0..POOL / 4)], nonce)
             },
             |(credential, nonce)| {
-                let mut src = Source { first: None, rng: &mut rng };
+                let mut src = Source {
+                    first: None,
+                    rng: &mut rng,
+                };
                 hazmat::arc::present_nonce_with::<Arc>(
                     credential,
                     ARC_PRESENTATION_CONTEXT,
@@ -1150,13 +1252,16 @@ fn hex_paths<S: Suite>(out: &mut Vec<Path>) {
         ("digits-vs-letters", [Nibbles::Digits, Nibbles::Letters]),
         ("digits-vs-mixed", [Nibbles::Digits, Nibbles::Mixed]),
     ] {
-        out.push(path(format!("hex/voprf-secret-key/{c}/{name}"), move |cfg| {
-            measure(
-                cfg,
-                |rng, class| format!("\"{}\"", secret_hex::<S::Curve>(classes[class], 1, rng)),
-                |json| serde_json::from_str::<SecretKey<S>>(&json).expect("key"),
-            )
-        }));
+        out.push(path(
+            format!("hex/voprf-secret-key/{c}/{name}"),
+            move |cfg| {
+                measure(
+                    cfg,
+                    |rng, class| format!("\"{}\"", secret_hex::<S::Curve>(classes[class], 1, rng)),
+                    |json| serde_json::from_str::<SecretKey<S>>(&json).expect("key"),
+                )
+            },
+        ));
     }
 }
 
@@ -1168,9 +1273,7 @@ fn trust_token_hex_path(out: &mut Vec<Path>) {
             let classes = [Nibbles::Digits, Nibbles::Letters];
             measure(
                 cfg,
-                |rng, class| {
-                    format!("\"{prefix}{}\"", secret_hex::<P384>(classes[class], 6, rng))
-                },
+                |rng, class| format!("\"{prefix}{}\"", secret_hex::<P384>(classes[class], 6, rng)),
                 |json| serde_json::from_str::<trust_token::PrivateKey>(&json).expect("key"),
             )
         },
@@ -1192,6 +1295,8 @@ fn all_paths() -> (Vec<Path>, Vec<Path>) {
     ladder_paths::<P384>(&mut paths);
     field_paths::<p256::NistP256>(&mut paths);
     field_paths::<P384>(&mut paths);
+    final_correction_paths::<p256::NistP256>(&mut paths);
+    final_correction_paths::<P384>(&mut paths);
     let mut controls = Vec::new();
     control_paths::<p256::NistP256>(&mut controls);
     control_paths::<P384>(&mut controls);
