@@ -1265,19 +1265,31 @@ fn hex_paths<S: Suite>(out: &mut Vec<Path>) {
     }
 }
 
-fn trust_token_hex_path(out: &mut Vec<Path>) {
-    out.push(path(
-        "hex/trust-token-private-key/pst_v1_pmb/digits-vs-letters",
-        |cfg| {
-            let prefix = format!("{:02x}{:08x}", TT_METHOD.id(), TT_KEY_ID);
-            let classes = [Nibbles::Digits, Nibbles::Letters];
-            measure(
-                cfg,
-                |rng, class| format!("\"{prefix}{}\"", secret_hex::<P384>(classes[class], 6, rng)),
-                |json| serde_json::from_str::<trust_token::PrivateKey>(&json).expect("key"),
-            )
-        },
-    ));
+/// The serde JSON of a `pst_v1_pmb` `PrivateKey`: the same method id and key id in both
+/// classes, the six scalars' hex in the nibble class. With an unknown method id (`ff`) the
+/// whole string is still hex-decoded and then rejected at once, which isolates the hex decoder
+/// from the key's public-point computation.
+fn trust_token_hex_paths(out: &mut Vec<Path>) {
+    for (name, method_id) in [("pst_v1_pmb", TT_METHOD.id()), ("unknown-method-id", 0xff)] {
+        out.push(path(
+            format!("hex/trust-token-private-key/{name}/digits-vs-letters"),
+            move |cfg| {
+                let prefix = format!("{method_id:02x}{TT_KEY_ID:08x}");
+                let classes = [Nibbles::Digits, Nibbles::Letters];
+                measure(
+                    cfg,
+                    |rng, class| {
+                        format!("\"{prefix}{}\"", secret_hex::<P384>(classes[class], 6, rng))
+                    },
+                    |json| {
+                        let key = serde_json::from_str::<trust_token::PrivateKey>(&json);
+                        assert_eq!(key.is_ok(), method_id == TT_METHOD.id());
+                        key
+                    },
+                )
+            },
+        ));
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1290,7 +1302,7 @@ fn all_paths() -> (Vec<Path>, Vec<Path>) {
     arc_paths(&mut paths);
     hex_paths::<P256Sha256>(&mut paths);
     hex_paths::<P384Sha384>(&mut paths);
-    trust_token_hex_path(&mut paths);
+    trust_token_hex_paths(&mut paths);
     ladder_paths::<p256::NistP256>(&mut paths);
     ladder_paths::<P384>(&mut paths);
     field_paths::<p256::NistP256>(&mut paths);
@@ -1333,7 +1345,7 @@ fn parse_args() -> Result<Cfg, String> {
             other => return Err(format!("unknown argument {other}")),
         }
     }
-    if !(cfg.seconds > 0.0) {
+    if cfg.seconds.is_nan() || cfg.seconds <= 0.0 {
         return Err("--seconds must be positive".into());
     }
     Ok(cfg)
