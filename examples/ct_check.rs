@@ -19,9 +19,11 @@
 //! same time" with overwhelming confidence: the program then exits with status 1.
 //!
 //! Options: `--seconds S` (per path, default 1), `--only SUBSTRING` (repeatable; paths whose
-//! name contains any of them), `--controls` (also run the positive controls, which must leak:
-//! a variable-time multiplication and the unblinded multi-point ladder on a chosen point
-//! relation), `--verbose` (class means and the crop of the maximum), `--seed N`, `--list`.
+//! name contains any of them), `--all` (every path; by default a set of about 50 covering every
+//! protocol path, see `in_default_set`), `--controls` (also run the positive controls, which
+//! must leak: a variable-time multiplication and the multi-point ladder with a blind the
+//! attacker knows on a chosen point relation), `--verbose` (class means and the crop of the
+//! maximum), `--seed N`, `--list`.
 
 use std::hint::black_box;
 use std::process::ExitCode;
@@ -30,8 +32,7 @@ use std::time::{Duration, Instant};
 use elliptic_curve::bigint::{NonZero, U1024};
 use elliptic_curve::ff::Field;
 use privacy_tokens::arc::{
-    ArcSuite, ArcV2P256, Credential, CredentialRequest, PresentationState, ScalarSource,
-    ServerPrivateKey,
+    ArcSuite, ArcV2P256, Credential, CredentialRequest, ScalarSource, ServerPrivateKey,
 };
 use privacy_tokens::group::{
     self, Curve, FieldOps, FixedBaseTable, LadderBlind, Point, Scalar, Xmd,
@@ -153,6 +154,8 @@ fn analyse(samples: &[(u8, f64)]) -> Report {
 struct Cfg {
     seconds: f64,
     only: Vec<String>,
+    /// Run every path, not only the default set.
+    all: bool,
     controls: bool,
     verbose: bool,
     list: bool,
@@ -366,10 +369,13 @@ fn small_scalar<C: Curve>(d: i8) -> Scalar<C> {
 /// accumulator, so that it would take the slow fallback: the timing oracle of the review.
 /// The accumulator is tracked as `(a0 + a1·c)·T`; the first addition whose equality with the
 /// accumulator can be solved for a non-zero `c` gives it.
-fn chosen_relation<C: Curve>(x: &Scalar<C>, y: &Scalar<C>) -> Option<Scalar<C>> {
+///
+/// `start` is the ladder's starting point in units of `T` (0 for an unblinded ladder; for a
+/// blind `ρ` the attacker knows and `T = τ·G`, it is `ρ·τ^-1`).
+fn chosen_relation<C: Curve>(x: &Scalar<C>, y: &Scalar<C>, start: Scalar<C>) -> Option<Scalar<C>> {
     let (dx, dy) = (signed_digits::<C>(x), signed_digits::<C>(y));
     let zero = Scalar::<C>::ZERO;
-    let (mut a0, mut a1) = (zero, zero);
+    let (mut a0, mut a1) = (start, zero);
     let top = dx.len() - 1;
     for pos in (0..dx.len()).rev() {
         if pos != top {
@@ -397,40 +403,52 @@ fn chosen_relation<C: Curve>(x: &Scalar<C>, y: &Scalar<C>) -> Option<Scalar<C>> 
     None
 }
 
-/// A ladder blind of zero: the ladders start at the identity, as before the review's fix.
-/// (Isolated: `LadderBlind::from_secret` is to refuse zero.)
-fn unblinded_ladder<C: Curve>() -> LadderBlind<C> {
-    LadderBlind::from_secret(&Scalar::<C>::ZERO)
-}
+/// A zero blind is unrepresentable (`LadderBlind::from_secret` refuses it), so the control uses
+/// a blind the attacker knows, `ρ = 1`: as good as none, since the relation can be solved for
+/// the known start point.
+const KNOWN_RHO: u64 = 1;
 
 // ---------------------------------------------------------------------------------------------
 // Ladders
 
 /// `x·T + y·S` over an unblinded or blinded two-point ladder, class A `S = c·T` with the `c`
 /// of [`chosen_relation`], class B `S` random.
-fn chosen_point_path<C: Curve>(name: String, blind: fn(&mut StdRng) -> LadderBlind<C>) -> Path {
+/// With `known_rho`, the ladder's blind is that public `ρ` and class A's `c` is solved per call
+/// for the known start point (`T = τ·G`, start `ρ·τ^-1` in units of `T`); without it the
+/// blind is secret and random and class A uses the relation for an unblinded ladder (all an
+/// attacker can compute).
+fn chosen_point_path<C: Curve>(name: String, known_rho: Option<u64>) -> Path {
     path(name, move |cfg| {
         let mut rng = cfg.rng();
-        let (x, y, c) = loop {
+        let (x, y) = loop {
             let (x, y) = (
                 group::random_scalar::<C>(&mut rng),
                 group::random_scalar::<C>(&mut rng),
             );
-            if let Some(c) = chosen_relation::<C>(&x, &y) {
-                break (x, y, c);
+            if chosen_relation::<C>(&x, &y, Scalar::<C>::ZERO).is_some() {
+                break (x, y);
             }
         };
-        let b = blind(&mut rng);
+        let b = match known_rho {
+            Some(rho) => LadderBlind::from_secret(&Scalar::<C>::from(rho)).expect("non-zero"),
+            None => LadderBlind::random(&mut rng),
+        };
         measure(
             cfg,
-            |rng, class| {
-                let t = group::mul_generator::<C>(&group::random_scalar::<C>(rng));
-                let s = if class == 0 {
-                    group::mul::<C>(&t, &c)
-                } else {
-                    group::mul_generator::<C>(&group::random_scalar::<C>(rng))
+            |rng, class| loop {
+                let tau = group::random_scalar::<C>(rng);
+                let t = group::mul_generator::<C>(&tau);
+                if class == 1 {
+                    let s = group::mul_generator::<C>(&group::random_scalar::<C>(rng));
+                    break [t, s];
+                }
+                let start = match known_rho {
+                    Some(rho) => Scalar::<C>::from(rho) * tau.invert().unwrap(),
+                    None => Scalar::<C>::ZERO,
                 };
-                [t, s]
+                if let Some(c) = chosen_relation::<C>(&x, &y, start) {
+                    break [t, group::mul::<C>(&t, &c)];
+                }
             },
             |p| group::mul_multi_ct::<C, 2>(&p, &[x, y], &b),
         )
@@ -519,7 +537,7 @@ fn ladder_paths<C: Curve>(out: &mut Vec<Path>) {
     }
     out.push(chosen_point_path::<C>(
         format!("ladder/{c}/mul_multi_ct/chosen-s"),
-        |rng| LadderBlind::random(rng),
+        None,
     ));
 }
 
@@ -539,8 +557,8 @@ fn control_paths<C: Curve>(out: &mut Vec<Path>) {
         )
     }));
     out.push(chosen_point_path::<C>(
-        format!("control/{c}/mul_multi_ct/unblinded-chosen-s"),
-        |_| unblinded_ladder::<C>(),
+        format!("control/{c}/mul_multi_ct/known-blind-chosen-s"),
+        Some(KNOWN_RHO),
     ));
 }
 
@@ -979,7 +997,8 @@ impl Pmb {
     /// unblinded `xs·T + ys·S` ladder take its fallback (`chosen`), or `S` random; `W`, `Ws`
     /// random.
     fn forged(&self, chosen: bool, rng: &mut StdRng) -> Vec<Vec<u8>> {
-        let c = chosen_relation::<P384>(&self.scalars[4], &self.scalars[5]).expect("relation");
+        let c = chosen_relation::<P384>(&self.scalars[4], &self.scalars[5], Scalar::<P384>::ZERO)
+            .expect("relation");
         (0..POOL)
             .map(|_| {
                 let mut salt = [0u8; trust_token::NONCE_SIZE];
@@ -1115,11 +1134,10 @@ fn arc_credential(
         .expect("credential")
 }
 
-/// A fresh presentation state (isolated: how a state is obtained from a credential changes).
-fn presentation_state(credential: &Credential<Arc>) -> PresentationState<Arc> {
-    credential
-        .presentation_state(ARC_PRESENTATION_CONTEXT, ARC_LIMIT)
-        .expect("state")
+/// A credential restored from its storage bytes, with no presentation made yet (a fresh copy
+/// per measurement: the credential keeps a counter per context, so its nonces run out).
+fn fresh_credential(stored: &[u8]) -> Credential<Arc> {
+    Credential::<Arc>::from_bytes(stored).expect("stored credential")
 }
 
 fn arc_paths(out: &mut Vec<Path>) {
@@ -1162,20 +1180,23 @@ fn arc_paths(out: &mut Vec<Path>) {
     out.push(path("arc/v2p256/present/credential", |cfg| {
         let mut rng = cfg.rng();
         let key = ServerPrivateKey::<Arc>::random(&mut rng);
-        let credentials: [Vec<Credential<Arc>>; 2] = core::array::from_fn(|class| {
+        let credentials: [Vec<_>; 2] = core::array::from_fn(|class| {
             (0..POOL / 4)
                 .map(|_| {
                     let m1 = low_weight_or_random::<ArcCurve>(class, &mut rng);
-                    arc_credential(&key, m1, &mut rng)
+                    arc_credential(&key, m1, &mut rng).to_bytes()
                 })
                 .collect()
         });
         measure(
             cfg,
-            |rng, class| presentation_state(&credentials[class][rng.gen_range(0..POOL / 4)]),
-            |mut state| {
-                let p = state.present(&mut rng);
-                (state, p)
+            |rng, class| fresh_credential(&credentials[class][rng.gen_range(0..POOL / 4)]),
+            |mut credential| {
+                let p = credential
+                    .presentation_state(ARC_PRESENTATION_CONTEXT, ARC_LIMIT)
+                    .expect("state")
+                    .present(&mut rng);
+                (credential, p)
             },
         )
     }));
@@ -1322,6 +1343,7 @@ fn parse_args() -> Result<Cfg, String> {
         controls: false,
         verbose: false,
         list: false,
+        all: false,
         seed: 1,
     };
     let mut args = std::env::args().skip(1);
@@ -1342,6 +1364,7 @@ fn parse_args() -> Result<Cfg, String> {
             "--controls" => cfg.controls = true,
             "--verbose" => cfg.verbose = true,
             "--list" => cfg.list = true,
+            "--all" => cfg.all = true,
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -1351,13 +1374,33 @@ fn parse_args() -> Result<Cfg, String> {
     Ok(cfg)
 }
 
+/// The paths run without `--all` or `--only`: every protocol path and the hex decoding of
+/// secrets, the ladders on the scalar `n - 1` and on the chosen point relation, the final
+/// correction of both fields and the edge `p - 1` of the crate's own P-384 field. `--all` adds
+/// the remaining edge classes of every ladder and field operation (191 paths in all).
+fn in_default_set(name: &str) -> bool {
+    if name.starts_with("ladder/") {
+        return name.ends_with("/n-1") || name.ends_with("/chosen-s");
+    }
+    if name.starts_with("field/") {
+        return name.ends_with("/final-correction")
+            || (name.starts_with("field/p384/") && name.ends_with("/p-1"));
+    }
+    true
+}
+
 /// Runs the selected paths; returns how many ran and the largest `|t|` (or the smallest, for
 /// the controls).
 fn run(cfg: &Cfg, paths: &[Path], smallest: bool) -> (usize, f64) {
     let mut count = 0;
     let mut extreme = if smallest { f64::INFINITY } else { 0.0 };
     for p in paths {
-        if !cfg.only.is_empty() && !cfg.only.iter().any(|o| p.name.contains(o.as_str())) {
+        let selected = if cfg.only.is_empty() {
+            cfg.all || smallest || in_default_set(&p.name)
+        } else {
+            cfg.only.iter().any(|o| p.name.contains(o.as_str()))
+        };
+        if !selected {
             continue;
         }
         if cfg.list {
