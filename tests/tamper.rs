@@ -15,7 +15,8 @@
 //! Run with `cargo test --release --test tamper -- --nocapture` for the per-message lines and
 //! the summary `tamper: <cases> cases, <accepted> accepted, <panics> panics`.
 
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Debug;
 use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -233,7 +234,7 @@ fn hexs(parts: &[&[u8]]) -> String {
 
 const INPUT: &[u8] = b"tamper input";
 const INFO: &[u8] = b"tamper info";
-const BATCH: usize = 3;
+const BATCH: usize = 2;
 
 fn suite_name<S: Suite>() -> &'static str {
     if <S::Curve as Curve>::SCALAR_LEN == 32 {
@@ -629,23 +630,62 @@ fn tt_state_from_bytes(bytes: &[u8]) -> Result<tt::IssuanceState, Error> {
     tt::IssuanceState::from_bytes(bytes)
 }
 
-fn trust_token_messages(method: tt::Method, count: usize) -> Vec<Tally> {
+/// How much of a method to run: `Full` tampers every message; `Cheap` (the deprecated and
+/// legacy methods) skips the issue response, the issuance state and the private keys, whose
+/// every case costs a proof check or a key load.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Depth {
+    Full,
+    Cheap,
+}
+
+/// What the issuer learns from redeeming each token: key id, bit, nonce.
+type Redeemed = Vec<(u32, bool, Vec<u8>)>;
+
+/// A memo of end-to-end results by key blob: the storage form of a key (`u8 method id ‖
+/// blob`) decodes to a key equal to the blob's, so its outcome is the blob's, looked up here.
+type KeyMemo<R> = RefCell<HashMap<Vec<u8>, Received<R>>>;
+
+fn memo<R: Clone>(
+    cache: &KeyMemo<R>,
+    blob: Vec<u8>,
+    run: impl FnOnce() -> Received<R>,
+) -> Received<R> {
+    if let Some(r) = cache.borrow().get(&blob) {
+        return r.clone();
+    }
+    let r = run();
+    cache.borrow_mut().insert(blob, r.clone());
+    r
+}
+
+fn trust_token_messages(method: tt::Method, depth: Depth) -> Vec<Tally> {
     let m = method.name();
     let mut rng = StdRng::seed_from_u64(0x7457 + u64::from(method.id()));
-    let bit = method.has_private_metadata();
+    let pmb = method.has_private_metadata();
+    // Issue requests carry uncompressed points (cheap to check): 4 tokens. Responses and
+    // states cost a batched proof check per case: 2 tokens (VOPRF) or 1 (PMB).
+    let (big, small) = if pmb { (2, 1) } else { (4, 2) };
     let (sk, pk) = tt::generate_key(method, 7, &mut rng);
-    let batch = count as u16;
-    let mut issuer = tt::Issuer::new(method, batch);
+    let mut issuer = tt::Issuer::new(method, 16);
     issuer.add_key(sk.clone()).unwrap();
-    let mut client = tt::Client::new(method, batch);
+    let mut client = tt::Client::new(method, 16);
     client.add_key(pk).unwrap();
-    let req = client.begin_issuance(count, &mut rng).unwrap();
+    let big_req = client.begin_issuance(big, &mut rng).unwrap();
+    let req = client.begin_issuance(small, &mut rng).unwrap();
     let resp = issuer
-        .issue(&req.message, 7, bit, batch, &mut rng)
+        .issue(&req.message, 7, pmb, 16, &mut rng)
         .unwrap()
         .message;
     let tokens = tt_finish(&client, &req.state, &resp).unwrap();
     let redemption = client.begin_redemption(&tokens[0], CLIENT_DATA).unwrap();
+    // A token of each bit value (one for VOPRF), for the private key checks.
+    let mut both_bits = tokens[..1].to_vec();
+    if pmb {
+        let r = client.begin_issuance(1, &mut rng).unwrap();
+        let resp0 = issuer.issue(&r.message, 7, false, 16, &mut rng).unwrap();
+        both_bits.extend(tt_finish(&client, &r.state, &resp0.message).unwrap());
+    }
     let snapshot = || {
         let keys: Vec<Vec<u8>> = issuer
             .public_keys()
@@ -653,14 +693,14 @@ fn trust_token_messages(method: tt::Method, count: usize) -> Vec<Tally> {
             .map(|k| k.to_storage_bytes())
             .collect();
         format!(
-            "{issuer:?} {} {client:?} {}",
+            "{issuer:?} {} {client:?} {} {}",
             hex::encode(keys.concat()),
-            hex::encode(tt_state_to_bytes(&req.state))
+            hex::encode(tt_state_to_bytes(&req.state)),
+            hex::encode(tt_state_to_bytes(&big_req.state))
         )
     };
     let bytes_of = |t: &[tt::Token]| t.iter().map(|t| t.as_bytes().to_vec()).collect::<Vec<_>>();
-    // Redeems every token: what the issuer learns (key id, bit, nonce).
-    let redeem_all = |with: &tt::Issuer, t: &[tt::Token]| -> Received<Vec<(u32, bool, Vec<u8>)>> {
+    let redeem_all = |with: &tt::Issuer, t: &[tt::Token]| -> Received<Redeemed> {
         t.iter()
             .map(|t| {
                 let rr = client
@@ -674,19 +714,31 @@ fn trust_token_messages(method: tt::Method, count: usize) -> Vec<Tally> {
     let finish = |c: &tt::Client, st: &tt::IssuanceState, resp: &[u8]| {
         tt_finish(c, st, resp).map_err(at("client finish_issuance"))
     };
-    // An issuer holding one (possibly tampered) private key signs the untampered request; the
-    // client holding the published public key must refuse the answer.
-    let issue_with_key = |key: tt::PrivateKey| -> Received<Vec<Vec<u8>>> {
-        let mut i = tt::Issuer::new(method, batch);
+    // An issuer holding one (possibly tampered) private key redeems genuine tokens of both bit
+    // values: every scalar is used by one of them (x0, y0: bit 0; x1, y1: bit 1; xs, ys: both).
+    let redeem_with_key = |key: tt::PrivateKey| -> Received<Redeemed> {
+        let mut i = tt::Issuer::new(method, 16);
         i.add_key(key).map_err(at("issuer add_key"))?;
-        let r = i
-            .issue(&req.message, 7, bit, batch, &mut StdRng::seed_from_u64(7))
-            .map_err(at("issuer issue"))?;
-        Ok(bytes_of(&finish(&client, &req.state, &r.message)?))
+        redeem_all(&i, &both_bits)
     };
-    // A client holding one (possibly tampered) public key finishes the untampered response.
+    let private_memo: KeyMemo<Redeemed> = RefCell::default();
+    let private_blob = |b: &[u8]| {
+        memo(&private_memo, b.to_vec(), || {
+            redeem_with_key(tt::PrivateKey::from_bytes(method, b).map_err(at("decode"))?)
+        })
+    };
+    let private_storage = |b: &[u8]| {
+        let k = tt::PrivateKey::from_storage_bytes(b).map_err(at("decode"))?;
+        if k.method() != method {
+            return redeem_with_key(k);
+        }
+        let blob = k.to_bytes().to_vec();
+        assert!(k == tt::PrivateKey::from_bytes(method, &blob).unwrap());
+        memo(&private_memo, blob, || redeem_with_key(k))
+    };
+    // A client holding one (possibly tampered) public key finishes the genuine response.
     let finish_with_key = |key: tt::PublicKey| -> Received<Vec<Vec<u8>>> {
-        let mut c = tt::Client::new(method, batch);
+        let mut c = tt::Client::new(method, 16);
         c.add_key(key).map_err(at("client add_key"))?;
         Ok(bytes_of(&finish(&c, &req.state, &resp)?))
     };
@@ -708,34 +760,17 @@ fn trust_token_messages(method: tt::Method, count: usize) -> Vec<Tally> {
             expect: &unchanged,
         });
     }
-    vec![
+    let mut out = vec![
         tamper(
-            format!("trust-token/{m}/issue request of {count}"),
-            &req.message,
+            format!("trust-token/{m}/issue request of {big}"),
+            &big_req.message,
             &[],
             &snapshot,
             &|b| {
                 let r = issuer
-                    .issue(b, 7, bit, batch, &mut StdRng::seed_from_u64(7))
+                    .issue(b, 7, pmb, 16, &mut StdRng::seed_from_u64(7))
                     .map_err(at("issuer issue"))?;
-                redeem_all(&issuer, &finish(&client, &req.state, &r.message)?)
-            },
-        ),
-        tamper(
-            format!("trust-token/{m}/issue response of {count}"),
-            &resp,
-            &[],
-            &snapshot,
-            &|b| Ok(bytes_of(&finish(&client, &req.state, b)?)),
-        ),
-        tamper(
-            format!("trust-token/{m}/issue response (IssueResponse::decode)"),
-            &resp,
-            &[],
-            &snapshot,
-            &|b| {
-                let r = tt::IssueResponse::decode(b).map_err(at("decode"))?;
-                Ok(bytes_of(&finish(&client, &req.state, &r.message)?))
+                redeem_all(&issuer, &finish(&client, &big_req.state, &r.message)?)
             },
         ),
         tamper(
@@ -756,16 +791,6 @@ fn trust_token_messages(method: tt::Method, count: usize) -> Vec<Tally> {
             },
         ),
         tamper(
-            format!("trust-token/{m}/issuance state (storage)"),
-            &tt_state_to_bytes(&req.state),
-            &[],
-            &snapshot,
-            &|b| {
-                let st = tt_state_from_bytes(b).map_err(at("decode"))?;
-                redeem_all(&issuer, &finish(&client, &st, &resp)?)
-            },
-        ),
-        tamper(
             format!("trust-token/{m}/public key blob"),
             &pk.to_bytes(),
             &[],
@@ -779,21 +804,50 @@ fn trust_token_messages(method: tt::Method, count: usize) -> Vec<Tally> {
             &snapshot,
             &|b| finish_with_key(tt::PublicKey::from_storage_bytes(b).map_err(at("decode"))?),
         ),
+    ];
+    if depth == Depth::Cheap {
+        return out;
+    }
+    out.extend([
+        // `IssueResponse::decode` (the serde form's strict decoder) runs alongside on every
+        // variant; the client's verdict decides, and an accepted response must also decode.
+        tamper(
+            format!("trust-token/{m}/issue response of {small} (and IssueResponse::decode)"),
+            &resp,
+            &[],
+            &snapshot,
+            &|b| {
+                let decoded = tt::IssueResponse::decode(b).map(|r| r.issued);
+                let t = finish(&client, &req.state, b)?;
+                Ok((bytes_of(&t), decoded))
+            },
+        ),
+        tamper(
+            format!("trust-token/{m}/issuance state of {small} (storage)"),
+            &tt_state_to_bytes(&req.state),
+            &[],
+            &snapshot,
+            &|b| {
+                let st = tt_state_from_bytes(b).map_err(at("decode"))?;
+                redeem_all(&issuer, &finish(&client, &st, &resp)?)
+            },
+        ),
         tamper(
             format!("trust-token/{m}/private key blob"),
             &sk.to_bytes(),
             &[],
             &snapshot,
-            &|b| issue_with_key(tt::PrivateKey::from_bytes(method, b).map_err(at("decode"))?),
+            &private_blob,
         ),
         tamper(
-            format!("trust-token/{m}/private key (storage)"),
+            format!("trust-token/{m}/private key (storage; blob outcomes memoized)"),
             &sk.to_storage_bytes(),
             &[],
             &snapshot,
-            &|b| issue_with_key(tt::PrivateKey::from_storage_bytes(b).map_err(at("decode"))?),
+            &private_storage,
         ),
-    ]
+    ]);
+    out
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -978,21 +1032,31 @@ fn arc_messages() -> Vec<Tally> {
 // ---------------------------------------------------------------------------------------------
 // Driver
 
+/// Groups of message types, run on a small work queue, longest first.
 type Group = fn() -> Vec<Tally>;
 
 const GROUPS: &[(&str, Group)] = &[
-    ("voprf P-256", voprf_messages::<P256Sha256>),
-    ("voprf P-384", voprf_messages::<P384Sha384>),
-    ("poprf P-256", poprf_messages::<P256Sha256>),
-    ("poprf P-384", poprf_messages::<P384Sha384>),
-    ("privacy pass", privacy_pass_messages),
-    ("trust token pst_v1_voprf", || {
-        trust_token_messages(tt::Method::PstV1Voprf, 4)
-    }),
     ("trust token pst_v1_pmb", || {
-        trust_token_messages(tt::Method::PstV1Pmb, 2)
+        trust_token_messages(tt::Method::PstV1Pmb, Depth::Full)
     }),
     ("arc", arc_messages),
+    ("poprf P-384", poprf_messages::<P384Sha384>),
+    ("voprf P-384", voprf_messages::<P384Sha384>),
+    ("privacy pass", privacy_pass_messages),
+    ("trust token pst_v1_voprf", || {
+        trust_token_messages(tt::Method::PstV1Voprf, Depth::Full)
+    }),
+    ("poprf P-256", poprf_messages::<P256Sha256>),
+    ("voprf P-256", voprf_messages::<P256Sha256>),
+    ("trust token experiment_v2_pmb", || {
+        trust_token_messages(tt::Method::ExperimentV2Pmb, Depth::Cheap)
+    }),
+    ("trust token experiment_v1", || {
+        trust_token_messages(tt::Method::ExperimentV1, Depth::Cheap)
+    }),
+    ("trust token experiment_v2_voprf", || {
+        trust_token_messages(tt::Method::ExperimentV2Voprf, Depth::Cheap)
+    }),
 ];
 
 #[test]
