@@ -15,7 +15,7 @@
 //! Run with `cargo test --release --test tamper -- --nocapture` for the per-message lines and
 //! the summary `tamper: <cases> cases, <accepted> accepted, <panics> panics`.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Debug;
 use std::ops::Range;
@@ -25,10 +25,12 @@ use std::time::Instant;
 
 use privacy_tokens::arc::{self, privacy_pass as app};
 use privacy_tokens::group::{self, Curve};
+use privacy_tokens::suite::Output;
 use privacy_tokens::trust_token as tt;
 use privacy_tokens::voprf::privacy_pass as pp;
 use privacy_tokens::voprf::{
-    BlindedElement, EvaluationElement, PoprfServer, Proof, PublicKey, VoprfServer,
+    BatchEvaluation, BlindResult, BlindedElement, EvaluationElement, PoprfClient, PoprfServer,
+    Proof, PublicKey, VoprfClient, VoprfServer,
 };
 use privacy_tokens::{hazmat, Error, P256Sha256, P384Sha384, Suite};
 use rand::rngs::StdRng;
@@ -279,194 +281,197 @@ fn encode_batch<S: Suite>(elems: &[EvaluationElement<S>], proof: &Proof<S>) -> V
     out
 }
 
-fn voprf_messages<S: Suite>() -> Vec<Tally> {
-    let suite = suite_name::<S>();
-    let mut rng = StdRng::seed_from_u64(0x0001);
-    let server = VoprfServer::<S>::new(&mut rng);
-    let pk = *server.public_key();
-    let blind = blind_bytes::<S>(&mut rng);
-    // The client state is consumed by finalize: it is rebuilt from the same blind every time.
-    let fresh = || hazmat::voprf_blind_with::<S>(INPUT, &blind).unwrap();
-    let snapshot = || {
-        hexs(&[
-            server.secret_key().to_bytes().as_ref(),
-            server.public_key().to_bytes().as_ref(),
-        ])
-    };
-    let blinded = fresh().message;
-    let eval = server.blind_evaluate(&mut rng, &blinded).unwrap();
-    let finalize = |e: &EvaluationElement<S>, p: &Proof<S>, pk: &PublicKey<S>| {
-        fresh()
-            .state
-            .finalize(INPUT, e, p, pk)
-            .map(|o| o.to_vec())
-            .map_err(at("client finalize"))
-    };
-    let mut out = vec![
-        tamper(
-            format!("voprf/{suite}/BlindedElement"),
-            blinded.to_bytes().as_ref(),
-            &[],
-            &snapshot,
-            &|b| {
-                let be = BlindedElement::<S>::from_bytes(b).map_err(at("decode"))?;
-                let mut rng = StdRng::seed_from_u64(7);
-                let ev = server
-                    .blind_evaluate(&mut rng, &be)
-                    .map_err(at("server evaluate"))?;
-                finalize(&ev.message, &ev.proof, &pk)
-            },
-        ),
-        tamper(
-            format!("voprf/{suite}/EvaluationElement"),
-            eval.message.to_bytes().as_ref(),
-            &[],
-            &snapshot,
-            &|b| {
-                let e = EvaluationElement::<S>::from_bytes(b).map_err(at("decode"))?;
-                finalize(&e, &eval.proof, &pk)
-            },
-        ),
-        tamper(
-            format!("voprf/{suite}/Proof"),
-            eval.proof.to_bytes().as_ref(),
-            &[],
-            &snapshot,
-            &|b| {
-                let p = Proof::<S>::from_bytes(b).map_err(at("decode"))?;
-                finalize(&eval.message, &p, &pk)
-            },
-        ),
-    ];
-    // A batch: BATCH elements under one proof.
-    let blinds: Vec<Vec<u8>> = (0..BATCH).map(|_| blind_bytes::<S>(&mut rng)).collect();
-    let inputs: Vec<Vec<u8>> = (0..BATCH).map(|i| vec![b'a' + i as u8; 8]).collect();
-    let input_refs: Vec<&[u8]> = inputs.iter().map(|i| i.as_slice()).collect();
-    let fresh_batch = || {
-        let r: Vec<_> = inputs
-            .iter()
-            .zip(&blinds)
-            .map(|(i, b)| hazmat::voprf_blind_with::<S>(i, b).unwrap())
-            .collect();
-        let msgs: Vec<BlindedElement<S>> = r.iter().map(|r| r.message).collect();
-        (r.into_iter().map(|r| r.state).collect::<Vec<_>>(), msgs)
-    };
-    let ev = server
-        .blind_evaluate_batch(&mut rng, &fresh_batch().1)
-        .unwrap();
-    out.push(tamper(
-        format!("voprf/{suite}/batch of {BATCH}: EvaluationElements || Proof"),
-        &encode_batch(&ev.messages, &ev.proof),
-        &[],
-        &snapshot,
-        &|b| {
-            let (elems, proof) = decode_batch::<S>(b, BATCH)?;
-            privacy_tokens::voprf::VoprfClient::finalize_batch(
-                fresh_batch().0,
-                &input_refs,
-                &elems,
-                &proof,
-                &pk,
-            )
-            .map(|o| o.iter().map(|o| o.to_vec()).collect::<Vec<_>>())
-            .map_err(at("client finalize_batch"))
-        },
-    ));
-    out
+/// The two verifiable modes behind one interface (their servers and finalize steps differ in
+/// signature: POPRF takes `info`, VOPRF the public key).
+trait Mode<S: Suite> {
+    const NAME: &'static str;
+    type Server;
+    type Client;
+    fn server(rng: &mut StdRng) -> Self::Server;
+    /// The server's secret and public key bytes.
+    fn keys(server: &Self::Server) -> (Vec<u8>, PublicKey<S>);
+    fn blind(pk: &PublicKey<S>, input: &[u8], blind: &[u8]) -> BlindResult<Self::Client, S>;
+    fn evaluate(
+        server: &Self::Server,
+        rng: &mut StdRng,
+        blinded: &[BlindedElement<S>],
+    ) -> Result<BatchEvaluation<S>, Error>;
+    fn finalize(
+        clients: Vec<Self::Client>,
+        inputs: &[&[u8]],
+        evaluated: &[EvaluationElement<S>],
+        proof: &Proof<S>,
+        pk: &PublicKey<S>,
+    ) -> Result<Vec<Output<S>>, Error>;
 }
 
-fn poprf_messages<S: Suite>() -> Vec<Tally> {
-    let suite = suite_name::<S>();
-    let mut rng = StdRng::seed_from_u64(0x0002);
-    let server = PoprfServer::<S>::new(&mut rng);
-    let pk = *server.public_key();
-    let blind = blind_bytes::<S>(&mut rng);
-    let fresh = || hazmat::poprf_blind_with::<S>(INPUT, INFO, &pk, &blind).unwrap();
+struct Voprf;
+struct Poprf;
+
+impl<S: Suite> Mode<S> for Voprf {
+    const NAME: &'static str = "voprf";
+    type Server = VoprfServer<S>;
+    type Client = VoprfClient<S>;
+    fn server(rng: &mut StdRng) -> Self::Server {
+        VoprfServer::new(rng)
+    }
+    fn keys(server: &Self::Server) -> (Vec<u8>, PublicKey<S>) {
+        let sk = server.secret_key().to_bytes().as_ref().to_vec();
+        (sk, *server.public_key())
+    }
+    fn blind(_: &PublicKey<S>, input: &[u8], blind: &[u8]) -> BlindResult<Self::Client, S> {
+        hazmat::voprf_blind_with::<S>(input, blind).unwrap()
+    }
+    fn evaluate(
+        server: &Self::Server,
+        rng: &mut StdRng,
+        blinded: &[BlindedElement<S>],
+    ) -> Result<BatchEvaluation<S>, Error> {
+        // One element goes through the single-element entry point.
+        match blinded {
+            [one] => server.blind_evaluate(rng, one).map(|e| BatchEvaluation {
+                messages: vec![e.message],
+                proof: e.proof,
+            }),
+            _ => server.blind_evaluate_batch(rng, blinded),
+        }
+    }
+    fn finalize(
+        mut clients: Vec<Self::Client>,
+        inputs: &[&[u8]],
+        evaluated: &[EvaluationElement<S>],
+        proof: &Proof<S>,
+        pk: &PublicKey<S>,
+    ) -> Result<Vec<Output<S>>, Error> {
+        match (clients.len(), inputs, evaluated) {
+            (1, [input], [e]) => Ok(vec![clients.remove(0).finalize(input, e, proof, pk)?]),
+            _ => VoprfClient::finalize_batch(clients, inputs, evaluated, proof, pk),
+        }
+    }
+}
+
+impl<S: Suite> Mode<S> for Poprf {
+    const NAME: &'static str = "poprf";
+    type Server = PoprfServer<S>;
+    type Client = PoprfClient<S>;
+    fn server(rng: &mut StdRng) -> Self::Server {
+        PoprfServer::new(rng)
+    }
+    fn keys(server: &Self::Server) -> (Vec<u8>, PublicKey<S>) {
+        let sk = server.secret_key().to_bytes().as_ref().to_vec();
+        (sk, *server.public_key())
+    }
+    fn blind(pk: &PublicKey<S>, input: &[u8], blind: &[u8]) -> BlindResult<Self::Client, S> {
+        hazmat::poprf_blind_with::<S>(input, INFO, pk, blind).unwrap()
+    }
+    fn evaluate(
+        server: &Self::Server,
+        rng: &mut StdRng,
+        blinded: &[BlindedElement<S>],
+    ) -> Result<BatchEvaluation<S>, Error> {
+        match blinded {
+            [one] => server
+                .blind_evaluate(rng, one, INFO)
+                .map(|e| BatchEvaluation {
+                    messages: vec![e.message],
+                    proof: e.proof,
+                }),
+            _ => server.blind_evaluate_batch(rng, blinded, INFO),
+        }
+    }
+    fn finalize(
+        mut clients: Vec<Self::Client>,
+        inputs: &[&[u8]],
+        evaluated: &[EvaluationElement<S>],
+        proof: &Proof<S>,
+        _: &PublicKey<S>,
+    ) -> Result<Vec<Output<S>>, Error> {
+        match (clients.len(), inputs, evaluated) {
+            (1, [input], [e]) => Ok(vec![clients.remove(0).finalize(input, INFO, e, proof)?]),
+            _ => PoprfClient::finalize_batch(clients, inputs, INFO, evaluated, proof),
+        }
+    }
+}
+
+/// One mode and suite: the blinded element (server, then client), the evaluated element and
+/// the proof (client finalize) of one evaluation, and a batch of [`BATCH`] evaluated elements
+/// with one proof.
+fn oprf_messages<S: Suite, M: Mode<S>>() -> Vec<Tally> {
+    let name = format!("{}/{}", M::NAME, suite_name::<S>());
+    let mut rng = StdRng::seed_from_u64(0x9497);
+    let server = M::server(&mut rng);
+    let (_, pk) = M::keys(&server);
     let snapshot = || {
-        hexs(&[
-            server.secret_key().to_bytes().as_ref(),
-            server.public_key().to_bytes().as_ref(),
-        ])
+        let (sk, pk) = M::keys(&server);
+        hexs(&[&sk, pk.to_bytes().as_ref()])
     };
-    let blinded = fresh().message;
-    let eval = server.blind_evaluate(&mut rng, &blinded, INFO).unwrap();
-    let finalize = |e: &EvaluationElement<S>, p: &Proof<S>| {
-        fresh()
-            .state
-            .finalize(INPUT, INFO, e, p)
-            .map(|o| o.to_vec())
+    // The client states are consumed by finalize: they are rebuilt from the same blinds for
+    // every case.
+    let one: Vec<&[u8]> = vec![INPUT];
+    let many: Vec<Vec<u8>> = (0..BATCH).map(|i| vec![b'a' + i as u8; 8]).collect();
+    let many: Vec<&[u8]> = many.iter().map(|i| i.as_slice()).collect();
+    let blinds: Vec<Vec<u8>> = (0..BATCH).map(|_| blind_bytes::<S>(&mut rng)).collect();
+    let fresh = |inputs: &[&[u8]]| {
+        let r: Vec<_> = inputs
+            .iter()
+            .zip(&blinds)
+            .map(|(i, b)| M::blind(&pk, i, b))
+            .collect();
+        let msgs: Vec<BlindedElement<S>> = r.iter().map(|r| r.message).collect();
+        (r.into_iter().map(|r| r.state).collect::<Vec<_>>(), msgs)
+    };
+    let finalize = |inputs: &[&[u8]], e: &[EvaluationElement<S>], p: &Proof<S>| {
+        M::finalize(fresh(inputs).0, inputs, e, p, &pk)
+            .map(|o| o.iter().map(|o| o.to_vec()).collect::<Vec<_>>())
             .map_err(at("client finalize"))
     };
-    let mut out = vec![
+    let blinded = fresh(&one).1;
+    let eval = M::evaluate(&server, &mut rng, &blinded).unwrap();
+    let batch = M::evaluate(&server, &mut rng, &fresh(&many).1).unwrap();
+    vec![
         tamper(
-            format!("poprf/{suite}/BlindedElement"),
-            blinded.to_bytes().as_ref(),
+            format!("{name}/BlindedElement"),
+            blinded[0].to_bytes().as_ref(),
             &[],
             &snapshot,
             &|b| {
                 let be = BlindedElement::<S>::from_bytes(b).map_err(at("decode"))?;
-                let mut rng = StdRng::seed_from_u64(7);
-                let ev = server
-                    .blind_evaluate(&mut rng, &be, INFO)
+                let ev = M::evaluate(&server, &mut StdRng::seed_from_u64(7), &[be])
                     .map_err(at("server evaluate"))?;
-                finalize(&ev.message, &ev.proof)
+                finalize(&one, &ev.messages, &ev.proof)
             },
         ),
         tamper(
-            format!("poprf/{suite}/EvaluationElement"),
-            eval.message.to_bytes().as_ref(),
+            format!("{name}/EvaluationElement"),
+            eval.messages[0].to_bytes().as_ref(),
             &[],
             &snapshot,
             &|b| {
                 let e = EvaluationElement::<S>::from_bytes(b).map_err(at("decode"))?;
-                finalize(&e, &eval.proof)
+                finalize(&one, &[e], &eval.proof)
             },
         ),
         tamper(
-            format!("poprf/{suite}/Proof"),
+            format!("{name}/Proof"),
             eval.proof.to_bytes().as_ref(),
             &[],
             &snapshot,
             &|b| {
                 let p = Proof::<S>::from_bytes(b).map_err(at("decode"))?;
-                finalize(&eval.message, &p)
+                finalize(&one, &eval.messages, &p)
             },
         ),
-    ];
-    let blinds: Vec<Vec<u8>> = (0..BATCH).map(|_| blind_bytes::<S>(&mut rng)).collect();
-    let inputs: Vec<Vec<u8>> = (0..BATCH).map(|i| vec![b'a' + i as u8; 8]).collect();
-    let input_refs: Vec<&[u8]> = inputs.iter().map(|i| i.as_slice()).collect();
-    let fresh_batch = || {
-        let r: Vec<_> = inputs
-            .iter()
-            .zip(&blinds)
-            .map(|(i, b)| hazmat::poprf_blind_with::<S>(i, INFO, &pk, b).unwrap())
-            .collect();
-        let msgs: Vec<BlindedElement<S>> = r.iter().map(|r| r.message).collect();
-        (r.into_iter().map(|r| r.state).collect::<Vec<_>>(), msgs)
-    };
-    let ev = server
-        .blind_evaluate_batch(&mut rng, &fresh_batch().1, INFO)
-        .unwrap();
-    out.push(tamper(
-        format!("poprf/{suite}/batch of {BATCH}: EvaluationElements || Proof"),
-        &encode_batch(&ev.messages, &ev.proof),
-        &[],
-        &snapshot,
-        &|b| {
-            let (elems, proof) = decode_batch::<S>(b, BATCH)?;
-            privacy_tokens::voprf::PoprfClient::finalize_batch(
-                fresh_batch().0,
-                &input_refs,
-                INFO,
-                &elems,
-                &proof,
-            )
-            .map(|o| o.iter().map(|o| o.to_vec()).collect::<Vec<_>>())
-            .map_err(at("client finalize_batch"))
-        },
-    ));
-    out
+        tamper(
+            format!("{name}/batch of {BATCH}: EvaluationElements || Proof"),
+            &encode_batch(&batch.messages, &batch.proof),
+            &[],
+            &snapshot,
+            &|b| {
+                let (elems, proof) = decode_batch::<S>(b, BATCH)?;
+                finalize(&many, &elems, &proof)
+            },
+        ),
+    ]
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1040,14 +1045,14 @@ const GROUPS: &[(&str, Group)] = &[
         trust_token_messages(tt::Method::PstV1Pmb, Depth::Full)
     }),
     ("arc", arc_messages),
-    ("poprf P-384", poprf_messages::<P384Sha384>),
-    ("voprf P-384", voprf_messages::<P384Sha384>),
+    ("poprf P-384", oprf_messages::<P384Sha384, Poprf>),
+    ("voprf P-384", oprf_messages::<P384Sha384, Voprf>),
     ("privacy pass", privacy_pass_messages),
     ("trust token pst_v1_voprf", || {
         trust_token_messages(tt::Method::PstV1Voprf, Depth::Full)
     }),
-    ("poprf P-256", poprf_messages::<P256Sha256>),
-    ("voprf P-256", voprf_messages::<P256Sha256>),
+    ("poprf P-256", oprf_messages::<P256Sha256, Poprf>),
+    ("voprf P-256", oprf_messages::<P256Sha256, Voprf>),
     ("trust token experiment_v2_pmb", || {
         trust_token_messages(tt::Method::ExperimentV2Pmb, Depth::Cheap)
     }),
@@ -1059,10 +1064,18 @@ const GROUPS: &[(&str, Group)] = &[
     }),
 ];
 
+/// Runs every group (or, with `TAMPER_ONLY=<text>` in the environment, the groups whose name
+/// contains it; the 100,000-case floor then does not apply), prints a line per message type and
+/// the summary, and fails on any accepted or panicking case.
 #[test]
 fn tamper_every_message() {
     let start = Instant::now();
-    let queue = Mutex::new(GROUPS.iter().enumerate());
+    let only = std::env::var("TAMPER_ONLY").ok();
+    let groups: Vec<&(&str, Group)> = GROUPS
+        .iter()
+        .filter(|(name, _)| only.as_ref().is_none_or(|o| name.contains(o.as_str())))
+        .collect();
+    let queue = Mutex::new(groups.iter().enumerate());
     let results = Mutex::new(Vec::new());
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
     std::thread::scope(|s| {
@@ -1076,7 +1089,7 @@ fn tamper_every_message() {
         }
     });
     let mut results = results.into_inner().unwrap();
-    assert_eq!(results.len(), GROUPS.len(), "a group failed");
+    assert_eq!(results.len(), groups.len(), "a group failed");
     results.sort_by_key(|(i, _)| *i);
     let tallies: Vec<Tally> = results.into_iter().flat_map(|(_, t)| t).collect();
     let (mut cases, mut accepted, mut panics, mut ignored) = (0, 0, 0, 0);
@@ -1097,5 +1110,71 @@ fn tamper_every_message() {
     );
     assert_eq!(accepted, 0, "tampered messages were accepted");
     assert_eq!(panics, 0, "receivers panicked");
-    assert!(cases >= 100_000, "only {cases} cases");
+    if only.is_none() {
+        assert!(cases >= 100_000, "only {cases} cases");
+    }
+}
+
+/// The harness can fail: a receiver that ignores its input is counted as accepting, a panic
+/// as a panic, a declared unauthenticated range only counts as ignored when the result is the
+/// predicted one, and a receiver whose state changes fails the run.
+#[test]
+fn harness_counts_acceptance_panics_and_state() {
+    let msg = [1u8, 2, 3, 4];
+    let none = String::new;
+    let lax = tamper("lax".into(), &msg, &[], &none, &|_| Ok(()));
+    assert_eq!((lax.accepted, lax.cases), (32 + 4 + 3, 32 + 4 + 3));
+    let strict = tamper("strict".into(), &msg, &[], &none, &|b| {
+        verdict("equal", b == msg)
+    });
+    assert_eq!((strict.rejected, strict.accepted), (strict.cases, 0));
+    let panicky = tamper("panicky".into(), &msg, &[], &none, &|b| {
+        assert_ne!(b.len(), 2, "deliberate panic");
+        verdict("equal", b == msg)
+    });
+    assert_eq!((panicky.panics, panicky.rejected), (1, panicky.cases - 1));
+    // Byte 3 is not read: its 8 flips are ignored; byte 2 is declared but read: accepted.
+    let reads_three = |b: &[u8]| verdict("prefix", b.len() == 4 && b[..3] == msg[..3]);
+    let partly = tamper(
+        "partly".into(),
+        &msg,
+        &[Ignored {
+            range: 2..4,
+            why: "test",
+            expect: &unchanged,
+        }],
+        &none,
+        &reads_three,
+    );
+    assert_eq!((partly.ignored, partly.accepted), (8, 0));
+    let echo = |_: &Vec<u8>, b: &[u8]| b.to_vec();
+    let wrong = tamper(
+        "wrong prediction".into(),
+        &msg,
+        &[Ignored {
+            range: 3..4,
+            why: "test",
+            expect: &echo,
+        }],
+        &none,
+        &|b| {
+            verdict("prefix", b.len() == 4 && b[..3] == msg[..3])?;
+            Ok(msg.to_vec())
+        },
+    );
+    assert_eq!(wrong.accepted, 8);
+    let counter = Cell::new(0);
+    let stateful = catch_unwind(AssertUnwindSafe(|| {
+        tamper(
+            "stateful".into(),
+            &msg,
+            &[],
+            &|| counter.get().to_string(),
+            &|b| {
+                counter.set(counter.get() + 1);
+                verdict("equal", b == msg)
+            },
+        )
+    }));
+    assert!(stateful.is_err());
 }
