@@ -1104,7 +1104,7 @@ fn tamper_every_message() {
         ignored += t.ignored;
     }
     println!(
-        "tamper: {cases} cases, {accepted} accepted, {panics} panics ({ignored} provably ignored, {} message types, {:.1}s)",
+        "tamper: {cases} cases, {accepted} accepted, {panics} panics ({ignored} in unauthenticated bytes with the predicted result, {} message types, {:.1}s)",
         tallies.len(),
         start.elapsed().as_secs_f64()
     );
