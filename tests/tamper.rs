@@ -861,13 +861,13 @@ fn trust_token_messages(method: tt::Method, depth: Depth) -> Vec<Tally> {
 type Arc = arc::ArcV2P256;
 const ARC_LIMIT: u32 = 2;
 
-/// API-change shim: how a presentation state is obtained from a credential is changing (one
-/// state per presentation context).
-fn arc_presentation_state(
-    credential: &arc::Credential<Arc>,
+/// The presentation state of a credential for a context (the credential keeps one counter per
+/// presentation context).
+fn arc_presentation_state<'a>(
+    credential: &'a mut arc::Credential<Arc>,
     context: &[u8],
     limit: u32,
-) -> Result<arc::PresentationState<Arc>, Error> {
+) -> Result<arc::PresentationState<'a, Arc>, Error> {
     credential.presentation_state(context, limit)
 }
 
@@ -897,31 +897,39 @@ fn arc_messages() -> Vec<Tally> {
 
     let (pp_request, _) = fresh_pp();
     let pp_response = issuer.issue(&pp_request, &mut rng).unwrap();
-    let pp_credential = fresh_pp().1.finalize(&pp_response).unwrap();
+    let mut pp_credential = fresh_pp().1.finalize(&pp_response).unwrap();
     let mut token_state =
-        app::Client::token_state(&pp_credential, &challenge, &pk, ARC_LIMIT).unwrap();
+        app::Client::token_state(&mut pp_credential, &challenge, &pk, ARC_LIMIT).unwrap();
     let token = token_state.token(&mut rng).unwrap();
 
     let request = fresh().message;
     let response = key.issue(&request, &mut rng).unwrap();
     let credential = fresh().state.finalize(&pk, &response).unwrap();
-    let mut state = arc_presentation_state(&credential, &presentation_ctx, ARC_LIMIT).unwrap();
-    let state_bytes = state.to_bytes().to_vec();
-    let presentation = state.present(&mut rng).unwrap();
+    let fresh_credential_bytes = credential.to_bytes().to_vec();
+    // The same credential after one presentation: its storage now holds the context's counter.
+    let mut used = arc::Credential::<Arc>::from_bytes(&fresh_credential_bytes).unwrap();
+    let presentation = arc_presentation_state(&mut used, &presentation_ctx, ARC_LIMIT)
+        .unwrap()
+        .present(&mut rng)
+        .unwrap();
+    let used_bytes = used.to_bytes().to_vec();
     let verify = |p: &arc::Presentation<Arc>| {
         key.verify_presentation(&request_ctx, &presentation_ctx, p, ARC_LIMIT)
             .map(|t| t.to_bytes())
             .map_err(at("verify_presentation"))
     };
-    let present_and_verify = |st: &mut arc::PresentationState<Arc>| {
+    let present_and_verify = |c: &mut arc::Credential<Arc>| {
+        let mut st = arc_presentation_state(c, &presentation_ctx, ARC_LIMIT)
+            .map_err(at("presentation_state"))?;
         verify(&st.present(&mut seeded()).map_err(at("client present"))?)
     };
-    // The presentation state's counter is the client's own unauthenticated storage: a flipped
-    // `next` gives the presentation of the nonce written there (review finding 3), the tag of
-    // which is computed independently here.
-    let next_at = 1 + arc::Credential::<Arc>::LEN + 4;
-    let tag_for_next = |_: &Vec<u8>, b: &[u8]| {
-        let next = u32::from_be_bytes(b[next_at..next_at + 4].try_into().unwrap());
+    // The counter's `used` field is the client's own unauthenticated storage (layout: the fresh
+    // credential, then `BE32(limit) || BE32(used) || BE16(len) || context` per context): a
+    // flipped `used` gives the presentation of the nonce written there (a restored stale copy
+    // does the same; review finding 3), the tag of which is computed independently here.
+    let used_at = fresh_credential_bytes.len() + 4;
+    let tag_for_used = |_: &Vec<u8>, b: &[u8]| {
+        let next = u32::from_be_bytes(b[used_at..used_at + 4].try_into().unwrap());
         hazmat::arc::present_nonce_with(
             &credential,
             &presentation_ctx,
@@ -932,11 +940,33 @@ fn arc_messages() -> Vec<Tally> {
         .map(|p| p.tag().to_bytes())
         .unwrap_or_default()
     };
-    let state_ignored = [Ignored {
-        range: next_at..next_at + 4,
-        why: "PresentationState `next` counter: client-local storage without integrity; the result is the presentation of the nonce written (review finding 3)",
-        expect: &tag_for_next,
-    }];
+    // A flipped context name leaves the credential without a counter for this context: it then
+    // starts it at nonce 0, again the behaviour of a stale copy (the name is not authenticated
+    // either; a flip that breaks the names' sort order is rejected at decoding).
+    let tag_for_fresh_context = |_: &Vec<u8>, b: &[u8]| {
+        let same_name = b[used_at + 6..] == presentation_ctx[..];
+        hazmat::arc::present_nonce_with(
+            &credential,
+            &presentation_ctx,
+            if same_name { 1 } else { 0 },
+            ARC_LIMIT,
+            &mut hazmat::arc::TestDrng::new(b"any"),
+        )
+        .map(|p| p.tag().to_bytes())
+        .unwrap_or_default()
+    };
+    let counter_ignored = [
+        Ignored {
+            range: used_at..used_at + 4,
+            why: "Credential counter `used`: client-local storage without integrity; the result is the presentation of the nonce written (review finding 3)",
+            expect: &tag_for_used,
+        },
+        Ignored {
+            range: used_at + 6..used_bytes.len(),
+            why: "Credential counter's context name: client-local storage without integrity; another name leaves this context at nonce 0 (review finding 3)",
+            expect: &tag_for_fresh_context,
+        },
+    ];
     vec![
         tamper(
             "arc/privacy-pass/CredentialRequest".into(),
@@ -1010,26 +1040,17 @@ fn arc_messages() -> Vec<Tally> {
         ),
         tamper(
             "arc/Credential (storage)".into(),
-            &credential.to_bytes(),
+            &fresh_credential_bytes,
             &[],
             &snapshot,
-            &|b| {
-                let c = arc::Credential::<Arc>::from_bytes(b).map_err(at("decode"))?;
-                let mut st = arc_presentation_state(&c, &presentation_ctx, ARC_LIMIT)
-                    .map_err(at("presentation_state"))?;
-                present_and_verify(&mut st)
-            },
+            &|b| present_and_verify(&mut arc::Credential::<Arc>::from_bytes(b).map_err(at("decode"))?),
         ),
         tamper(
-            "arc/PresentationState (storage)".into(),
-            &state_bytes,
-            &state_ignored,
+            "arc/Credential with a context counter (storage)".into(),
+            &used_bytes,
+            &counter_ignored,
             &snapshot,
-            &|b| {
-                let mut st =
-                    arc::PresentationState::<Arc>::from_bytes(b).map_err(at("decode"))?;
-                present_and_verify(&mut st)
-            },
+            &|b| present_and_verify(&mut arc::Credential::<Arc>::from_bytes(b).map_err(at("decode"))?),
         ),
     ]
 }
