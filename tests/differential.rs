@@ -3,8 +3,9 @@
 //! to the edges (values next to 0, `p` and `n`, single bits, all-ones limbs, the identity, `P`
 //! and `-P`, equal points in different Jacobian representations) and seeded random ones.
 //!
-//! Every comparison is counted; the binary prints `differential: <N> comparisons, <M> mismatches`
-//! (run with `--nocapture`) and each test asserts zero mismatches. `DIFFERENTIAL_ITERS=<k>`
+//! Every comparison is counted; each test prints its own count and asserts zero mismatches, and
+//! the last test of a full run prints `differential: <N> comparisons, <M> mismatches` (run with
+//! `--nocapture`; a filtered run prints only the per-test lines). `DIFFERENTIAL_ITERS=<k>`
 //! multiplies the random iterations (and adds longer MSMs), `DIFFERENTIAL_SEED=<u64>` changes
 //! the seed (printed by every test).
 //!
@@ -44,6 +45,10 @@ trait RefCurve: Curve {
         + Sub<Output = Self::RefPoint>
         + Neg<Output = Self::RefPoint>
         + Mul<Scalar<Self>, Output = Self::RefPoint>;
+    /// The reference point as the `primeorder` type (the same type, named generically).
+    fn ref_po(p: &Self::RefPoint) -> primeorder::ProjectivePoint<Self>;
+    /// The `primeorder` point as the reference point.
+    fn po_ref(p: &primeorder::ProjectivePoint<Self>) -> Self::RefPoint;
     /// The generator.
     fn ref_generator() -> Self::RefPoint;
     /// The identity.
@@ -65,6 +70,14 @@ macro_rules! ref_curve {
         impl RefCurve for $curve {
             type RefFe = $krate::FieldElement;
             type RefPoint = $krate::ProjectivePoint;
+
+            fn ref_po(p: &Self::RefPoint) -> primeorder::ProjectivePoint<Self> {
+                *p
+            }
+
+            fn po_ref(p: &primeorder::ProjectivePoint<Self>) -> Self::RefPoint {
+                *p
+            }
 
             fn ref_generator() -> Self::RefPoint {
                 $krate::ProjectivePoint::GENERATOR
@@ -397,7 +410,13 @@ fn check_fe<F: FieldImpl>(
 
 /// Binary operations on one pair.
 fn field_pair<F: FieldImpl>(t: &mut Tally, a: &(F::Fe, F::Ref), b: &(F::Fe, F::Ref)) {
-    let input = || format!("a = {:?}, b = {:?}", a.1, b.1);
+    let input = || {
+        format!(
+            "a = {}, b = {}",
+            hex_of(a.1.to_repr()),
+            hex_of(b.1.to_repr())
+        )
+    };
     check_fe::<F>(t, "a + b", &F::add(&a.0, &b.0), &(a.1 + b.1), &input);
     check_fe::<F>(t, "a - b", &F::sub(&a.0, &b.0), &(a.1 - b.1), &input);
     check_fe::<F>(t, "a * b", &F::mul(&a.0, &b.0), &(a.1 * b.1), &input);
@@ -406,7 +425,13 @@ fn field_pair<F: FieldImpl>(t: &mut Tally, a: &(F::Fe, F::Ref), b: &(F::Fe, F::R
 
 /// Unary operations, selection and the codec on one element (`b` is a second operand).
 fn field_unary<F: FieldImpl>(t: &mut Tally, a: &(F::Fe, F::Ref), b: &(F::Fe, F::Ref)) {
-    let input = || format!("a = {:?}, b = {:?}", a.1, b.1);
+    let input = || {
+        format!(
+            "a = {}, b = {}",
+            hex_of(a.1.to_repr()),
+            hex_of(b.1.to_repr())
+        )
+    };
     check_fe::<F>(t, "a^2", &F::square(&a.0), &a.1.square(), &input);
     check_fe::<F>(t, "2a", &F::double(&a.0), &a.1.double(), &input);
     check_fe::<F>(t, "-a", &F::neg(&a.0), &-a.1, &input);
@@ -511,7 +536,13 @@ fn field_suite<F: FieldImpl>(t: &mut Tally, rng: &mut StdRng) {
         let a_inv = a.1.invert().unwrap_or(F::Ref::ONE);
         for target in &targets {
             let ours = |x: &F::Ref| F::from_repr(&x.to_repr()).expect("canonical");
-            let input = || format!("a = {:?}, target = {target:?}", a.1);
+            let input = || {
+                format!(
+                    "a = {}, t = {}",
+                    hex_of(a.1.to_repr()),
+                    hex_of(target.to_repr())
+                )
+            };
             let b = *target * a_inv;
             check_fe::<F>(t, "a * (t/a)", &F::mul(&a.0, &ours(&b)), &(a.1 * b), &input);
             let c = *target - a.1;
@@ -536,7 +567,7 @@ fn field_suite<F: FieldImpl>(t: &mut Tally, rng: &mut StdRng) {
         if let Some(r) = Option::<F::Ref>::from(target.sqrt()) {
             for r in [r, -r] {
                 let ours = F::from_repr(&r.to_repr()).expect("canonical");
-                let input = || format!("r = {r:?}");
+                let input = || format!("r = {}", hex_of(r.to_repr()));
                 check_fe::<F>(t, "r^2 = target", &F::square(&ours), &r.square(), &input);
             }
         }
@@ -771,7 +802,17 @@ fn point_ops<C: RefCurve>(t: &mut Tally, rng: &mut StdRng) {
             &Hex(C::ref_sec1_compressed(&a.r)),
             &input,
         );
-        check_point::<C>(t, "Point::from_primeorder", &a.zr, &a.r, &input);
+        let po = C::ref_po(&a.r);
+        let ours = Point::<C>::from_primeorder(&po);
+        check_point::<C>(t, "JacobianPoint::from_primeorder", &ours, &a.r, &input);
+        let ours = Affine::<C>::from_primeorder(&po.to_affine());
+        check_affine::<C>(t, "AffinePoint::from_primeorder", &ours, &a.r, &input);
+        let back = C::ref_sec1(&C::po_ref(&a.zr.to_primeorder()));
+        let what = "JacobianPoint::to_primeorder";
+        t.check(what, &Hex(back), &Hex(C::ref_sec1(&a.r)), &input);
+        let back = C::ref_sec1(&C::po_ref(&a.aff.to_primeorder().into()));
+        let what = "AffinePoint::to_primeorder";
+        t.check(what, &Hex(back), &Hex(C::ref_sec1(&a.r)), &input);
         for b in &cases {
             let input = || format!("a = {}, b = {}", a.label, b.label);
             let sum = a.r + b.r;
@@ -829,6 +870,16 @@ fn point_ops<C: RefCurve>(t: &mut Tally, rng: &mut StdRng) {
             for (what, ours, theirs) in &pairs {
                 check_point::<C>(t, what, ours, theirs, &input);
             }
+            for c in [0u8, 1] {
+                let (ch, pick) = (Choice::from(c), if c == 1 { &b.r } else { &a.r });
+                let ours = Point::<C>::conditional_select(&a.zr, &b.zr, ch);
+                check_point::<C>(t, "Point::conditional_select", &ours, pick, &input);
+                let ours = Affine::<C>::conditional_select(&a.aff, &b.aff, ch);
+                check_affine::<C>(t, "Affine::conditional_select", &ours, pick, &input);
+                let mut ours = a.zr;
+                ours.conditional_assign(&b.zr, ch);
+                check_point::<C>(t, "Point::conditional_assign", &ours, pick, &input);
+            }
             let eq = a.r == b.r;
             t.check(
                 "Point ct_eq (Z != 1, Z = 1)",
@@ -878,7 +929,7 @@ fn decoding<C: RefCurve>(t: &mut Tally, cases: &[Pt<C>]) {
             &input,
         );
     }
-    let p = be_add(&(-C::RefFe::ONE).to_repr().as_ref().to_vec(), 1);
+    let p = be_add((-C::RefFe::ONE).to_repr().as_ref(), 1);
     let mut uncompressed: Vec<Vec<u8>> = vec![vec![0; 2 * len + 1]];
     for c in cases.iter().filter(|c| c.r != C::ref_identity()) {
         let e = C::ref_sec1(&c.r);
@@ -967,9 +1018,11 @@ fn single_muls<C: RefCurve>(blind: &LadderBlind<C>) -> Vec<(&'static str, Single
     ]
 }
 
+/// A multiplication through a fixed-base table under test.
+type FixedMul<C> = fn(&FixedBaseTable<C>, &Scalar<C>) -> Point<C>;
+
 /// Multiplications by a fixed base through its table (built once per base).
-fn fixed_muls<C: RefCurve>() -> Vec<(&'static str, fn(&FixedBaseTable<C>, &Scalar<C>) -> Point<C>)>
-{
+fn fixed_muls<C: RefCurve>() -> Vec<(&'static str, FixedMul<C>)> {
     vec![
         ("FixedBaseTable::mul", |t, k| t.mul(k)),
         ("FixedBaseTable::vartime_mul", |t, k| t.vartime_mul(k)),
@@ -985,8 +1038,11 @@ fn fixed_muls<C: RefCurve>() -> Vec<(&'static str, fn(&FixedBaseTable<C>, &Scala
     ]
 }
 
+/// A multiplication of the generator under test.
+type GeneratorMul<C> = Box<dyn Fn(&Scalar<C>) -> Point<C>>;
+
 /// Multiplications of the generator.
-fn generator_muls<C: RefCurve>() -> Vec<(&'static str, Box<dyn Fn(&Scalar<C>) -> Point<C>>)> {
+fn generator_muls<C: RefCurve>() -> Vec<(&'static str, GeneratorMul<C>)> {
     let fresh = std::rc::Rc::new(GeneratorTable::<C>::new());
     let fresh2 = fresh.clone();
     vec![
@@ -1037,11 +1093,11 @@ fn single_mul<C: RefCurve>(t: &mut Tally, rng: &mut StdRng) {
     let cases = point_cases::<C>(t, rng);
     let blind = LadderBlind::<C>::random(rng);
     let muls = single_muls::<C>(&blind);
-    // All scalars on G, P and the identity; a third of them on every other point.
+    // All scalars on G, P and the identity; a sixth of them on every other point.
     for (i, p) in cases.iter().enumerate() {
         let main = matches!(i, 0 | 1 | 8);
         for (j, (name, k)) in scalars.iter().enumerate() {
-            if !main && j % 3 != i % 3 {
+            if !main && j % 6 != i % 6 {
                 continue;
             }
             let theirs = p.r * *k;
@@ -1068,7 +1124,7 @@ fn single_mul<C: RefCurve>(t: &mut Tally, rng: &mut StdRng) {
             p.label.clone()
         });
         for (j, (name, k)) in scalars.iter().enumerate() {
-            if j % 2 == 1 {
+            if j % 3 != 0 {
                 continue;
             }
             let theirs = p.r * *k;
@@ -1527,6 +1583,88 @@ fn hashing<C: RefCurve>(t: &mut Tally, rng: &mut StdRng) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Scalars
+
+/// The crate's scalar helpers (`decode_scalar`, `decode_nonzero_scalar`, `scalar_bytes`,
+/// `invert`, `batch_invert`, `select_scalar`) against the curve crate's `Scalar`, on the
+/// encodings next to 0, `n` and `2^(8 Ns)` (the field edges of the scalar field).
+fn scalars<C: RefCurve>(t: &mut Tally, rng: &mut StdRng) {
+    let mut decoded: Vec<Scalar<C>> = Vec::new();
+    for bytes in field_edges::<Scalar<C>>() {
+        let input = || hex_of(&bytes);
+        let mut r = <Scalar<C> as PrimeField>::Repr::default();
+        r.as_mut().copy_from_slice(&bytes);
+        let theirs: Option<Scalar<C>> = Scalar::<C>::from_repr(r).into();
+        let ours = group::decode_scalar::<C>(&bytes).ok();
+        t.check("decode_scalar", &ours, &theirs, &input);
+        let nonzero = theirs.filter(|s| !bool::from(s.is_zero()));
+        let ours = group::decode_nonzero_scalar::<C>(&bytes).ok();
+        t.check("decode_nonzero_scalar", &ours, &nonzero, &input);
+        for cut in [1, bytes.len() - 1, bytes.len() + 1] {
+            let mut b = bytes.clone();
+            b.resize(cut, 0);
+            let ours = group::decode_scalar::<C>(&b).is_err();
+            t.check("decode_scalar rejects other lengths", &ours, &true, &input);
+        }
+        if let Some(s) = theirs {
+            let ours = Hex(C::scalar_bytes(&s).as_ref().to_vec());
+            t.check("scalar_bytes", &ours, &Hex(s.to_repr().to_vec()), &input);
+            decoded.push(s);
+        }
+    }
+    decoded.extend((0..64).map(|_| Scalar::<C>::random(&mut *rng)));
+    for (i, s) in decoded.iter().enumerate() {
+        let input = || hex_of(s.to_repr());
+        let theirs: Option<Scalar<C>> = s.invert().into();
+        t.check("invert", &group::invert::<C>(s).ok(), &theirs, &input);
+        let other = decoded[(i + 1) % decoded.len()];
+        for c in [0u8, 1] {
+            let ours = group::select_scalar::<C>(s, &other, Choice::from(c));
+            let theirs = Scalar::<C>::conditional_select(s, &other, Choice::from(c));
+            t.check("select_scalar", &ours, &theirs, &input);
+        }
+    }
+    // Batches of non-zero scalars of every length up to 40; with a zero, the batch fails and
+    // nothing changes.
+    let nonzero: Vec<Scalar<C>> = decoded
+        .iter()
+        .copied()
+        .filter(|s| !bool::from(s.is_zero()))
+        .collect();
+    for n in 0..=40usize {
+        let start = (n * 13) % nonzero.len();
+        let batch: Vec<Scalar<C>> = (0..n)
+            .map(|i| nonzero[(start + i) % nonzero.len()])
+            .collect();
+        let mut ours = batch.clone();
+        let mut scratch = vec![Scalar::<C>::ZERO; n];
+        let ok = group::batch_invert::<C>(&mut ours, &mut scratch).is_ok();
+        t.check("batch_invert Ok", &ok, &true, &|| format!("{n} scalars"));
+        let theirs: Vec<Scalar<C>> = batch.iter().map(|s| s.invert().unwrap()).collect();
+        t.check("batch_invert", &ours, &theirs, &|| format!("{n} scalars"));
+        if n > 0 {
+            let mut with_zero = batch.clone();
+            with_zero[n / 2] = Scalar::<C>::ZERO;
+            let before = with_zero.clone();
+            let err = group::batch_invert::<C>(&mut with_zero, &mut scratch).is_err();
+            t.check("batch_invert rejects a zero", &err, &true, &|| {
+                format!("{n} scalars")
+            });
+            t.check(
+                "batch_invert leaves a failed batch",
+                &with_zero,
+                &before,
+                &|| format!("{n} scalars"),
+            );
+            let err = group::batch_invert::<C>(&mut ours, &mut scratch[1..]).is_err();
+            t.check("batch_invert rejects unequal lengths", &err, &true, &|| {
+                format!("{n} scalars")
+            });
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // The tests
 
 macro_rules! differential_tests {
@@ -1561,4 +1699,6 @@ differential_tests! {
     normalize_p384 => normalize::<NistP384>;
     hashing_p256 => hashing::<NistP256>;
     hashing_p384 => hashing::<NistP384>;
+    scalars_p256 => scalars::<NistP256>;
+    scalars_p384 => scalars::<NistP384>;
 }
