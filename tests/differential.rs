@@ -53,16 +53,32 @@ trait RefCurve: Curve {
     fn ref_generator() -> Self::RefPoint;
     /// The identity.
     fn ref_identity() -> Self::RefPoint;
-    /// Uncompressed SEC1 encoding; the identity as `UNCOMPRESSED_LEN` zeros (the crate's rule).
-    fn ref_sec1(p: &Self::RefPoint) -> Vec<u8>;
-    /// Compressed SEC1 encoding; the identity as `COMPRESSED_LEN` zeros.
-    fn ref_sec1_compressed(p: &Self::RefPoint) -> Vec<u8>;
+    /// SEC1 encoding, compressed or not; the identity as `COMPRESSED_LEN` or `UNCOMPRESSED_LEN`
+    /// zeros (the crate's rule).
+    fn ref_encode(p: &Self::RefPoint, compress: bool) -> Vec<u8>;
+    /// Uncompressed SEC1 encoding (the identity as zeros).
+    fn ref_sec1(p: &Self::RefPoint) -> Vec<u8> {
+        Self::ref_encode(p, false)
+    }
     /// SEC1 decoding (either form) by the curve crate.
     fn ref_from_sec1(bytes: &[u8]) -> Option<Self::RefPoint>;
     /// `GroupDigest::hash_from_bytes` with `ExpandMsgXmd<xmd>`.
     fn ref_hash_to_curve(xmd: Xmd, msg: &[&[u8]], dst: &[&[u8]]) -> Option<Self::RefPoint>;
     /// `GroupDigest::hash_to_scalar` with `ExpandMsgXmd<xmd>`.
     fn ref_hash_to_scalar(xmd: Xmd, msg: &[&[u8]], dst: &[&[u8]]) -> Option<Scalar<Self>>;
+}
+
+/// `<Self as GroupDigest>::$f::<ExpandMsgXmd<H>>(msg, dst)` with the hash `H` that `xmd` names.
+macro_rules! with_xmd {
+    ($xmd:expr, $f:ident, $msg:expr, $dst:expr) => {{
+        use elliptic_curve::hash2curve::{ExpandMsgXmd, GroupDigest};
+        match $xmd {
+            Xmd::Sha256 => <Self as GroupDigest>::$f::<ExpandMsgXmd<sha2::Sha256>>($msg, $dst),
+            Xmd::Sha384 => <Self as GroupDigest>::$f::<ExpandMsgXmd<sha2::Sha384>>($msg, $dst),
+            Xmd::Sha512 => <Self as GroupDigest>::$f::<ExpandMsgXmd<sha2::Sha512>>($msg, $dst),
+        }
+        .ok()
+    }};
 }
 
 macro_rules! ref_curve {
@@ -87,23 +103,13 @@ macro_rules! ref_curve {
                 $krate::ProjectivePoint::IDENTITY
             }
 
-            fn ref_sec1(p: &Self::RefPoint) -> Vec<u8> {
+            fn ref_encode(p: &Self::RefPoint, compress: bool) -> Vec<u8> {
                 use elliptic_curve::sec1::ToEncodedPoint;
-                let e = p.to_affine().to_encoded_point(false);
-                if e.is_identity() {
-                    vec![0; Self::UNCOMPRESSED_LEN]
-                } else {
-                    e.as_bytes().to_vec()
-                }
-            }
-
-            fn ref_sec1_compressed(p: &Self::RefPoint) -> Vec<u8> {
-                use elliptic_curve::sec1::ToEncodedPoint;
-                let e = p.to_affine().to_encoded_point(true);
-                if e.is_identity() {
-                    vec![0; Self::COMPRESSED_LEN]
-                } else {
-                    e.as_bytes().to_vec()
+                let e = p.to_affine().to_encoded_point(compress);
+                match (e.is_identity(), compress) {
+                    (true, false) => vec![0; Self::UNCOMPRESSED_LEN],
+                    (true, true) => vec![0; Self::COMPRESSED_LEN],
+                    (false, _) => e.as_bytes().to_vec(),
                 }
             }
 
@@ -115,39 +121,11 @@ macro_rules! ref_curve {
             }
 
             fn ref_hash_to_curve(xmd: Xmd, msg: &[&[u8]], dst: &[&[u8]]) -> Option<Self::RefPoint> {
-                use elliptic_curve::hash2curve::{ExpandMsgXmd, GroupDigest};
-                match xmd {
-                    Xmd::Sha256 => <Self as GroupDigest>::hash_from_bytes::<
-                        ExpandMsgXmd<sha2::Sha256>,
-                    >(msg, dst)
-                    .ok(),
-                    Xmd::Sha384 => <Self as GroupDigest>::hash_from_bytes::<
-                        ExpandMsgXmd<sha2::Sha384>,
-                    >(msg, dst)
-                    .ok(),
-                    Xmd::Sha512 => <Self as GroupDigest>::hash_from_bytes::<
-                        ExpandMsgXmd<sha2::Sha512>,
-                    >(msg, dst)
-                    .ok(),
-                }
+                with_xmd!(xmd, hash_from_bytes, msg, dst)
             }
 
             fn ref_hash_to_scalar(xmd: Xmd, msg: &[&[u8]], dst: &[&[u8]]) -> Option<Scalar<Self>> {
-                use elliptic_curve::hash2curve::{ExpandMsgXmd, GroupDigest};
-                match xmd {
-                    Xmd::Sha256 => <Self as GroupDigest>::hash_to_scalar::<
-                        ExpandMsgXmd<sha2::Sha256>,
-                    >(msg, dst)
-                    .ok(),
-                    Xmd::Sha384 => <Self as GroupDigest>::hash_to_scalar::<
-                        ExpandMsgXmd<sha2::Sha384>,
-                    >(msg, dst)
-                    .ok(),
-                    Xmd::Sha512 => <Self as GroupDigest>::hash_to_scalar::<
-                        ExpandMsgXmd<sha2::Sha512>,
-                    >(msg, dst)
-                    .ok(),
-                }
+                with_xmd!(xmd, hash_to_scalar, msg, dst)
             }
         }
     };
@@ -408,15 +386,14 @@ fn check_fe<F: FieldImpl>(
     );
 }
 
+/// `a = <hex>, b = <hex>`.
+fn pair_input<R: PrimeField>(a: &R, b: &R) -> String {
+    format!("a = {}, b = {}", hex_of(a.to_repr()), hex_of(b.to_repr()))
+}
+
 /// Binary operations on one pair.
 fn field_pair<F: FieldImpl>(t: &mut Tally, a: &(F::Fe, F::Ref), b: &(F::Fe, F::Ref)) {
-    let input = || {
-        format!(
-            "a = {}, b = {}",
-            hex_of(a.1.to_repr()),
-            hex_of(b.1.to_repr())
-        )
-    };
+    let input = || pair_input(&a.1, &b.1);
     check_fe::<F>(t, "a + b", &F::add(&a.0, &b.0), &(a.1 + b.1), &input);
     check_fe::<F>(t, "a - b", &F::sub(&a.0, &b.0), &(a.1 - b.1), &input);
     check_fe::<F>(t, "a * b", &F::mul(&a.0, &b.0), &(a.1 * b.1), &input);
@@ -425,13 +402,7 @@ fn field_pair<F: FieldImpl>(t: &mut Tally, a: &(F::Fe, F::Ref), b: &(F::Fe, F::R
 
 /// Unary operations, selection and the codec on one element (`b` is a second operand).
 fn field_unary<F: FieldImpl>(t: &mut Tally, a: &(F::Fe, F::Ref), b: &(F::Fe, F::Ref)) {
-    let input = || {
-        format!(
-            "a = {}, b = {}",
-            hex_of(a.1.to_repr()),
-            hex_of(b.1.to_repr())
-        )
-    };
+    let input = || pair_input(&a.1, &b.1);
     check_fe::<F>(t, "a^2", &F::square(&a.0), &a.1.square(), &input);
     check_fe::<F>(t, "2a", &F::double(&a.0), &a.1.double(), &input);
     check_fe::<F>(t, "-a", &F::neg(&a.0), &-a.1, &input);
@@ -604,13 +575,7 @@ fn check_point<C: RefCurve>(
     theirs: &C::RefPoint,
     input: &dyn Fn() -> String,
 ) {
-    let enc = C::encode_uncompressed(&group::to_affine(ours));
-    t.check(
-        what,
-        &Hex(enc.as_ref().to_vec()),
-        &Hex(C::ref_sec1(theirs)),
-        input,
-    );
+    check_affine::<C>(t, what, &group::to_affine(ours), theirs, input);
     let back = Point::<C>::from(ours_from_ref::<C>(theirs));
     let what = format!("{what}: ct_eq");
     t.check(&what, &bool::from(ours.ct_eq(&back)), &true, input);
@@ -799,7 +764,7 @@ fn point_ops<C: RefCurve>(t: &mut Tally, rng: &mut StdRng) {
         t.check(
             "encode_compressed",
             &Hex(comp.as_ref().to_vec()),
-            &Hex(C::ref_sec1_compressed(&a.r)),
+            &Hex(C::ref_encode(&a.r, true)),
             &input,
         );
         let po = C::ref_po(&a.r);
@@ -817,55 +782,30 @@ fn point_ops<C: RefCurve>(t: &mut Tally, rng: &mut StdRng) {
             let input = || format!("a = {}, b = {}", a.label, b.label);
             let sum = a.r + b.r;
             let diff = a.r - b.r;
+            // zr: Z != 1, z1: Z = 1, aff: affine.
             let pairs: [(&str, Point<C>, &C::RefPoint); 14] = [
+                ("add_complete(zr, zr)", a.zr.add_complete(&b.zr), &sum),
+                ("add_complete(zr, z1)", a.zr.add_complete(&b.z1), &sum),
+                ("add_complete(z1, zr)", a.z1.add_complete(&b.zr), &sum),
                 (
-                    "add_complete (Z != 1, Z != 1)",
-                    a.zr.add_complete(&b.zr),
-                    &sum,
-                ),
-                (
-                    "add_complete (Z != 1, Z = 1)",
-                    a.zr.add_complete(&b.z1),
-                    &sum,
-                ),
-                (
-                    "add_complete (Z = 1, Z != 1)",
-                    a.z1.add_complete(&b.zr),
-                    &sum,
-                ),
-                (
-                    "add_affine_complete (Z != 1)",
+                    "add_affine_complete(zr)",
                     a.zr.add_affine_complete(&b.aff),
                     &sum,
                 ),
                 (
-                    "add_affine_complete (Z = 1)",
+                    "add_affine_complete(z1)",
                     a.z1.add_affine_complete(&b.aff),
                     &sum,
                 ),
-                ("Point + Affine", a.zr + b.aff, &sum),
-                ("Point - Point", a.zr - b.zr, &diff),
-                ("Point - Affine", a.zr - b.aff, &diff),
-                (
-                    "vartime_add (Z != 1, Z != 1)",
-                    a.zr.vartime_add(&b.zr),
-                    &sum,
-                ),
-                ("vartime_add (Z = 1, Z != 1)", a.z1.vartime_add(&b.zr), &sum),
+                ("zr + aff", a.zr + b.aff, &sum),
+                ("zr - zr", a.zr - b.zr, &diff),
+                ("zr - aff", a.zr - b.aff, &diff),
+                ("vartime_add(zr, zr)", a.zr.vartime_add(&b.zr), &sum),
+                ("vartime_add(z1, zr)", a.z1.vartime_add(&b.zr), &sum),
                 ("vartime_add_affine", a.zr.vartime_add_affine(&b.aff), &sum),
                 ("vartime_sub_affine", a.zr.vartime_sub_affine(&b.aff), &diff),
                 ("Sum", [a.zr, b.z1].into_iter().sum(), &sum),
-                (
-                    "+= then -=",
-                    {
-                        let mut x = a.zr;
-                        x += b.zr;
-                        x -= b.aff;
-                        x += b.aff;
-                        x
-                    },
-                    &sum,
-                ),
+                ("+=, -=, +=", add_assigns(a.zr, &b.zr, &b.aff), &sum),
             ];
             for (what, ours, theirs) in &pairs {
                 check_point::<C>(t, what, ours, theirs, &input);
@@ -899,6 +839,14 @@ fn point_ops<C: RefCurve>(t: &mut Tally, rng: &mut StdRng) {
     decoding::<C>(t, &cases);
 }
 
+/// `a += b; a -= q; a += q` (with `q` the affine form of `b`).
+fn add_assigns<C: RefCurve>(mut a: Point<C>, b: &Point<C>, q: &Affine<C>) -> Point<C> {
+    a += *b;
+    a -= *q;
+    a += *q;
+    a
+}
+
 /// SEC1 decoding of the crate (strict: canonical, on the curve, not the identity) against the
 /// curve crate's, on encodings built from the field edges and from valid points.
 fn decoding<C: RefCurve>(t: &mut Tally, cases: &[Pt<C>]) {
@@ -916,19 +864,16 @@ fn decoding<C: RefCurve>(t: &mut Tally, cases: &[Pt<C>]) {
             .filter(|p| *p != C::ref_identity())
             .map(|p| Hex(C::ref_sec1(&p)))
     };
-    let ours_of = |r: Result<Affine<C>, privacy_tokens::Error>| {
-        r.ok()
-            .map(|p| Hex(C::encode_uncompressed(&p).as_ref().to_vec()))
+    type Decode<C> = fn(&[u8]) -> Result<Affine<C>, privacy_tokens::Error>;
+    let mut check_all = |what: &str, decode: Decode<C>, inputs: &[Vec<u8>]| {
+        for b in inputs {
+            let ours = decode(b)
+                .ok()
+                .map(|p| Hex(C::encode_uncompressed(&p).as_ref().to_vec()));
+            t.check(what, &ours, &ref_of(b), &|| hex_of(b));
+        }
     };
-    for b in &compressed {
-        let input = || hex_of(b);
-        t.check(
-            "decode_compressed",
-            &ours_of(C::decode_compressed(b)),
-            &ref_of(b),
-            &input,
-        );
-    }
+    check_all("decode_compressed", C::decode_compressed, &compressed);
     let p = be_add((-C::RefFe::ONE).to_repr().as_ref(), 1);
     let mut uncompressed: Vec<Vec<u8>> = vec![vec![0; 2 * len + 1]];
     for c in cases.iter().filter(|c| c.r != C::ref_identity()) {
@@ -957,15 +902,7 @@ fn decoding<C: RefCurve>(t: &mut Tally, cases: &[Pt<C>]) {
             }
         }
     }
-    for b in &uncompressed {
-        let input = || hex_of(b);
-        t.check(
-            "decode_uncompressed",
-            &ours_of(C::decode_uncompressed(b)),
-            &ref_of(b),
-            &input,
-        );
-    }
+    check_all("decode_uncompressed", C::decode_uncompressed, &uncompressed);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1251,16 +1188,8 @@ fn multi_mul<C: RefCurve>(t: &mut Tally, rng: &mut StdRng) {
             let k = ks[(i + bi) % ks.len()];
             let sets = [k, [k[1], k[0]], [-k[0] + Scalar::<C>::ONE, -k[1]]];
             let ours = group::mul_multi_shared_ct(&p.map(|p| p.zr), &sets, blind);
-            for (o, s) in ours.iter().zip(sets.iter()) {
-                let input = || format!("P = {:?}, k = {s:?}, blind {bname}", p.map(|p| &p.label));
-                check_point::<C>(
-                    t,
-                    "mul_multi_shared_ct::<2, 3>",
-                    o,
-                    &ref_lincomb::<C>(p, s),
-                    &input,
-                );
-            }
+            let what = format!("mul_multi_shared_ct::<2, 3> (blind {bname})");
+            check_products::<C, 2>(t, &what, &ours, p, &sets);
         }
     }
     // Batches: 0, 1, 3 sets, and one past the chunk of one inversion (128).
@@ -1275,20 +1204,34 @@ fn multi_mul<C: RefCurve>(t: &mut Tally, rng: &mut StdRng) {
             format!("{n} sets")
         });
         for (b, (o, p)) in out.iter().zip(pts.iter()).enumerate() {
-            for (o, s) in o.iter().zip(sets.iter()) {
-                let input = || format!("set {b} of {n}, P = {:?}", p.map(|p| &p.label));
-                check_point::<C>(
-                    t,
-                    "mul_multi_shared_batch_ct::<2, 2>",
-                    o,
-                    &ref_lincomb::<C>(p, s),
-                    &input,
-                );
-            }
+            let what = format!("mul_multi_shared_batch_ct::<2, 2> (set {b} of {n})");
+            check_products::<C, 2>(t, &what, o, p, &sets);
         }
     }
 }
 
+/// Checks the products `ours[j] = sum_i sets[j][i] P_i` of a shared-table ladder.
+fn check_products<C: RefCurve, const N: usize>(
+    t: &mut Tally,
+    what: &str,
+    ours: &[Point<C>],
+    p: &[&Pt<C>; N],
+    sets: &[[Scalar<C>; N]],
+) {
+    t.check(
+        &format!("{what}: outputs"),
+        &ours.len(),
+        &sets.len(),
+        &|| what.into(),
+    );
+    for (o, s) in ours.iter().zip(sets.iter()) {
+        let input = || format!("P = {:?}, k = {s:?}", p.map(|p| &p.label));
+        check_point::<C>(t, what, o, &ref_lincomb::<C>(p, s), &input);
+    }
+}
+
+/// `N`-term multiplications of every implementation on the point and scalar tuples, and with
+/// fixed-base tables.
 fn multi_mul_n<C: RefCurve, const N: usize>(
     t: &mut Tally,
     rng: &mut StdRng,
