@@ -1,0 +1,2 @@
+#![no_main]
+privacy_tokens_fuzz::target!("tt_decode", privacy_tokens_fuzz::trust_token::decode_target);

@@ -1,0 +1,106 @@
+//! Privacy Pass issuance protocol 1 (RFC 9578, token type 0x0001) targets.
+
+use privacy_tokens::voprf::privacy_pass::{
+    BatchTokenResponse, Client, Token, TokenChallenge, TokenRequest, TokenResponse,
+};
+
+use crate::fixtures::{pp, pp_batch_state, pp_state};
+use crate::{adapt, rng, roundtrip, split};
+
+/// `pp_decode`: every message decoder, chosen by the selector byte; decoded values must
+/// re-encode to the input.
+pub fn decode_target(data: &[u8]) {
+    let Some((sel, d)) = split(data) else { return };
+    match sel % 6 {
+        0 => drop(roundtrip(d, TokenChallenge::from_bytes, |v| v.to_bytes())),
+        1 => drop(roundtrip(d, TokenRequest::from_bytes, |v| v.to_bytes())),
+        2 => drop(roundtrip(d, TokenResponse::from_bytes, |v| v.to_bytes())),
+        3 => drop(roundtrip(d, Token::from_bytes, |v| v.to_bytes())),
+        4 => drop(roundtrip(d, adapt::pp_batch_request, |v| v.to_bytes())),
+        _ => drop(roundtrip(d, BatchTokenResponse::from_bytes, |v| {
+            v.to_bytes()
+        })),
+    }
+}
+
+/// `pp_issuer`: the issuer's handling of request bytes (single and batched), its token
+/// verification, and the client's handling of challenge bytes.
+pub fn issuer_target(data: &[u8]) {
+    let Some((sel, d)) = split(data) else { return };
+    let f = pp();
+    let mut rng = rng(10);
+    match sel % 4 {
+        0 => {
+            if let Ok(req) = TokenRequest::from_bytes(d) {
+                let _ = f.issuer.issue(&mut rng, &req);
+            }
+        }
+        1 => {
+            if let Ok(req) = adapt::pp_batch_request(d) {
+                if let Ok(resp) = f.issuer.issue_batch(&mut rng, &req) {
+                    assert_eq!(
+                        resp.evaluated_elements().len(),
+                        req.blinded_elements().len()
+                    );
+                }
+            }
+        }
+        2 => {
+            if let Ok(token) = Token::from_bytes(d) {
+                let _ = f.issuer.verify_token(&token);
+            }
+        }
+        _ => {
+            let _ = Client::request(f.issuer.public_key(), d, &mut rng);
+        }
+    }
+}
+
+/// `pp_client`: the client's finalize on response bytes (single, and batched for two tokens);
+/// a token it accepts must verify at the issuer.
+pub fn client_target(data: &[u8]) {
+    let Some((sel, d)) = split(data) else { return };
+    let f = pp();
+    if sel & 1 == 0 {
+        let Ok(resp) = TokenResponse::from_bytes(d) else {
+            return;
+        };
+        if let Ok(token) = pp_state().finalize(&resp) {
+            assert_eq!(f.issuer.verify_token(&token), Ok(true));
+        }
+    } else {
+        let Ok(resp) = BatchTokenResponse::from_bytes(d) else {
+            return;
+        };
+        if let Ok(tokens) = pp_batch_state().1.finalize_batch(&resp) {
+            for t in &tokens {
+                assert_eq!(f.issuer.verify_token(t), Ok(true));
+            }
+        }
+    }
+}
+
+/// Valid messages of the fixture: `(selector-free)` challenge, requests, responses, tokens.
+pub fn messages() -> Vec<(u8, Vec<u8>)> {
+    let f = pp();
+    let mut rng = rng(11);
+    let mut out = vec![(0, f.challenge.clone())];
+    let (req, state) = privacy_tokens::voprf::privacy_pass::request_with(
+        f.issuer.public_key(),
+        &f.challenge,
+        &crate::fixtures::PP_NONCE,
+        &crate::fixtures::blind::<privacy_tokens::P384Sha384>(),
+    )
+    .expect("request");
+    let resp = f.issuer.issue(&mut rng, &req).expect("issue");
+    let token = state.finalize(&resp).expect("finalize");
+    let (breq, bstate) = pp_batch_state();
+    let bresp = f.issuer.issue_batch(&mut rng, &breq).expect("issue");
+    drop(bstate);
+    out.push((1, req.to_bytes().to_vec()));
+    out.push((2, resp.to_bytes().to_vec()));
+    out.push((3, token.to_bytes().to_vec()));
+    out.push((4, breq.to_bytes()));
+    out.push((5, bresp.to_bytes()));
+    out
+}
