@@ -14,9 +14,8 @@ use crate::{Error, Result};
 use super::hash::{token_input, ScalarHasher};
 use super::keys::{PrivateKey, PublicKey};
 use super::wire::TokenReader as _;
-use super::{
-    decode_wire_point, encode_point, put_point, wire, Method, Pretoken, Token, C, NONCE_SIZE,
-};
+use super::wire::{decode_wire_point, encode_point, put_point};
+use super::{wire, Method, Pretoken, Token, C, NONCE_SIZE};
 
 /// One PMB method's hashes (`PMBTOKEN_METHOD`). The DSTs include the trailing C NUL
 /// (`sizeof("...")` in BoringSSL).

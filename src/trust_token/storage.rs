@@ -8,9 +8,10 @@ use crate::group::{self, Curve};
 use crate::{Error, Result};
 
 use super::wire::TokenReader as _;
+use super::wire::{encode_point, put_point};
 use super::{
-    encode_point, put_point, wire, IssuanceRequest, IssuanceState, IssueResponse, Method, Pretoken,
-    Redemption, Token, C, NONCE_SIZE, POINT_LEN, SCALAR_LEN,
+    wire, IssuanceRequest, IssuanceState, IssueResponse, Method, Pretoken, Redemption, Token, C,
+    NONCE_SIZE, POINT_LEN, SCALAR_LEN,
 };
 
 /// One method of each wire layout (VOPRF; PMB; PMB with u16-prefixed points): tokens and issue

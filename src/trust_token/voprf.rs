@@ -14,8 +14,9 @@ use crate::{Error, P384Sha384, Result};
 
 use super::hash::{token_input, ScalarHasher};
 use super::keys::{PrivateKey, PublicKey};
+use super::wire::encode_point;
 use super::wire::TokenReader as _;
-use super::{encode_point, wire, Method, Pretoken, Token, C, NONCE_SIZE, POINT_LEN};
+use super::{wire, Method, Pretoken, Token, C, NONCE_SIZE, POINT_LEN};
 
 /// One VOPRF method's hashes.
 pub(crate) struct VoprfParams {
