@@ -21,7 +21,8 @@
 //!
 //! For storage this crate adds encodings of its own (each decoded strictly: exact length, no
 //! trailing bytes, canonical scalars, points on the curve and not the identity), which are also
-//! the serde forms (feature `serde`: lowercase hex in human-readable formats, bytes otherwise):
+//! the serde forms (feature `serde`: lowercase hex in human-readable formats, bytes otherwise;
+//! the secret [`IssuanceState`] only through a field attribute naming [`secret_issuance_state`]):
 //!
 //! | type | storage encoding / serde form |
 //! | --- | --- |
@@ -30,8 +31,8 @@
 //! | [`PublicKey`] | `u8 method id ‖ public key blob` ([`PublicKey::to_storage_bytes`]) |
 //! | [`Token`] | the token bytes above ([`Token::decode`]) |
 //! | [`IssueResponse`] | its issue response message ([`IssueResponse::decode`]) |
-//! | [`IssuanceState`] | `u8 method id ‖ u16 count ‖ count × (salt ‖ blind ‖ point)` ([`IssuanceState::to_bytes`]) |
-//! | [`IssuanceRequest`] | its state (the message is rebuilt from it: [`IssuanceRequest::from_state`]) |
+//! | [`IssuanceState`] (secret) | `u8 method id ‖ u16 count ‖ count × (salt ‖ blind ‖ point)` ([`IssuanceState::to_secret_bytes`]; serde: [`secret_issuance_state`] only) |
+//! | [`IssuanceRequest`] | serialize-only: its issue request message (the wire message, never the state) |
 //! | [`Redemption`] | `u32 key_id ‖ u8 bit ‖ 64-byte nonce ‖ client_data` ([`Redemption::to_bytes`]) |
 //!
 //! The method id is [`Method::id`]. The BoringSSL blobs inside the key encodings are unchanged:
@@ -50,7 +51,7 @@
 //!
 //! let request = client.begin_issuance(3, &mut rng)?;
 //! let response = issuer.issue(&request.message, 7, true, 10, &mut rng)?;
-//! let tokens = client.finish_issuance(&request.state, &response.message)?;
+//! let tokens = client.finish_issuance(request.state, &response.message)?;
 //! assert_eq!(tokens.len(), 3);
 //!
 //! let redemption = client.begin_redemption(&tokens[0], b"client data")?;
@@ -83,11 +84,13 @@ mod tests;
 mod voprf;
 mod wire;
 
-pub use client::{Client, IssuanceRequest, IssuanceState, Token};
+pub use client::{Client, FinishIssuanceError, IssuanceRequest, IssuanceState, Token};
 pub use issuer::{IssueResponse, Issuer, Redemption};
 pub use keys::{derive_key_from_secret, generate_key, PrivateKey, PublicKey};
 #[cfg(feature = "srr")]
 pub use srr::{RedemptionRecord, SRR_KEY_LEN, SRR_SIGNATURE_LEN};
+#[cfg(feature = "serde")]
+pub use storage::secret_issuance_state;
 
 pub(crate) use client::Pretoken;
 

@@ -78,11 +78,15 @@ impl Token {
 }
 
 /// The result of [`Client::begin_issuance`]: the wire message and the private state.
+///
+/// Only [`IssuanceRequest::message`] goes to the issuer; it is also the whole serde form
+/// (feature `serde`: serialize-only, as the message's hex or bytes), so posting a serialized
+/// request never sends the secret [`IssuanceState`].
 #[derive(Debug)]
 pub struct IssuanceRequest {
     /// The issue request: `u16 count ‖ count × point`.
     pub message: Vec<u8>,
-    /// The blinds, kept by the client for [`Client::finish_issuance`].
+    /// The blinds, kept by the client for [`Client::finish_issuance`]. Secret: never send it.
     pub state: IssuanceState,
 }
 
@@ -99,11 +103,13 @@ pub(crate) struct Pretoken {
 }
 
 /// The client's private issuance state (`TRUST_TOKEN_PRETOKEN`s): zeroized on drop, `Debug`
-/// redacted, not `Clone`.
+/// redacted, not `Clone`, and no plain `Serialize`.
 ///
-/// [`Client::finish_issuance`] borrows it, so a failed call (a bad or tampered response) leaves
-/// it usable for the right response; drop it after success. To keep it between begin and
-/// finish issuance, store [`IssuanceState::to_bytes`] (or serialize it) as a secret.
+/// [`Client::finish_issuance`] consumes it, as BoringSSL frees its pretokens, so one state
+/// never yields two token sets; a failed call (a bad or tampered response) hands it back in
+/// [`FinishIssuanceError::state`] for the right response. To keep it between begin and finish
+/// issuance, store [`IssuanceState::to_secret_bytes`] as a secret (with serde: the field
+/// attribute `#[serde(with = "privacy_tokens::trust_token::secret_issuance_state")]`).
 #[derive(Zeroize, ZeroizeOnDrop)]
 pub struct IssuanceState {
     #[zeroize(skip)]
@@ -129,6 +135,40 @@ impl IssuanceState {
     /// The method the request was made for.
     pub fn method(&self) -> Method {
         self.method
+    }
+}
+
+/// The error of [`Client::finish_issuance`]: what went wrong, and the state, untouched, to
+/// finish with the right response. `Debug` is redacted (the state's); `?` converts it into
+/// [`Error`], dropping (and wiping) the state.
+pub struct FinishIssuanceError {
+    /// Why the response was rejected.
+    pub error: Error,
+    /// The state that was passed in, still unused.
+    pub state: IssuanceState,
+}
+
+impl fmt::Debug for FinishIssuanceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FinishIssuanceError")
+            .field("error", &self.error)
+            .field("state", &self.state)
+            .finish()
+    }
+}
+
+impl fmt::Display for FinishIssuanceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.error, f)
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for FinishIssuanceError {}
+
+impl From<FinishIssuanceError> for Error {
+    fn from(e: FinishIssuanceError) -> Self {
+        e.error
     }
 }
 
@@ -239,14 +279,29 @@ impl Client {
     /// Verifies an issue response and unblinds its tokens (`TRUST_TOKEN_CLIENT_finish_issuance`).
     ///
     /// The response may carry fewer tokens than requested (never more); they match the first
-    /// pretokens of `state`. Any failure rejects the whole batch and leaves `state` usable.
+    /// pretokens of `state`. The state is consumed: on success its pretokens are gone (wiped),
+    /// so it cannot be finished a second time; any failure rejects the whole batch and returns
+    /// the state untouched in the error, to be finished with the right response.
     ///
     /// # Errors
-    /// [`Error::UnsupportedValue`] for a key id this client does not hold or a state of another
-    /// method; [`Error::Batch`] for a count of zero or above the request's;
-    /// [`Error::InvalidLength`] on truncation, a wrong proof length or trailing bytes; point
-    /// and scalar decoding errors; [`Error::InvalidProof`] when the batched proof fails.
-    pub fn finish_issuance(&self, state: &IssuanceState, response: &[u8]) -> Result<Vec<Token>> {
+    /// A [`FinishIssuanceError`] holding the state and [`Error::UnsupportedValue`] for a key
+    /// id this client does not hold or a state of another method; [`Error::Batch`] for a count
+    /// of zero or above the request's; [`Error::InvalidLength`] on truncation, a wrong proof
+    /// length or trailing bytes; point and scalar decoding errors; [`Error::InvalidProof`] when
+    /// the batched proof fails.
+    pub fn finish_issuance(
+        &self,
+        state: IssuanceState,
+        response: &[u8],
+    ) -> core::result::Result<Vec<Token>, FinishIssuanceError> {
+        match self.finish_issuance_with(&state, response) {
+            Ok(tokens) => Ok(tokens),
+            Err(error) => Err(FinishIssuanceError { error, state }),
+        }
+    }
+
+    /// [`Client::finish_issuance`] on a borrowed state.
+    fn finish_issuance_with(&self, state: &IssuanceState, response: &[u8]) -> Result<Vec<Token>> {
         if state.method != self.method {
             return Err(Error::UnsupportedValue);
         }
@@ -261,7 +316,7 @@ impl Client {
             .iter()
             .find(|(k, _)| k.key_id() == key_id)
             .ok_or(Error::UnsupportedValue)?;
-        let pretokens = &state.pretokens[..count];
+        let pretokens = state.pretokens.get(..count).ok_or(Error::Batch)?;
         match key {
             (key, ClientTables::Pmb(tables)) => pmb::unblind(key, tables, pretokens, &mut r),
             (key, ClientTables::Voprf(table)) => voprf::unblind(key, table, pretokens, &mut r),
@@ -290,7 +345,7 @@ impl Client {
             method: self.method,
             pretokens,
         };
-        let tokens = self.finish_issuance(&state, response)?;
+        let tokens = self.finish_issuance_with(&state, response)?;
         u16::try_from(tokens.len()).map_err(|_| Error::Batch)
     }
 
