@@ -11,11 +11,16 @@ use super::{hash, pmb, voprf, wire, Method, C, NONCE_SIZE};
 
 /// The issuer (`TRUST_TOKEN_ISSUER`, `crypto/trust_token/trust_token.cc`): holds up to
 /// [`Method::max_keys`] private keys, selected by key id.
-#[derive(Clone, Debug)]
+///
+/// The key list is allocated once for [`Method::max_keys`] keys and never grows by
+/// reallocation (which would leave unwiped copies of the private keys in freed heap), also in a
+/// clone.
+#[derive(Debug)]
 pub struct Issuer {
     pub(super) method: Method,
     max_batchsize: u16,
     /// PMB keys carry their public tables and the secret blind of the issuer's ladders.
+    /// Capacity [`Method::max_keys`] from the start.
     keys: Vec<(PrivateKey, Option<pmb::IssuerKey>)>,
     /// The Ed25519 key that signs redemption records (`TRUST_TOKEN_ISSUER_set_srr_key`).
     #[cfg(feature = "srr")]
@@ -46,6 +51,22 @@ pub struct Redemption {
     pub client_data: Vec<u8>,
 }
 
+/// A clone with the same key capacity ([`Method::max_keys`]), so that adding keys to it never
+/// reallocates either.
+impl Clone for Issuer {
+    fn clone(&self) -> Self {
+        let mut keys = Self::key_list(self.method);
+        keys.extend(self.keys.iter().cloned());
+        Self {
+            method: self.method,
+            max_batchsize: self.max_batchsize,
+            keys,
+            #[cfg(feature = "srr")]
+            srr_key: self.srr_key.clone(),
+        }
+    }
+}
+
 impl Issuer {
     /// An issuer for `method` that issues at most `max_batchsize` tokens per request
     /// (`TRUST_TOKEN_ISSUER_new`).
@@ -53,10 +74,16 @@ impl Issuer {
         Self {
             method,
             max_batchsize,
-            keys: Vec::new(),
+            keys: Self::key_list(method),
             #[cfg(feature = "srr")]
             srr_key: None,
         }
+    }
+
+    /// An empty key list with room for every key the method allows: pushing never moves the
+    /// keys already held.
+    fn key_list(method: Method) -> Vec<(PrivateKey, Option<pmb::IssuerKey>)> {
+        Vec::with_capacity(method.max_keys())
     }
 
     /// The method.
@@ -87,11 +114,13 @@ impl Issuer {
     pub fn add_key(&mut self, key: PrivateKey) -> Result<()> {
         if key.method() != self.method
             || self.keys.len() >= self.method.max_keys()
+            || self.keys.len() >= self.keys.capacity()
             || self.keys.iter().any(|(k, _)| k.key_id() == key.key_id())
         {
             return Err(Error::UnsupportedValue);
         }
         let state = pmb::IssuerKey::for_key(&key)?;
+        // Within capacity (checked above): no reallocation.
         self.keys.push((key, state));
         Ok(())
     }
