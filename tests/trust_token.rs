@@ -8,11 +8,25 @@ use privacy_tokens::trust_token::{
 use privacy_tokens::Error;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
+use subtle::ConstantTimeEq;
 
 const CLIENT_DATA: &[u8] = b"\x70TEST CLIENT DATA";
 
 fn rng() -> StdRng {
     StdRng::seed_from_u64(0x7457)
+}
+
+/// Fails to compile when `$t` implements `$trait`: `some_item` resolves only if exactly one of
+/// the two impls applies.
+macro_rules! assert_not_impl {
+    ($t:ty: $trait:path) => {{
+        trait AmbiguousIfImpl<A> {
+            fn some_item() {}
+        }
+        impl<T: ?Sized> AmbiguousIfImpl<()> for T {}
+        impl<T: ?Sized + $trait> AmbiguousIfImpl<u8> for T {}
+        <$t as AmbiguousIfImpl<_>>::some_item();
+    }};
 }
 
 /// Finishes a copy of `state` (rebuilt from its secret storage encoding), so that one state can
@@ -52,13 +66,33 @@ fn bits(method: Method) -> &'static [bool] {
 fn finish_issuance_consumes_a_state_that_cannot_be_cloned() {
     let _: fn(&Client, IssuanceState, &[u8]) -> Result<Vec<Token>, FinishIssuanceError> =
         Client::finish_issuance;
-    // `some_item` resolves only if exactly one impl applies, i.e. `IssuanceState: !Clone`.
-    trait AmbiguousIfClone<A> {
-        fn some_item() {}
+    assert_not_impl!(IssuanceState: Clone);
+}
+
+/// Review finding 15, at compile level: `Token` has the constant-time equality and no `Hash`.
+#[test]
+fn token_equality_is_constant_time_and_there_is_no_hash() {
+    fn ct_eq<T: ConstantTimeEq>(a: &T, b: &T) -> bool {
+        bool::from(a.ct_eq(b))
     }
-    impl<T: ?Sized> AmbiguousIfClone<()> for T {}
-    impl<T: ?Sized + Clone> AmbiguousIfClone<u8> for T {}
-    <IssuanceState as AmbiguousIfClone<_>>::some_item();
+    assert_not_impl!(Token: std::hash::Hash);
+    let (_, client, req, resp) = transcript(Method::PstV1Pmb, 2, true);
+    let tokens = client.finish_issuance(req.state, &resp).unwrap();
+    let bytes = tokens[0].as_bytes().to_vec();
+    let same = Token::from_bytes(bytes.clone()).unwrap();
+    assert!(ct_eq(&tokens[0], &same) && tokens[0] == same);
+    assert!(!ct_eq(&tokens[0], &tokens[1]) && tokens[0] != tokens[1]);
+    for at in [0, 4, bytes.len() / 2, bytes.len() - 1] {
+        let mut b = bytes.clone();
+        b[at] ^= 1;
+        let other = Token::from_bytes(b).unwrap();
+        assert!(
+            !ct_eq(&tokens[0], &other) && tokens[0] != other,
+            "byte {at}"
+        );
+    }
+    let shorter = Token::from_bytes(bytes[..bytes.len() - 1].to_vec()).unwrap();
+    assert!(!ct_eq(&tokens[0], &shorter) && tokens[0] != shorter);
 }
 
 /// Review finding 9: a failed finish hands the state back untouched (same secret bytes) in a

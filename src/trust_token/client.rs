@@ -5,6 +5,7 @@
 use core::fmt;
 
 use rand_core::{CryptoRng, RngCore};
+use subtle::{Choice, ConstantTimeEq};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::group::{Affine, Scalar};
@@ -35,10 +36,30 @@ pub struct Client {
 }
 
 /// A token (`TRUST_TOKEN`): `u32 key_id ‖ 64-byte nonce ‖ points`, kept as its bytes.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// A bearer secret (whoever holds it can redeem it): equality is constant time over the bytes
+/// ([`ConstantTimeEq`]; `==` goes through it, the lengths are public), and there is no `Hash`,
+/// which would run over the secret bytes in variable time. To index tokens, key them by a
+/// value the issuer learns anyway, such as [`Token::nonce`] after redemption.
+#[derive(Clone, Debug)]
 pub struct Token {
     pub(super) bytes: Vec<u8>,
 }
+
+impl ConstantTimeEq for Token {
+    /// Constant time in the bytes; tokens of different lengths (public) are unequal.
+    fn ct_eq(&self, other: &Self) -> Choice {
+        self.bytes.as_slice().ct_eq(other.bytes.as_slice())
+    }
+}
+
+impl PartialEq for Token {
+    fn eq(&self, other: &Self) -> bool {
+        bool::from(self.ct_eq(other))
+    }
+}
+
+impl Eq for Token {}
 
 impl Token {
     /// Wraps token bytes (as stored by an application). Only the length of the key id is
