@@ -240,8 +240,13 @@ impl Client {
     /// it (`TRUST_TOKEN_CLIENT_add_key`).
     ///
     /// # Errors
-    /// Those of [`PublicKey::from_bytes`] and [`Client::add_key`].
+    /// Those of [`PublicKey::from_bytes`] and [`Client::add_key`]; a full client refuses before
+    /// decoding.
     pub fn add_key_bytes(&mut self, blob: &[u8]) -> Result<usize> {
+        // A full client refuses before decoding.
+        if self.keys.len() >= self.method.max_keys() {
+            return Err(Error::UnsupportedValue);
+        }
         self.add_key(PublicKey::from_bytes(self.method, blob)?)
     }
 
@@ -280,7 +285,7 @@ impl Client {
         rng: &mut (impl RngCore + CryptoRng),
     ) -> Result<IssuanceRequest> {
         let count = count.min(usize::from(self.max_batchsize));
-        if count == 0 {
+        if count == 0 || u16::try_from(count).is_err() {
             return Err(Error::Batch);
         }
         let pretokens = if self.method.has_private_metadata() {
@@ -288,9 +293,6 @@ impl Client {
         } else {
             voprf::blind(self.method, count, msg, rng)?
         };
-        if u16::try_from(count).is_err() {
-            return Err(Error::Batch);
-        }
         Ok(IssuanceRequest::from_state(IssuanceState {
             method: self.method,
             pretokens,
@@ -307,8 +309,9 @@ impl Client {
     /// # Errors
     /// A [`FinishIssuanceError`] holding the state and [`Error::UnsupportedValue`] for a key
     /// id this client does not hold or a state of another method; [`Error::Batch`] for a count
-    /// of zero or above the request's; [`Error::InvalidLength`] on truncation, a wrong proof
-    /// length or trailing bytes; point and scalar decoding errors; [`Error::InvalidProof`] when
+    /// of zero or above the request's; [`Error::InvalidLength`] for a length other than that of
+    /// `count` signed elements and a proof (checked before anything is decoded) or a wrong
+    /// proof length prefix; point and scalar decoding errors; [`Error::InvalidProof`] when
     /// the batched proof fails.
     pub fn finish_issuance(
         &self,
@@ -337,6 +340,11 @@ impl Client {
             .iter()
             .find(|(k, _)| k.key_id() == key_id)
             .ok_or(Error::UnsupportedValue)?;
+        // The exact length before any point or scalar is decoded.
+        let m = self.method;
+        if response.len() != 6 + count * m.signed_len() + 2 + m.proof_len() {
+            return Err(Error::InvalidLength);
+        }
         let pretokens = state.pretokens.get(..count).ok_or(Error::Batch)?;
         match key {
             (key, ClientTables::Pmb(tables)) => pmb::unblind(key, tables, pretokens, &mut r),
@@ -353,6 +361,10 @@ impl Client {
     pub fn verify_issuance(&self, request: &[u8], response: &[u8]) -> Result<u16> {
         let mut q = wire::Reader::new(request);
         let count = usize::from(q.u16()?);
+        // The exact length before anything is allocated or decoded.
+        if request.len() != 2 + count * self.method.point_len() {
+            return Err(Error::InvalidLength);
+        }
         let mut pretokens = Vec::with_capacity(count);
         for _ in 0..count {
             pretokens.push(Pretoken {

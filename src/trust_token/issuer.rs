@@ -128,8 +128,13 @@ impl Issuer {
     /// Decodes a private key blob and adds it (`TRUST_TOKEN_ISSUER_add_key`).
     ///
     /// # Errors
-    /// Those of [`PrivateKey::from_bytes`] and [`Issuer::add_key`].
+    /// Those of [`PrivateKey::from_bytes`] and [`Issuer::add_key`]; a full issuer refuses before
+    /// decoding.
     pub fn add_key_bytes(&mut self, blob: &[u8]) -> Result<()> {
+        // A full issuer refuses before decoding (which computes the public points).
+        if self.keys.len() >= self.method.max_keys() {
+            return Err(Error::UnsupportedValue);
+        }
         self.add_key(PrivateKey::from_bytes(self.method, blob)?)
     }
 
@@ -203,8 +208,9 @@ impl Issuer {
     /// key its id names and reads the private metadata bit.
     ///
     /// # Errors
-    /// [`Error::InvalidLength`] on a malformed request; [`Error::UnsupportedValue`] for an
-    /// unknown key id; point decoding errors; [`Error::InvalidProof`] for a token this issuer
+    /// [`Error::InvalidLength`] on a malformed request or a token of another length than
+    /// [`Method::token_len`] (checked before anything is decoded); [`Error::UnsupportedValue`]
+    /// for an unknown key id; point decoding errors; [`Error::InvalidProof`] for a token this issuer
     /// did not sign (PMB: the validity check failed, or both or neither bit matched).
     pub fn redeem(&self, request: &[u8]) -> Result<Redemption> {
         self.redeem_impl(request, None)
@@ -228,6 +234,10 @@ impl Issuer {
             r.take(8)?;
         }
         r.finish()?;
+        // The token's length before any point is decoded or anything is hashed.
+        if token.len() != self.method.token_len() {
+            return Err(Error::InvalidLength);
+        }
         let mut t = wire::Reader::new(token);
         let key_id = t.u32()?;
         let salt: [u8; NONCE_SIZE] = t.array()?;
