@@ -64,8 +64,8 @@ fn bits(method: Method) -> &'static [bool] {
 /// `to_secret_bytes` can be). This file does not compile against a borrowing `finish_issuance`.
 #[test]
 fn finish_issuance_consumes_a_state_that_cannot_be_cloned() {
-    let _: fn(&Client, IssuanceState, &[u8]) -> Result<Vec<Token>, FinishIssuanceError> =
-        Client::finish_issuance;
+    type Finish = fn(&Client, IssuanceState, &[u8]) -> Result<Vec<Token>, FinishIssuanceError>;
+    let _: Finish = Client::finish_issuance;
     assert_not_impl!(IssuanceState: Clone);
 }
 

@@ -265,7 +265,7 @@ impl Client {
 
     /// As [`Client::begin_issuance`], but each token's nonce is `SHA-512(salt ‖ msg)`
     /// (`TRUST_TOKEN_CLIENT_begin_issuance_over_message`); redeem with
-    /// [`Issuer::redeem_over_message`].
+    /// [`Issuer::redeem_over_message`](super::Issuer::redeem_over_message).
     ///
     /// # Errors
     /// As [`Client::begin_issuance`].

@@ -216,7 +216,7 @@ impl Issuer {
         self.redeem_impl(request, None)
     }
 
-    /// As [`Issuer::redeem`] for tokens made with [`Client::begin_issuance_over_message`]
+    /// As [`Issuer::redeem`] for tokens made with [`Client::begin_issuance_over_message`](super::Client::begin_issuance_over_message)
     /// (`TRUST_TOKEN_ISSUER_redeem_over_message`): the token's nonce is `SHA-512(salt ‖ msg)`.
     ///
     /// # Errors

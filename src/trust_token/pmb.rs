@@ -210,7 +210,7 @@ fn aggregate(
     s: &[Affine<C>],
     w: &[Affine<C>],
     ws: &[Affine<C>],
-    keys: Option<(&[[Scalar<C>; 2]; 2], &LadderBlind<C>)>,
+    keys: Option<(&PairKeys, &LadderBlind<C>)>,
 ) -> Result<[Point<C>; 4]> {
     let mut h = ScalarHasher::new(p.xmd, p.hash_c);
     h.update(b"DLEQ BATCH\0")
@@ -243,6 +243,9 @@ fn aggregate(
         ],
     })
 }
+
+/// The issuer's `[[xb, yb], [xs, ys]]`: the bit's key pair and the validity key pair.
+type PairKeys = [[Scalar<C>; 2]; 2];
 
 /// From this batch size on, the issuer derives `W` and `Ws` from `T` and `S` with its keys
 /// (cheaper than two more multi-scalar multiplications over the batch).
