@@ -30,7 +30,7 @@ fn flow(method: Method) -> Result<(), privacy_tokens::Error> {
     let bit = method.has_private_metadata();
     let request = client.begin_issuance(5, &mut rng)?;
     let response = issuer.issue(&request.message, 1, bit, 10, &mut rng)?;
-    let tokens = client.finish_issuance(&request.state, &response.message)?;
+    let tokens = client.finish_issuance(request.state, &response.message)?;
     let redemption = client.begin_redemption(&tokens[0], CLIENT_DATA)?;
     let r = issuer.redeem(&redemption)?;
     println!(
@@ -63,7 +63,7 @@ fn transcripts(method: Method) -> Result<Value, privacy_tokens::Error> {
     for &bit in bits {
         let request = client.begin_issuance(3, &mut rng)?;
         let response = issuer.issue(&request.message, 1, bit == 1, 10, &mut rng)?;
-        let tokens = client.finish_issuance(&request.state, &response.message)?;
+        let tokens = client.finish_issuance(request.state, &response.message)?;
         let mut rr = Vec::new();
         let mut nonces = Vec::new();
         for t in &tokens {

@@ -87,13 +87,17 @@ pub(crate) fn prove(
     let mut tsw_scalars = Zeroizing::new([[*ks0, *ks1, Scalar::<C>::ZERO]; 3]);
     for j in 0..2u8 {
         let real = Choice::from((bit.unwrap_u8() ^ j ^ 1) & 1);
-        let u = Scalar::<C>::conditional_select(uo, k0, real);
-        let v = Scalar::<C>::conditional_select(vo, k1, real);
-        let c = Scalar::<C>::conditional_select(&-*co, &Scalar::<C>::ZERO, real);
+        // `[u, v, c]`: copies of the real branch's nonces (or the simulated values), wiped
+        // each round.
+        let uvc = Zeroizing::new([
+            Scalar::<C>::conditional_select(uo, k0, real),
+            Scalar::<C>::conditional_select(vo, k1, real),
+            Scalar::<C>::conditional_select(&-*co, &Scalar::<C>::ZERO, real),
+        ]);
+        let [u, vc @ ..] = &*uvc;
         let pj = &st.pub_tables[usize::from(j)];
-        ks[2 * usize::from(j)] =
-            group::mul_generator::<C>(&u) + group::mul_fixed_ct([st.h, pj], &[v, c]);
-        tsw_scalars[1 + usize::from(j)] = [u, v, c];
+        ks[2 * usize::from(j)] = group::mul_generator::<C>(u) + group::mul_fixed_ct([st.h, pj], vc);
+        tsw_scalars[1 + usize::from(j)] = *uvc;
     }
     // K_s1, K_01 and K_11 are products over the same points T, S, W: shared window tables.
     let [big_ks1, k01, k11] =
@@ -104,8 +108,8 @@ pub(crate) fn prove(
         st.tsw[0], st.tsw[1], st.tsw[2], st.tsw[3], big_ks0, big_ks1, ks[0], ks[1], ks[2], ks[3],
     ]);
     let (cs, c) = challenges(st, &a);
-    let us = ks0 + &(cs * key[4]);
-    let vs = ks1 + &(cs * key[5]);
+    let us = ks0 + &*Zeroizing::new(cs * key[4]);
+    let vs = ks1 + &*Zeroizing::new(cs * key[5]);
     let xb = Zeroizing::new(Scalar::<C>::conditional_select(&key[0], &key[2], bit));
     let yb = Zeroizing::new(Scalar::<C>::conditional_select(&key[1], &key[3], bit));
     let cb = c - co;

@@ -2,17 +2,38 @@
 //! matching and going beyond BoringSSL's `crypto/trust_token/trust_token_test.cc`.
 
 use privacy_tokens::trust_token::{
-    derive_key_from_secret, generate_key, Client, IssuanceRequest, Issuer, Method, PrivateKey,
-    PublicKey, Token, NONCE_SIZE, POINT_LEN, SCALAR_LEN,
+    derive_key_from_secret, generate_key, Client, FinishIssuanceError, IssuanceRequest,
+    IssuanceState, Issuer, Method, PrivateKey, PublicKey, Token, NONCE_SIZE, POINT_LEN, SCALAR_LEN,
 };
 use privacy_tokens::Error;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
+use subtle::ConstantTimeEq;
 
 const CLIENT_DATA: &[u8] = b"\x70TEST CLIENT DATA";
 
 fn rng() -> StdRng {
     StdRng::seed_from_u64(0x7457)
+}
+
+/// Fails to compile when `$t` implements `$trait`: `some_item` resolves only if exactly one of
+/// the two impls applies.
+macro_rules! assert_not_impl {
+    ($t:ty: $trait:path) => {{
+        trait AmbiguousIfImpl<A> {
+            fn some_item() {}
+        }
+        impl<T: ?Sized> AmbiguousIfImpl<()> for T {}
+        impl<T: ?Sized + $trait> AmbiguousIfImpl<u8> for T {}
+        <$t as AmbiguousIfImpl<_>>::some_item();
+    }};
+}
+
+/// Finishes a copy of `state` (rebuilt from its secret storage encoding), so that one state can
+/// meet many tampered responses; [`Client::finish_issuance`] itself consumes the state.
+fn finish(client: &Client, state: &IssuanceState, response: &[u8]) -> Result<Vec<Token>, Error> {
+    let copy = IssuanceState::from_secret_bytes(&state.to_secret_bytes()).unwrap();
+    Ok(client.finish_issuance(copy, response)?)
 }
 
 /// An issuer and a client for `method` holding `max_keys` keys with ids 7, 8, ... (as
@@ -38,6 +59,82 @@ fn bits(method: Method) -> &'static [bool] {
     }
 }
 
+/// Review finding 9, at compile level: `finish_issuance` takes the state by value and the state
+/// is not `Clone`, so one state cannot be finished twice (only a deliberate copy through
+/// `to_secret_bytes` can be). This file does not compile against a borrowing `finish_issuance`.
+#[test]
+fn finish_issuance_consumes_a_state_that_cannot_be_cloned() {
+    type Finish = fn(&Client, IssuanceState, &[u8]) -> Result<Vec<Token>, FinishIssuanceError>;
+    let _: Finish = Client::finish_issuance;
+    assert_not_impl!(IssuanceState: Clone);
+}
+
+/// Review finding 15, at compile level: `Token` has the constant-time equality and no `Hash`.
+#[test]
+fn token_equality_is_constant_time_and_there_is_no_hash() {
+    fn ct_eq<T: ConstantTimeEq>(a: &T, b: &T) -> bool {
+        bool::from(a.ct_eq(b))
+    }
+    assert_not_impl!(Token: std::hash::Hash);
+    let (_, client, req, resp) = transcript(Method::PstV1Pmb, 2, true);
+    let tokens = client.finish_issuance(req.state, &resp).unwrap();
+    let bytes = tokens[0].as_bytes().to_vec();
+    let same = Token::from_bytes(bytes.clone()).unwrap();
+    assert!(ct_eq(&tokens[0], &same) && tokens[0] == same);
+    assert!(!ct_eq(&tokens[0], &tokens[1]) && tokens[0] != tokens[1]);
+    for at in [0, 4, bytes.len() / 2, bytes.len() - 1] {
+        let mut b = bytes.clone();
+        b[at] ^= 1;
+        let other = Token::from_bytes(b).unwrap();
+        assert!(
+            !ct_eq(&tokens[0], &other) && tokens[0] != other,
+            "byte {at}"
+        );
+    }
+    let shorter = Token::from_bytes(bytes[..bytes.len() - 1].to_vec()).unwrap();
+    assert!(!ct_eq(&tokens[0], &shorter) && tokens[0] != shorter);
+}
+
+/// Review finding 9: a failed finish hands the state back untouched (same secret bytes) in a
+/// redacted error that `?` turns into the crate error; that state then finishes with the right
+/// response, and its tokens redeem.
+#[test]
+fn failed_finish_returns_the_state_which_then_finishes() {
+    let mut rng = rng();
+    for method in Method::ALL {
+        let (issuer, client, _) = contexts(method, 10, &mut rng);
+        let req = client.begin_issuance(3, &mut rng).unwrap();
+        let before = req.state.to_secret_bytes();
+        let resp = issuer
+            .issue(&req.message, 7, false, 10, &mut rng)
+            .unwrap()
+            .message;
+        let mut bad = resp.clone();
+        *bad.last_mut().unwrap() ^= 1;
+        let err = client.finish_issuance(req.state, &bad).unwrap_err();
+        assert_eq!(err.error, Error::InvalidProof);
+        assert_eq!(err.to_string(), Error::InvalidProof.to_string());
+        assert_eq!(&err.state.to_secret_bytes()[..], &before[..]);
+        let debug = format!("{err:?}");
+        assert!(debug.contains("InvalidProof"), "{debug}");
+        assert!(
+            !debug.contains(&hex::encode(&before[3..3 + NONCE_SIZE])),
+            "{debug}"
+        );
+        let err = client.finish_issuance(err.state, &resp[..10]).unwrap_err();
+        assert_eq!(err.error, Error::InvalidLength);
+        let copy = IssuanceState::from_secret_bytes(&before).unwrap();
+        let dropped = client.finish_issuance(copy, &[]).unwrap_err();
+        assert_eq!(Error::from(dropped), Error::InvalidLength);
+        let tokens = client.finish_issuance(err.state, &resp).unwrap();
+        assert_eq!(tokens.len(), 3);
+        let r = issuer
+            .redeem(&client.begin_redemption(&tokens[2], CLIENT_DATA).unwrap())
+            .unwrap();
+        assert_eq!(r.key_id, 7);
+    }
+}
+
 #[test]
 fn round_trip_every_method_key_and_bit() {
     let mut rng = rng();
@@ -54,7 +151,7 @@ fn round_trip_every_method_key_and_bit() {
                     assert_eq!(usize::from(resp.issued), count);
                     let expect_len = 6 + count * method.signed_len() + 2 + method.proof_len();
                     assert_eq!(resp.message.len(), expect_len, "{method:?}");
-                    let tokens = client.finish_issuance(&req.state, &resp.message).unwrap();
+                    let tokens = finish(&client, &req.state, &resp.message).unwrap();
                     assert_eq!(tokens.len(), count);
                     for t in &tokens {
                         assert_eq!(t.as_bytes().len(), method.token_len());
@@ -165,7 +262,7 @@ fn over_message() {
             .unwrap();
         let bit = method.has_private_metadata();
         let resp = issuer.issue(&req.message, 8, bit, 10, &mut rng).unwrap();
-        let tokens = client.finish_issuance(&req.state, &resp.message).unwrap();
+        let tokens = finish(&client, &req.state, &resp.message).unwrap();
         let rr = client.begin_redemption(&tokens[0], CLIENT_DATA).unwrap();
         let r = issuer.redeem_over_message(&rr, b"message").unwrap();
         assert_eq!((r.key_id, r.private_metadata), (8, bit));
@@ -196,25 +293,13 @@ fn issuance_limits() {
         assert_eq!(req.state.count(), 10);
         let resp = issuer.issue(&req.message, 7, false, 10, &mut rng).unwrap();
         assert_eq!(resp.issued, 1);
-        assert_eq!(
-            client
-                .finish_issuance(&req.state, &resp.message)
-                .unwrap()
-                .len(),
-            1
-        );
+        assert_eq!(finish(&client, &req.state, &resp.message).unwrap().len(), 1);
         // max_issuance caps too.
         let (issuer, client, _) = contexts(method, 10, &mut rng);
         let req = client.begin_issuance(10, &mut rng).unwrap();
         let resp = issuer.issue(&req.message, 7, false, 3, &mut rng).unwrap();
         assert_eq!(resp.issued, 3);
-        assert_eq!(
-            client
-                .finish_issuance(&req.state, &resp.message)
-                .unwrap()
-                .len(),
-            3
-        );
+        assert_eq!(finish(&client, &req.state, &resp.message).unwrap().len(), 3);
         assert_eq!(
             issuer
                 .issue(&req.message, 7, false, 0, &mut rng)
@@ -285,11 +370,11 @@ fn truncated_and_extra_data() {
             issuer.issue(&long, 8, false, 10, &mut rng).map(|_| ()),
             Err(Error::InvalidLength)
         );
-        assert!(client.finish_issuance(&req.state, &resp[..10]).is_err());
+        assert!(finish(&client, &req.state, &resp[..10]).is_err());
         let mut long = resp.clone();
         long.push(0);
         assert_eq!(
-            client.finish_issuance(&req.state, &long),
+            finish(&client, &req.state, &long),
             Err(Error::InvalidLength)
         );
         // TruncatedProof / ExcessDataProof: proof shortened or extended by 2 bytes, length re-prefixed.
@@ -297,14 +382,14 @@ fn truncated_and_extra_data() {
         let mut short = resp[..resp.len() - 2].to_vec();
         short[plen_at..plen_at + 2]
             .copy_from_slice(&((method.proof_len() - 2) as u16).to_be_bytes());
-        assert!(client.finish_issuance(&req.state, &short).is_err());
+        assert!(finish(&client, &req.state, &short).is_err());
         let mut excess = resp.clone();
         excess.extend_from_slice(&[0, 0]);
         excess[plen_at..plen_at + 2]
             .copy_from_slice(&((method.proof_len() + 2) as u16).to_be_bytes());
-        assert!(client.finish_issuance(&req.state, &excess).is_err());
+        assert!(finish(&client, &req.state, &excess).is_err());
         // Redemption requests.
-        let tokens = client.finish_issuance(&req.state, &resp).unwrap();
+        let tokens = finish(&client, &req.state, &resp).unwrap();
         let rr = client.begin_redemption(&tokens[0], CLIENT_DATA).unwrap();
         assert!(issuer.redeem(&rr[..10]).is_err());
         let mut long = rr.clone();
@@ -332,7 +417,7 @@ fn issued_with_bad_key_id() {
         );
         let resp = issuer.issue(&req.message, 42, false, 10, &mut rng).unwrap();
         assert_eq!(
-            client.finish_issuance(&req.state, &resp.message),
+            finish(&client, &req.state, &resp.message),
             Err(Error::UnsupportedValue)
         );
     }
@@ -358,7 +443,7 @@ fn bad_issuer_key() {
                 let req = client.begin_issuance(3, &mut rng).unwrap();
                 let resp = issuer.issue(&req.message, 1, bit, 10, &mut rng).unwrap();
                 assert_eq!(
-                    client.finish_issuance(&req.state, &resp.message),
+                    finish(&client, &req.state, &resp.message),
                     Err(Error::InvalidProof),
                     "{method:?} bit {bit} scalar {corrupted}"
                 );
@@ -374,8 +459,8 @@ fn failed_finish_leaves_state_usable() {
         let mut bad = resp.clone();
         let n = bad.len();
         bad[n - 1] ^= 1;
-        assert!(client.finish_issuance(&req.state, &bad).is_err());
-        assert_eq!(client.finish_issuance(&req.state, &resp).unwrap().len(), 2);
+        assert!(finish(&client, &req.state, &bad).is_err());
+        assert_eq!(finish(&client, &req.state, &resp).unwrap().len(), 2);
     }
 }
 
@@ -415,7 +500,7 @@ fn bit_flips_in_unsigned_request_points_are_ignored() {
                 r.is_err()
             } else {
                 let r = r.unwrap();
-                r.issued == 1 && client.finish_issuance(&req.state, &r.message).is_ok()
+                r.issued == 1 && finish(&client, &req.state, &r.message).is_ok()
             }
         });
     }
@@ -426,8 +511,8 @@ fn bit_flips_in_response_and_proof_are_rejected() {
     for method in Method::ALL {
         for &bit in bits(method) {
             let (_, client, req, resp) = transcript(method, 2, bit);
-            every_byte(&resp, |_, m| client.finish_issuance(&req.state, m).is_err());
-            assert!(client.finish_issuance(&req.state, &resp).is_ok());
+            every_byte(&resp, |_, m| finish(&client, &req.state, m).is_err());
+            assert!(finish(&client, &req.state, &resp).is_ok());
         }
     }
 }
@@ -437,7 +522,7 @@ fn bit_flips_in_token_and_redemption_request() {
     for method in Method::ALL {
         for &bit in bits(method) {
             let (issuer, client, req, resp) = transcript(method, 1, bit);
-            let token = client.finish_issuance(&req.state, &resp).unwrap().remove(0);
+            let token = finish(&client, &req.state, &resp).unwrap().remove(0);
             every_byte(token.as_bytes(), |_, t| {
                 let t = Token::from_bytes(t.to_vec()).unwrap();
                 issuer
@@ -504,7 +589,7 @@ fn non_canonical_scalars() {
             let mut r = resp.clone();
             r[proof_at + i * SCALAR_LEN..proof_at + (i + 1) * SCALAR_LEN].copy_from_slice(&n_bytes);
             assert_eq!(
-                client.finish_issuance(&req.state, &r),
+                finish(&client, &req.state, &r),
                 Err(Error::NonCanonicalScalar)
             );
         }
@@ -565,10 +650,7 @@ fn bad_points() {
             } + (pl - POINT_LEN);
         let mut r = resp.clone();
         r[first_point..first_point + POINT_LEN].fill(0);
-        assert_eq!(
-            client.finish_issuance(&req.state, &r),
-            Err(Error::IdentityElement)
-        );
+        assert_eq!(finish(&client, &req.state, &r), Err(Error::IdentityElement));
     }
 }
 
@@ -579,15 +661,15 @@ fn response_counts() {
         // Count larger than the request.
         let mut r = resp.clone();
         r[..2].copy_from_slice(&3u16.to_be_bytes());
-        assert_eq!(client.finish_issuance(&req.state, &r), Err(Error::Batch));
+        assert_eq!(finish(&client, &req.state, &r), Err(Error::Batch));
         // Count 0.
         let mut r = resp.clone();
         r[..2].copy_from_slice(&0u16.to_be_bytes());
-        assert_eq!(client.finish_issuance(&req.state, &r), Err(Error::Batch));
+        assert_eq!(finish(&client, &req.state, &r), Err(Error::Batch));
         // Count 1 with two elements: trailing data or a failing proof, never success.
         let mut r = resp.clone();
         r[..2].copy_from_slice(&1u16.to_be_bytes());
-        assert!(client.finish_issuance(&req.state, &r).is_err());
+        assert!(finish(&client, &req.state, &r).is_err());
     }
 }
 
@@ -596,7 +678,7 @@ fn unknown_key_id_at_redeem() {
     let mut rng = rng();
     for method in Method::ALL {
         let (issuer, client, req, resp) = transcript(method, 1, false);
-        let token = client.finish_issuance(&req.state, &resp).unwrap().remove(0);
+        let token = finish(&client, &req.state, &resp).unwrap().remove(0);
         let mut other = Issuer::new(method, 10);
         let (sk, _) = generate_key(method, 1234, &mut rng);
         other.add_key(sk).unwrap();
@@ -625,7 +707,7 @@ fn valid_proof_under_another_key() {
         let mut relabelled = b.clone();
         relabelled[2..6].copy_from_slice(&7u32.to_be_bytes());
         assert_eq!(
-            client.finish_issuance(&req.state, &relabelled),
+            finish(&client, &req.state, &relabelled),
             Err(Error::InvalidProof)
         );
         let p = method.proof_len();
@@ -633,11 +715,11 @@ fn valid_proof_under_another_key() {
         let n = spliced.len();
         spliced[n - p..].copy_from_slice(&b[n - p..]);
         assert_eq!(
-            client.finish_issuance(&req.state, &spliced),
+            finish(&client, &req.state, &spliced),
             Err(Error::InvalidProof)
         );
-        assert!(client.finish_issuance(&req.state, &a).is_ok());
-        assert!(client.finish_issuance(&req.state, &b).is_ok());
+        assert!(finish(&client, &req.state, &a).is_ok());
+        assert!(finish(&client, &req.state, &b).is_ok());
     }
 }
 
@@ -651,10 +733,7 @@ fn swapped_token_order_in_response() {
             let (e0, e1) = (resp[6..6 + l].to_vec(), resp[6 + l..6 + 2 * l].to_vec());
             r[6..6 + l].copy_from_slice(&e1);
             r[6 + l..6 + 2 * l].copy_from_slice(&e0);
-            assert_eq!(
-                client.finish_issuance(&req.state, &r),
-                Err(Error::InvalidProof)
-            );
+            assert_eq!(finish(&client, &req.state, &r), Err(Error::InvalidProof));
         }
     }
 }
@@ -676,8 +755,8 @@ fn private_bit_hidden_from_client() {
             .unwrap()
             .message;
         assert_eq!(r0.len(), r1.len());
-        let t0 = client.finish_issuance(&req.state, &r0).unwrap();
-        let t1 = client.finish_issuance(&req.state, &r1).unwrap();
+        let t0 = finish(&client, &req.state, &r0).unwrap();
+        let t1 = finish(&client, &req.state, &r1).unwrap();
         assert_ne!(
             t0[0].as_bytes()[68 + POINT_LEN..],
             t1[0].as_bytes()[68 + POINT_LEN..]
@@ -723,7 +802,7 @@ mod random_inputs {
                 .iter()
                 .map(|&m| {
                     let (issuer, client, req, resp) = transcript(m, 1, false);
-                    let t = client.finish_issuance(&req.state, &resp).unwrap();
+                    let t = finish(&client, &req.state, &resp).unwrap();
                     let redemption = client.begin_redemption(&t[0], CLIENT_DATA).unwrap();
                     Fixture {
                         issuer,
@@ -746,7 +825,7 @@ mod random_inputs {
             let _ = PrivateKey::from_bytes(method, bytes);
             let _ = PublicKey::from_bytes(method, bytes);
             let _ = f.issuer.issue(bytes, 8, false, 10, &mut rng);
-            let _ = f.client.finish_issuance(&f.req.state, bytes);
+            let _ = finish(&f.client, &f.req.state, bytes);
             let _ = f.client.verify_issuance(bytes, &f.resp);
             let _ = f.issuer.redeem(bytes);
         }
@@ -773,7 +852,7 @@ mod random_inputs {
                     }
                     m.extend_from_slice(&tail);
                     let _ = f.issuer.issue(&m, 8, false, 10, &mut rng);
-                    let _ = f.client.finish_issuance(&f.req.state, &m);
+                    let _ = finish(&f.client, &f.req.state, &m);
                     let _ = f.issuer.redeem(&m);
                 }
             }

@@ -30,7 +30,7 @@ fn setup(method: Method) -> (Issuer, Client, StdRng) {
     // Warm up process-wide tables (generator table, H).
     let req = client.begin_issuance(1, &mut rng).unwrap();
     let resp = issuer.issue(&req.message, 3, false, 100, &mut rng).unwrap();
-    let tokens = client.finish_issuance(&req.state, &resp.message).unwrap();
+    let tokens = client.finish_issuance(req.state, &resp.message).unwrap();
     let rr = client.begin_redemption(&tokens[0], b"x").unwrap();
     issuer.redeem(&rr).unwrap();
     (issuer, client, rng)
@@ -48,7 +48,7 @@ fn counts(method: Method, n: usize) -> [u64; 5] {
     let (a_begin, req) = allocs(|| client.begin_issuance(n, &mut rng).unwrap());
     let bit = method.has_private_metadata();
     let (a_issue, resp) = allocs(|| issuer.issue(&req.message, 3, bit, 100, &mut rng).unwrap());
-    let (a_finish, tokens) = allocs(|| client.finish_issuance(&req.state, &resp.message).unwrap());
+    let (a_finish, tokens) = allocs(|| client.finish_issuance(req.state, &resp.message).unwrap());
     let (a_br, rr) = allocs(|| client.begin_redemption(&tokens[0], b"client data").unwrap());
     let (a_redeem, _) = allocs(|| issuer.redeem(&rr).unwrap());
     [a_begin, a_issue, a_finish, a_br, a_redeem]
@@ -108,7 +108,7 @@ mod inversions {
                 let (i_issue, resp) =
                     inv(|| issuer.issue(&req.message, 3, bit, 100, &mut rng).unwrap());
                 let (i_finish, tokens) =
-                    inv(|| client.finish_issuance(&req.state, &resp.message).unwrap());
+                    inv(|| client.finish_issuance(req.state, &resp.message).unwrap());
                 assert_eq!(tokens.len(), n);
                 println!(
                     "{:<20} batch {n:>3}: field inversions begin_issuance {i_begin}, issue {i_issue}, finish_issuance {i_finish}",

@@ -1,6 +1,8 @@
 //! Trust Tokens with serde (feature `serde`): every type round-trips through JSON as the lowercase
-//! hex of its storage encoding (a [`Method`] as its name), and a tampered, short or long value is
-//! refused with the typed error of the strict decoder, never a panic.
+//! hex of its storage encoding (a [`Method`] as its name; an [`IssuanceRequest`] serializes as its
+//! wire message only; the secret [`IssuanceState`] only through the named
+//! `secret_issuance_state` field module), and a tampered, short or long value is refused with the
+//! typed error of the strict decoder, never a panic.
 
 #![cfg(feature = "serde")]
 
@@ -12,7 +14,12 @@ use privacy_tokens::Error;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+/// How an application stores a secret issuance state with serde: the field module is named on
+/// purpose (a newtype: its JSON is the bare hex string).
+#[derive(Debug, Serialize, Deserialize)]
+struct Stored(#[serde(with = "privacy_tokens::trust_token::secret_issuance_state")] IssuanceState);
 
 fn rng() -> StdRng {
     StdRng::seed_from_u64(0x5e7d)
@@ -195,26 +202,28 @@ fn issuance_and_redemption_through_json() {
             client.add_key(pk).unwrap();
 
             let req = client.begin_issuance(4, &mut rng).unwrap();
-            let state_json = serde_json::to_string(&req.state).unwrap();
-            assert_eq!(state_json, quoted(&req.state.to_bytes()));
+            // The request serializes as the wire message the issuer reads, nothing else.
+            assert_eq!(serde_json::to_string(&req).unwrap(), quoted(&req.message));
+            let IssuanceRequest { message, state } = req;
+            let stored = Stored(state);
+            let state_json = serde_json::to_string(&stored).unwrap();
+            assert_eq!(state_json, quoted(&stored.0.to_secret_bytes()));
             assert_eq!(state_json.len(), 2 + 2 * (3 + 4 * 209));
-            let req_json = serde_json::to_string(&req).unwrap();
-            assert_eq!(req_json, state_json);
-            let req2: IssuanceRequest = serde_json::from_str(&req_json).unwrap();
-            assert_eq!(req2.message, req.message);
-            let message = req.message.clone();
-            drop(req);
+            drop(stored);
 
             let resp = issuer.issue(&message, 7, bit, 3, &mut rng).unwrap();
             let resp2 = round_trip(&resp, &resp.message);
             assert_eq!(resp2, resp);
             assert_eq!(resp2.issued, 3);
 
-            let state: IssuanceState = serde_json::from_str(&state_json).unwrap();
+            let Stored(state) = serde_json::from_str(&state_json).unwrap();
             assert_eq!((state.method(), state.count()), (method, 4));
-            let tokens = client.finish_issuance(&state, &resp2.message).unwrap();
+            assert_eq!(IssuanceRequest::from_state(state).message, message);
+            let Stored(state) = serde_json::from_str(&state_json).unwrap();
+            let again = IssuanceState::from_secret_bytes(&state.to_secret_bytes()).unwrap();
+            let tokens = client.finish_issuance(state, &resp2.message).unwrap();
             assert_eq!(
-                client.finish_issuance(&req2.state, &resp.message).unwrap(),
+                client.finish_issuance(again, &resp.message).unwrap(),
                 tokens
             );
             for t in &tokens {
@@ -231,6 +240,43 @@ fn issuance_and_redemption_through_json() {
     }
 }
 
+/// Review finding 1: an application that posts `serde_json::to_string(&request)` sends the wire
+/// message only. None of the client's salts or blinds is in it, and what the issuer receives
+/// cannot be decoded as a state that would finish the issuance (the receiver does not get the
+/// client's tokens); the issuer reads it as the request and the client alone finishes.
+#[test]
+fn serialized_request_does_not_carry_the_client_tokens() {
+    let mut rng = rng();
+    for method in Method::ALL {
+        let (issuer, client, _, _) = setup(method, &mut rng);
+        let req = client.begin_issuance(3, &mut rng).unwrap();
+        let posted = serde_json::to_string(&req).unwrap();
+        assert_eq!(posted, quoted(&req.message));
+        let secret = req.state.to_secret_bytes();
+        for i in 0..3 {
+            let salt = 3 + i * (NONCE_SIZE + SCALAR_LEN + POINT_LEN);
+            let blind = salt + NONCE_SIZE;
+            for piece in [&secret[salt..blind], &secret[blind..blind + SCALAR_LEN]] {
+                assert!(
+                    !posted.contains(&hex::encode(piece)),
+                    "{method:?}: secret posted"
+                );
+            }
+        }
+        let received = hex::decode(posted.trim_matches('"')).unwrap();
+        assert!(IssuanceState::from_secret_bytes(&received).is_err());
+        assert!(serde_json::from_str::<Stored>(&posted).is_err());
+        let resp = issuer.issue(&received, 7, false, 10, &mut rng).unwrap();
+        assert_eq!(
+            client
+                .finish_issuance(req.state, &resp.message)
+                .unwrap()
+                .len(),
+            3
+        );
+    }
+}
+
 #[test]
 fn state_over_message_survives_storage() {
     let mut rng = rng();
@@ -239,11 +285,11 @@ fn state_over_message_survives_storage() {
         let req = client
             .begin_issuance_over_message(2, b"msg", &mut rng)
             .unwrap();
-        let state = IssuanceState::from_bytes(&req.state.to_bytes()).unwrap();
+        let state = IssuanceState::from_secret_bytes(&req.state.to_secret_bytes()).unwrap();
         assert_eq!(IssuanceRequest::from_state(state).message, req.message);
-        let state = IssuanceState::from_bytes(&req.state.to_bytes()).unwrap();
+        let state = IssuanceState::from_secret_bytes(&req.state.to_secret_bytes()).unwrap();
         let resp = issuer.issue(&req.message, 7, false, 2, &mut rng).unwrap();
-        let tokens = client.finish_issuance(&state, &resp.message).unwrap();
+        let tokens = client.finish_issuance(state, &resp.message).unwrap();
         let rr = client.begin_redemption(&tokens[1], b"").unwrap();
         assert!(issuer.redeem_over_message(&rr, b"msg").is_ok());
     }
@@ -255,10 +301,9 @@ fn state_refuses_tampered_short_and_long() {
     for method in Method::ALL {
         let (_, client, _, _) = setup(method, &mut rng);
         let req = client.begin_issuance(2, &mut rng).unwrap();
-        let good = req.state.to_bytes();
+        let good = req.state.to_secret_bytes();
         assert_eq!(good.len(), 3 + 2 * (NONCE_SIZE + SCALAR_LEN + POINT_LEN));
-        refuses_short_long_and_bad_hex::<IssuanceState>(&good);
-        refuses_short_long_and_bad_hex::<IssuanceRequest>(&good);
+        refuses_short_long_and_bad_hex::<Stored>(&good);
         let mut cases: Vec<(Vec<u8>, Error)> = vec![
             (patched(&good, 0, &[0]), Error::UnsupportedValue),
             (patched(&good, 0, &[9]), Error::UnsupportedValue),
@@ -286,16 +331,15 @@ fn state_refuses_tampered_short_and_long() {
             cases.push((patched(&good, point, &[2]), Error::InvalidPoint));
         }
         for (bad, want) in &cases {
-            assert_eq!(IssuanceState::from_bytes(bad).unwrap_err(), *want);
-            refuses::<IssuanceState>(bad, *want);
-            refuses::<IssuanceRequest>(bad, *want);
+            assert_eq!(IssuanceState::from_secret_bytes(bad).unwrap_err(), *want);
+            refuses::<Stored>(bad, *want);
         }
         // A stored state of another method is refused by the client, not misused.
         let other = Method::ALL.into_iter().find(|&m| m != method).unwrap();
-        let moved = IssuanceState::from_bytes(&patched(&good, 0, &[other.id()])).unwrap();
+        let moved = IssuanceState::from_secret_bytes(&patched(&good, 0, &[other.id()])).unwrap();
         assert_eq!(
-            client.finish_issuance(&moved, &[0; 8]),
-            Err(Error::UnsupportedValue)
+            client.finish_issuance(moved, &[0; 8]).unwrap_err().error,
+            Error::UnsupportedValue
         );
     }
 }
@@ -307,7 +351,7 @@ fn tokens_and_responses_refuse_tampered_short_and_long() {
         let (issuer, client, _, _) = setup(method, &mut rng);
         let req = client.begin_issuance(2, &mut rng).unwrap();
         let resp = issuer.issue(&req.message, 7, false, 2, &mut rng).unwrap();
-        let tokens = client.finish_issuance(&req.state, &resp.message).unwrap();
+        let tokens = client.finish_issuance(req.state, &resp.message).unwrap();
         let token = tokens[0].as_bytes();
         assert_eq!(Token::decode(token).unwrap(), tokens[0]);
         refuses_short_long_and_bad_hex::<Token>(token);
@@ -391,12 +435,12 @@ mod random_inputs {
     fn decode_all(bytes: &[u8]) {
         let _ = PrivateKey::from_storage_bytes(bytes);
         let _ = PublicKey::from_storage_bytes(bytes);
-        let _ = IssuanceState::from_bytes(bytes);
+        let _ = IssuanceState::from_secret_bytes(bytes);
         let _ = Token::decode(bytes);
         let _ = IssueResponse::decode(bytes);
         let _ = Redemption::from_bytes(bytes);
         let json = quoted(bytes);
-        let _ = serde_json::from_str::<IssuanceRequest>(&json);
+        let _ = serde_json::from_str::<Stored>(&json);
         let _ = serde_json::from_str::<PrivateKey>(&json);
     }
 

@@ -131,7 +131,7 @@ fn srr_issuer_helper_after_redemption() {
         .issue(&request.message, 7, true, 10, &mut rng)
         .unwrap();
     let tokens = client
-        .finish_issuance(&request.state, &response.message)
+        .finish_issuance(request.state, &response.message)
         .unwrap();
     let redemption = client
         .begin_redemption_at(&tokens[0], b"client data", 1_600_000_000)

@@ -47,8 +47,12 @@ fn bench(c: &mut Criterion, method: Method, batch: usize) {
     let our_response = our_issuer
         .issue(&our_request.message, KEY_ID, false, batch16, &mut rng)
         .unwrap();
+    let our_state = our_request.state.to_secret_bytes();
     let our_tokens = our_client
-        .finish_issuance(&our_request.state, &our_response.message)
+        .finish_issuance(
+            tt::IssuanceState::from_secret_bytes(&our_state).unwrap(),
+            &our_response.message,
+        )
         .unwrap();
     let our_redemption = our_client
         .begin_redemption(&our_tokens[0], b"client data")
@@ -84,11 +88,15 @@ fn bench(c: &mut Criterion, method: Method, batch: usize) {
         )
     });
     c.bench_function(&format!("trust_token/{m}/finish_issuance/{batch}"), |b| {
-        b.iter(|| {
-            our_client
-                .finish_issuance(&our_request.state, &our_response.message)
-                .unwrap()
-        })
+        b.iter_batched(
+            || tt::IssuanceState::from_secret_bytes(&our_state).unwrap(),
+            |state| {
+                our_client
+                    .finish_issuance(state, &our_response.message)
+                    .unwrap()
+            },
+            BatchSize::SmallInput,
+        )
     });
 
     c.bench_function(&format!("boringssl/{m}/redeem/{batch}"), |b| {

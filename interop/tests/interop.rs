@@ -118,10 +118,14 @@ impl TtClient for OurClient {
         Ok(request.message)
     }
     fn finish_issuance(&mut self, response: &[u8]) -> R<Vec<Vec<u8>>> {
-        let state = self.state.as_ref().ok_or("no pending issuance")?;
-        let tokens = self.client.finish_issuance(state, response).map_err(err)?;
-        self.state = None;
-        Ok(tokens.into_iter().map(tt::Token::into_bytes).collect())
+        let state = self.state.take().ok_or("no pending issuance")?;
+        match self.client.finish_issuance(state, response) {
+            Ok(tokens) => Ok(tokens.into_iter().map(tt::Token::into_bytes).collect()),
+            Err(e) => {
+                self.state = Some(e.state);
+                Err(err(e.error))
+            }
+        }
     }
     fn begin_redemption(&mut self, token: &[u8], client_data: &[u8]) -> R<Vec<u8>> {
         let token = tt::Token::from_bytes(token.to_vec()).map_err(err)?;

@@ -10,8 +10,9 @@ use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 use crate::group::{self, Affine, Curve, Scalar};
 use crate::{Error, Result};
 
+use super::wire::put_point;
 use super::wire::TokenReader as _;
-use super::{pmb, put_point, voprf, wire, Method, C, SCALAR_LEN};
+use super::{pmb, voprf, wire, Method, C, SCALAR_LEN};
 
 /// An issuer's private key with its u32 key id.
 ///

@@ -14,9 +14,8 @@ use crate::{Error, Result};
 use super::hash::{token_input, ScalarHasher};
 use super::keys::{PrivateKey, PublicKey};
 use super::wire::TokenReader as _;
-use super::{
-    decode_wire_point, encode_point, put_point, wire, Method, Pretoken, Token, C, NONCE_SIZE,
-};
+use super::wire::{decode_wire_point, encode_point, put_point};
+use super::{wire, Method, Pretoken, Token, C, NONCE_SIZE};
 
 /// One PMB method's hashes (`PMBTOKEN_METHOD`). The DSTs include the trailing C NUL
 /// (`sizeof("...")` in BoringSSL).
@@ -203,7 +202,7 @@ pub(crate) fn blind(
 /// The batch weights `e_i = Hc("DLEQ BATCH\0" ‖ pubs ‖ pub0 ‖ pub1 ‖ (T'_j ‖ S'_j ‖ W'_j ‖ Ws'_j)_j ‖ u16(i))`
 /// and the aggregates `T, S, W, Ws` (variable time: all public).
 ///
-/// With `keys = Some([xb, yb, xs, ys])` (the issuer, batches of [`KEYED_AGGREGATE_MIN`] or
+/// With `keys = Some([[xb, yb], [xs, ys]])` (the issuer, batches of [`KEYED_AGGREGATE_MIN`] or
 /// more) `W = xb·T + yb·S` and `Ws = xs·T + ys·S` replace two multi-scalar multiplications
 /// over the batch by two constant-time two-term multiplications sharing their tables: the same
 /// points, since `W'_i = xb·T'_i + yb·S'_i` and `Ws'_i = xs·T'_i + ys·S'_i`.
@@ -214,7 +213,7 @@ fn aggregate(
     s: &[Affine<C>],
     w: &[Affine<C>],
     ws: &[Affine<C>],
-    keys: Option<([Scalar<C>; 4], &LadderBlind<C>)>,
+    keys: Option<(&PairKeys, &LadderBlind<C>)>,
 ) -> Result<[Point<C>; 4]> {
     let mut h = ScalarHasher::new(p.xmd, p.hash_c);
     h.update(b"DLEQ BATCH\0")
@@ -235,9 +234,8 @@ fn aggregate(
     let tt = group::vartime_msm::<C>(t, &e)?;
     let ss = group::vartime_msm::<C>(s, &e)?;
     Ok(match keys {
-        Some(([xb, yb, xs, ys], blind)) if t.len() >= KEYED_AGGREGATE_MIN => {
-            let [ww, wws] =
-                group::mul_multi_shared_ct::<C, 2, 2>(&[tt, ss], &[[xb, yb], [xs, ys]], blind);
+        Some((keys, blind)) if t.len() >= KEYED_AGGREGATE_MIN => {
+            let [ww, wws] = group::mul_multi_shared_ct::<C, 2, 2>(&[tt, ss], keys, blind);
             [tt, ss, ww, wws]
         }
         _ => [
@@ -248,6 +246,9 @@ fn aggregate(
         ],
     })
 }
+
+/// The issuer's `[[xb, yb], [xs, ys]]`: the bit's key pair and the validity key pair.
+type PairKeys = [[Scalar<C>; 2]; 2];
 
 /// From this batch size on, the issuer derives `W` and `Ws` from `T` and `S` with its keys
 /// (cheaper than two more multi-scalar multiplications over the batch).
@@ -273,8 +274,15 @@ pub(crate) fn issue(
     }
     let k = key.scalars();
     let bit = Choice::from(u8::from(bit));
-    let xb = Scalar::<C>::conditional_select(&k[0], &k[2], bit);
-    let yb = Scalar::<C>::conditional_select(&k[1], &k[3], bit);
+    // The keys of the bit's pair and of the validity pair, `[[xb, yb], [xs, ys]]`: the only
+    // copies of the key scalars here, wiped on return.
+    let keys = Zeroizing::new([
+        [
+            Scalar::<C>::conditional_select(&k[0], &k[2], bit),
+            Scalar::<C>::conditional_select(&k[1], &k[3], bit),
+        ],
+        [k[4], k[5]],
+    ]);
     let mut salts = vec![[0u8; NONCE_SIZE]; n];
     // proj = [S'_0..S'_n, W'_0..W'_n, Ws'_0..Ws'_n], normalized with one inversion.
     let mut proj = vec![Point::<C>::IDENTITY; 3 * n];
@@ -287,8 +295,7 @@ pub(crate) fn issue(
     }
     // W' = xb T' + yb S' and Ws' = xs T' + ys S' for every token: the window tables of T' and
     // S' are shared by both products and normalised together for the whole batch.
-    let wws =
-        group::mul_multi_shared_batch_ct::<C, 2, 2>(&ts, &[[xb, yb], [k[4], k[5]]], &state.blind);
+    let wws = group::mul_multi_shared_batch_ct::<C, 2, 2>(&ts, &keys, &state.blind);
     for (i, [w, ws]) in wws.iter().enumerate() {
         proj[n + i] = *w;
         proj[2 * n + i] = *ws;
@@ -310,7 +317,7 @@ pub(crate) fn issue(
         s_aff,
         w_aff,
         ws_aff,
-        Some(([xb, yb, k[4], k[5]], &state.blind)),
+        Some((&keys, &state.blind)),
     )?;
     let hc = ScalarHasher::new(p.xmd, p.hash_c);
     let st = Statement {
@@ -417,11 +424,8 @@ pub(crate) fn redeem(
     let sp = Point::<C>::from(s);
     let k = key.scalars();
     // Three products over the same two points: shared (affine) window tables.
-    let [ws_c, w0, w1] = group::mul_multi_shared_ct::<C, 2, 3>(
-        &[tt, sp],
-        &[[k[4], k[5]], [k[0], k[1]], [k[2], k[3]]],
-        &state.blind,
-    );
+    let keys = Zeroizing::new([[k[4], k[5]], [k[0], k[1]], [k[2], k[3]]]);
+    let [ws_c, w0, w1] = group::mul_multi_shared_ct::<C, 2, 3>(&[tt, sp], &keys, &state.blind);
     let w = Point::<C>::from(w);
     let ok_s = Point::<C>::from(ws).ct_eq(&ws_c);
     let is0 = w.ct_eq(&w0);

@@ -8,9 +8,10 @@ use crate::group::{self, Curve};
 use crate::{Error, Result};
 
 use super::wire::TokenReader as _;
+use super::wire::{encode_point, put_point};
 use super::{
-    encode_point, put_point, wire, IssuanceRequest, IssuanceState, IssueResponse, Method, Pretoken,
-    Redemption, Token, C, NONCE_SIZE, POINT_LEN, SCALAR_LEN,
+    wire, IssuanceRequest, IssuanceState, IssueResponse, Method, Pretoken, Redemption, Token, C,
+    NONCE_SIZE, POINT_LEN, SCALAR_LEN,
 };
 
 /// One method of each wire layout (VOPRF; PMB; PMB with u16-prefixed points): tokens and issue
@@ -119,7 +120,7 @@ impl IssuanceRequest {
     pub fn from_state(state: IssuanceState) -> Self {
         let method = state.method;
         let mut message = Vec::with_capacity(2 + state.count() * method.point_len());
-        // A state holds at most 65535 pretokens (see `IssuanceState::to_bytes`).
+        // A state holds at most 65535 pretokens (see `IssuanceState::to_secret_bytes`).
         message.extend_from_slice(&(state.count() as u16).to_be_bytes());
         for p in &state.pretokens {
             put_point(&mut message, method, &p.blinded);
@@ -129,17 +130,20 @@ impl IssuanceRequest {
 }
 
 impl IssuanceState {
-    /// The storage encoding (the serde form), secret and zeroized on drop:
+    /// The secret storage encoding, zeroized on drop (the only way to serialize a state; with
+    /// serde, through the [`secret_issuance_state`](super::secret_issuance_state) field
+    /// module). Keep it as secret as the tokens: whoever holds it can finish the issuance.
+    ///
     ///
     /// `u8 method id ‖ u16 count ‖ count × (64-byte salt ‖ 48-byte blind ‖ 97-byte point)`,
     /// `3 + 209 · count` bytes with `1 <= count <= 65535`, where the method id is
     /// [`Method::id`], the salt is the token nonce, the blind the scalar that unblinds the
     /// response (VOPRF: `r^-1`; PMB: `r`) and the point the blinded point of the request
     /// (uncompressed, also for `experiment_v1`).
-    pub fn to_bytes(&self) -> Zeroizing<Vec<u8>> {
+    pub fn to_secret_bytes(&self) -> Zeroizing<Vec<u8>> {
         let mut out = Zeroizing::new(self.method.storage_buffer(2 + self.count() * PRETOKEN_LEN));
         // Every state holds 1 to 65535 pretokens: requests are capped at a u16 batch size and
-        // `from_bytes` reads a u16 count.
+        // `from_secret_bytes` reads a u16 count.
         out.extend_from_slice(&(self.count() as u16).to_be_bytes());
         for p in &self.pretokens {
             out.extend_from_slice(&p.salt);
@@ -149,7 +153,7 @@ impl IssuanceState {
         out
     }
 
-    /// Strict decoding of the storage encoding ([`IssuanceState::to_bytes`]): exact length,
+    /// Strict decoding of the secret storage encoding ([`IssuanceState::to_secret_bytes`]): exact length,
     /// every blind canonical and non-zero, every point on the curve and not the identity. On
     /// an error the pretokens decoded so far are zeroized.
     ///
@@ -157,7 +161,7 @@ impl IssuanceState {
     /// [`Error::InvalidLength`] for a wrong length; [`Error::UnsupportedValue`] for an unknown
     /// method id; [`Error::Batch`] for a count of zero; [`Error::NonCanonicalScalar`],
     /// [`Error::ZeroScalar`], [`Error::InvalidPoint`] or [`Error::IdentityElement`].
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+    pub fn from_secret_bytes(bytes: &[u8]) -> Result<Self> {
         let (method, rest) = Method::split_id(bytes)?;
         let mut r = wire::Reader::new(rest);
         let count = usize::from(r.u16()?);
@@ -226,14 +230,10 @@ impl Redemption {
 
 #[cfg(feature = "serde")]
 mod serde_impls {
-    use zeroize::Zeroizing;
-
     use super::super::{
-        IssuanceRequest, IssuanceState, IssueResponse, Method, PrivateKey, PublicKey, Redemption,
-        Token,
+        IssuanceRequest, IssueResponse, Method, PrivateKey, PublicKey, Redemption, Token,
     };
-    use crate::codec::serde_via_bytes;
-    use crate::Result;
+    use crate::codec::{serde_via_bytes, serialize_bytes};
 
     serde_via_bytes!(
         PrivateKey,
@@ -247,22 +247,18 @@ mod serde_impls {
     );
     serde_via_bytes!(Token, Token::as_bytes, Token::decode);
     serde_via_bytes!(IssueResponse, response_message, IssueResponse::decode);
-    serde_via_bytes!(IssuanceState);
-    serde_via_bytes!(IssuanceRequest, request_state, request_from_state);
     serde_via_bytes!(Redemption);
 
     fn response_message(r: &IssueResponse) -> &[u8] {
         &r.message
     }
 
-    fn request_state(r: &IssuanceRequest) -> Zeroizing<Vec<u8>> {
-        r.state.to_bytes()
-    }
-
-    fn request_from_state(bytes: &[u8]) -> Result<IssuanceRequest> {
-        Ok(IssuanceRequest::from_state(IssuanceState::from_bytes(
-            bytes,
-        )?))
+    /// A request serializes as its wire message only (what the issuer reads), never its secret
+    /// state. There is no `Deserialize`: the issuer reads the message bytes.
+    impl serde::Serialize for IssuanceRequest {
+        fn serialize<S: serde::Serializer>(&self, ser: S) -> core::result::Result<S::Ok, S::Error> {
+            serialize_bytes(&self.message, ser)
+        }
     }
 
     /// Every method name, for serde's "unknown variant" message.
@@ -287,5 +283,38 @@ mod serde_impls {
             let name = <String as serde::Deserialize>::deserialize(de)?;
             Method::from_name(&name).ok_or_else(|| serde::de::Error::unknown_variant(&name, &NAMES))
         }
+    }
+}
+
+/// Serde for a secret [`IssuanceState`], to be named on purpose in a field attribute:
+/// `#[serde(with = "privacy_tokens::trust_token::secret_issuance_state")]`. The form is
+/// [`IssuanceState::to_secret_bytes`] (lowercase hex in human-readable formats, bytes
+/// otherwise), decoded as strictly as [`IssuanceState::from_secret_bytes`]. The state has no
+/// plain `Serialize`, so it cannot be serialized by accident with a request or a message.
+#[cfg(feature = "serde")]
+pub mod secret_issuance_state {
+    use super::super::IssuanceState;
+    use crate::codec;
+
+    /// Serializes the secret storage encoding of `state` (wiped afterwards).
+    ///
+    /// # Errors
+    /// Those of the serializer.
+    pub fn serialize<S: serde::Serializer>(
+        state: &IssuanceState,
+        ser: S,
+    ) -> core::result::Result<S::Ok, S::Error> {
+        codec::serialize_bytes(&state.to_secret_bytes(), ser)
+    }
+
+    /// Deserializes a state from its secret storage encoding.
+    ///
+    /// # Errors
+    /// Those of the deserializer, and those of [`IssuanceState::from_secret_bytes`] as custom
+    /// errors.
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(
+        de: D,
+    ) -> core::result::Result<IssuanceState, D::Error> {
+        codec::deserialize_with(de, IssuanceState::from_secret_bytes)
     }
 }

@@ -27,7 +27,7 @@ fn boringssl_bad_key() {
                 client.add_key(pk).unwrap();
                 let req = client.begin_issuance(3, &mut rng).unwrap();
                 let resp = issuer.issue(&req.message, 1, bit, 10, &mut rng).unwrap();
-                let res = client.finish_issuance(&req.state, &resp.message);
+                let res = client.finish_issuance(req.state, &resp.message);
                 // x0 y0 | x1 y1 | xs ys
                 let other_bit =
                     method.has_private_metadata() && corrupted < 4 && (corrupted / 2 == 1) != bit;

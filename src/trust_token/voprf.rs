@@ -14,8 +14,9 @@ use crate::{Error, P384Sha384, Result};
 
 use super::hash::{token_input, ScalarHasher};
 use super::keys::{PrivateKey, PublicKey};
+use super::wire::encode_point;
 use super::wire::TokenReader as _;
-use super::{encode_point, wire, Method, Pretoken, Token, C, NONCE_SIZE, POINT_LEN};
+use super::{wire, Method, Pretoken, Token, C, NONCE_SIZE, POINT_LEN};
 
 /// One VOPRF method's hashes.
 pub(crate) struct VoprfParams {
@@ -146,7 +147,8 @@ pub(crate) fn issue(
         out.extend_from_slice(&encode_point(zi));
     }
     let public = &key.public_points()[0];
-    let r = proof_nonce.unwrap_or_else(|| group::random_scalar::<C>(rng));
+    // The proof nonce and `c·k`: either with the public proof gives the key. Wiped on return.
+    let r = Zeroizing::new(proof_nonce.unwrap_or_else(|| group::random_scalar::<C>(rng)));
     let (c, s) = if is_pst1(key.method()) {
         let ctx = Context::<P384Sha384>::new(Mode::Voprf);
         let proof = dleq::generate_proof(&ctx, k, public, &bt, &z, &r)?;
@@ -157,7 +159,8 @@ pub(crate) fn issue(
         let w = group::mul(&t, k);
         let a = group::normalize_array(&[t, w, group::mul_generator::<C>(&r), group::mul(&t, &r)]);
         let c = exp2_challenge(p, public, &a);
-        (c, r + c * k)
+        let ck = Zeroizing::new(c * k);
+        (c, *r + *ck)
     };
     out.extend_from_slice(&((2 * super::SCALAR_LEN) as u16).to_be_bytes());
     out.extend_from_slice(&C::scalar_bytes(&c));

@@ -1,5 +1,6 @@
-//! BoringSSL's `CBS`-style reads specific to Trust Tokens, on the crate's shared
-//! [`Reader`](crate::wire::Reader): 97-byte uncompressed points and 48-byte scalars.
+//! The Trust Token point and scalar codecs: BoringSSL's `CBS`-style reads on the crate's shared
+//! [`Reader`](crate::wire::Reader) (97-byte uncompressed points, 48-byte scalars) and the
+//! matching writes.
 
 use crate::group::{self, Affine, Curve, Scalar};
 use crate::Result;
@@ -35,4 +36,27 @@ impl TokenReader for Reader<'_> {
     fn scalar(&mut self) -> Result<Scalar<C>> {
         group::decode_scalar::<C>(self.take(SCALAR_LEN)?)
     }
+}
+
+/// Appends a point in the method's wire form (with the u16 prefix for `experiment_v1`).
+pub(crate) fn put_point(out: &mut Vec<u8>, method: Method, p: &Affine<C>) {
+    if method.is_legacy() {
+        out.extend_from_slice(&(POINT_LEN as u16).to_be_bytes());
+    }
+    out.extend_from_slice(&encode_point(p));
+}
+
+/// Decodes one wire point of exactly [`Method::point_len`] bytes.
+pub(crate) fn decode_wire_point(method: Method, bytes: &[u8]) -> Result<Affine<C>> {
+    let mut r = Reader::new(bytes);
+    let p = r.wire_point(method)?;
+    r.finish()?;
+    Ok(p)
+}
+
+/// The 97-byte uncompressed encoding of a point.
+pub(crate) fn encode_point(p: &Affine<C>) -> [u8; POINT_LEN] {
+    let mut out = [0u8; POINT_LEN];
+    out.copy_from_slice(C::encode_uncompressed(p).as_ref());
+    out
 }
