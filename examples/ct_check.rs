@@ -1029,14 +1029,14 @@ fn hash_t(nonce: &[u8]) -> Point<P384> {
     P384::hash_to_curve(Xmd::Sha384, &[nonce], &[TT_HASH_T]).expect("hash")
 }
 
-/// `Client::finish_issuance` (isolated: it is to consume the state).
+/// `Client::finish_issuance`, which consumes the state.
 fn finish_issuance(
     client: &trust_token::Client,
     request: trust_token::IssuanceRequest,
     response: &[u8],
 ) -> Vec<trust_token::Token> {
     client
-        .finish_issuance(&request.state, response)
+        .finish_issuance(request.state, response)
         .expect("finish issuance")
 }
 

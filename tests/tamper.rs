@@ -614,25 +614,34 @@ fn privacy_pass_messages() -> Vec<Tally> {
 
 const CLIENT_DATA: &[u8] = b"tamper client data";
 
-/// API-change shim: `finish_issuance` borrows the state today; it will consume it and hand it
-/// back on failure (`FinishIssuanceError { error, state }`).
+/// `finish_issuance` consumes its state: each case gets a copy restored from the secret storage
+/// encoding, and on failure the state handed back in `FinishIssuanceError` must be the one given
+/// (nothing half-applied).
 fn tt_finish(
     client: &tt::Client,
     state: &tt::IssuanceState,
     response: &[u8],
 ) -> Result<Vec<tt::Token>, Error> {
-    client.finish_issuance(state, response)
+    let stored = tt_state_to_bytes(state);
+    let copy = tt_state_from_bytes(&stored)?;
+    client.finish_issuance(copy, response).map_err(|e| {
+        assert_eq!(
+            tt_state_to_bytes(&e.state),
+            stored,
+            "finish_issuance changed the state it handed back"
+        );
+        e.error
+    })
 }
 
-/// API-change shim: the secret storage encoding of an issuance state (to become
-/// `to_secret_bytes` / `from_secret_bytes`).
+/// The secret storage encoding of an issuance state.
 fn tt_state_to_bytes(state: &tt::IssuanceState) -> Vec<u8> {
-    state.to_bytes().to_vec()
+    state.to_secret_bytes().to_vec()
 }
 
 /// See [`tt_state_to_bytes`].
 fn tt_state_from_bytes(bytes: &[u8]) -> Result<tt::IssuanceState, Error> {
-    tt::IssuanceState::from_bytes(bytes)
+    tt::IssuanceState::from_secret_bytes(bytes)
 }
 
 /// How much of a method to run: `Full` tampers every message; `Cheap` (the deprecated and
