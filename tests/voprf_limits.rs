@@ -171,7 +171,8 @@ fn server_batch_limits<S: Suite>() {
     let poprf = PoprfServer::<S>::new(&mut rng);
     let oprf = OprfServer::<S>::new(&mut rng);
     let b = blinded::<S>(&mut rng);
-    let over = vec![b; 65536];
+    // On the heap: 65536 elements would overflow the stack as an array.
+    let over: Vec<_> = core::iter::repeat_n(b, 65536).collect();
     let ident = EvaluationElement::<S>::from_bytes(b.to_bytes().as_ref()).expect("a point");
     let before = rng.drawn;
 
