@@ -7,7 +7,7 @@ use privacy_tokens::arc::{
     self, ArcSuite, ArcV1P256, ArcV1P384, ArcV2P256, Credential, CredentialRequest,
     ServerPrivateKey,
 };
-use privacy_tokens::trust_token::{self, IssuanceRequest, Method};
+use privacy_tokens::trust_token::{self, IssuanceState, Method};
 use privacy_tokens::voprf::privacy_pass::{self as pp, TokenChallenge};
 use privacy_tokens::voprf::{OprfServer, PoprfServer, VoprfServer};
 use privacy_tokens::{P256Sha256, P384Sha384, Suite};
@@ -115,8 +115,18 @@ pub struct TtFix {
     pub issuer: trust_token::Issuer,
     /// The client (max batch 4).
     pub client: trust_token::Client,
-    /// A pending request for 3 tokens.
-    pub request: IssuanceRequest,
+    /// The wire message of a pending request for 3 tokens.
+    pub request: Vec<u8>,
+    /// The secret storage encoding of that request's state (`finish_issuance` consumes a
+    /// state: [`TtFix::state`] restores a fresh one per use).
+    pub state_bytes: Vec<u8>,
+}
+
+impl TtFix {
+    /// A fresh copy of the pending request's state.
+    pub fn state(&self) -> IssuanceState {
+        adapt::tt_state_from_bytes(&self.state_bytes).expect("fixture state")
+    }
 }
 
 /// The key id of the Trust Token fixtures.
@@ -134,7 +144,8 @@ fn tt_fix(method: Method) -> TtFix {
     TtFix {
         issuer,
         client,
-        request,
+        state_bytes: adapt::tt_state_to_bytes(&request.state),
+        request: request.message.clone(),
     }
 }
 
@@ -148,8 +159,17 @@ pub fn tt(i: u8) -> &'static TtFix {
 pub struct ArcFix<S: ArcSuite> {
     /// The server key.
     pub key: ServerPrivateKey<S>,
-    /// A credential for [`ARC_REQUEST_CONTEXT`].
-    pub credential: Credential<S>,
+    /// The storage encoding of a credential for [`ARC_REQUEST_CONTEXT`] that never presented
+    /// (no counters). A credential keeps its presentation counters, so every use restores a
+    /// fresh one with [`ArcFix::credential`].
+    pub credential_bytes: Vec<u8>,
+}
+
+impl<S: ArcSuite> ArcFix<S> {
+    /// A fresh copy of the fixture credential (no counters).
+    pub fn credential(&self) -> Credential<S> {
+        adapt::arc_credential(&self.credential_bytes).expect("fixture credential")
+    }
 }
 
 /// The request context of the ARC fixtures.
@@ -173,7 +193,10 @@ fn arc_fix<S: ArcSuite>() -> ArcFix<S> {
         .state
         .finalize(key.public_key(), &resp)
         .expect("finalize");
-    ArcFix { key, credential }
+    ArcFix {
+        key,
+        credential_bytes: credential.to_bytes().to_vec(),
+    }
 }
 
 macro_rules! has_arc_fix {

@@ -36,13 +36,24 @@ pub fn issuer_target(data: &[u8]) {
             }
         }
         1 => {
-            if let Ok(req) = adapt::pp_batch_request(d) {
-                if let Ok(resp) = f.issuer.issue_batch(&mut rng, &req) {
-                    assert_eq!(
-                        resp.evaluated_elements().len(),
-                        req.blinded_elements().len()
-                    );
-                }
+            // Request bytes straight into the issuer, which checks the cap, the lengths and the
+            // key id before decoding any element. It must accept exactly the requests that
+            // decode under the cap for its key id, with one element per blinded element.
+            let resp = adapt::pp_issue_batch(&f.issuer, &mut rng, d);
+            let req = adapt::pp_batch_request(d)
+                .ok()
+                .filter(|r| r.truncated_token_key_id() == f.issuer.truncated_token_key_id());
+            match (&resp, &req) {
+                (Ok(resp), Some(req)) => assert_eq!(
+                    resp.evaluated_elements().len(),
+                    req.blinded_elements().len()
+                ),
+                (Err(_), None) => {}
+                _ => panic!(
+                    "issue_batch_from_bytes and from_bytes_with_limit disagree: {:?} vs {:?}",
+                    resp.as_ref().map(|_| ()),
+                    req.is_some()
+                ),
             }
         }
         2 => {
@@ -95,7 +106,7 @@ pub fn messages() -> Vec<(u8, Vec<u8>)> {
     let resp = f.issuer.issue(&mut rng, &req).expect("issue");
     let token = state.finalize(&resp).expect("finalize");
     let (breq, bstate) = pp_batch_state();
-    let bresp = f.issuer.issue_batch(&mut rng, &breq).expect("issue");
+    let bresp = adapt::pp_issue_batch(&f.issuer, &mut rng, &breq.to_bytes()).expect("issue");
     drop(bstate);
     out.push((1, req.to_bytes().to_vec()));
     out.push((2, resp.to_bytes().to_vec()));

@@ -20,6 +20,14 @@ fn json_rt<T: Serialize + DeserializeOwned>(data: &[u8]) -> bool {
     true
 }
 
+/// The Trust Token issuance state has no plain serde, only the field attribute module
+/// `trust_token::secret_issuance_state` (the same hex string). `IssuanceRequest` is
+/// serialize-only and the ARC presentation states have no serde (the `Credential` cases carry
+/// their counters).
+#[derive(Serialize, serde::Deserialize)]
+#[serde(transparent)]
+struct SecretState(#[serde(with = "tt::secret_issuance_state")] tt::IssuanceState);
+
 macro_rules! arc_types {
     ($($s:ty),*) => {[$(
         json_rt::<arc::CredentialRequest<$s>> as fn(&[u8]) -> bool,
@@ -56,16 +64,12 @@ pub fn cases() -> Vec<fn(&[u8]) -> bool> {
         json_rt::<tt::PublicKey>,
         json_rt::<tt::Token>,
         json_rt::<tt::IssueResponse>,
-        json_rt::<tt::IssuanceState>,
-        json_rt::<tt::IssuanceRequest>,
+        json_rt::<SecretState>,
         json_rt::<tt::Redemption>,
         json_rt::<tt::Method>,
         json_rt::<arc::Presentation<ArcV2P256>>,
-        json_rt::<arc::PresentationState<ArcV2P256>>,
         json_rt::<arc::LegacyPresentation<ArcV1P256>>,
-        json_rt::<arc::LegacyPresentationState<ArcV1P256>>,
         json_rt::<arc::LegacyPresentation<ArcV1P384>>,
-        json_rt::<arc::LegacyPresentationState<ArcV1P384>>,
     ]);
     v
 }

@@ -112,10 +112,11 @@ pub fn finish_target(data: &[u8]) {
     let Some((sel, d)) = split(data) else { return };
     let f = tt(sel);
     if sel & 2 != 0 {
-        let _ = f.client.verify_issuance(&f.request.message, d);
+        let _ = f.client.verify_issuance(&f.request, d);
         return;
     }
-    let Ok(tokens) = adapt::tt_finish_issuance(&f.client, &f.request.state, d) else {
+    // `finish_issuance` consumes its state: a fresh one per input.
+    let Ok(tokens) = adapt::tt_finish_issuance(&f.client, f.state(), d) else {
         return;
     };
     for t in &tokens {
@@ -143,16 +144,16 @@ pub fn messages(i: u8) -> Vec<(u8, Vec<u8>)> {
         (1, sk.to_bytes().to_vec()),
         (2, pk.to_storage_bytes()),
         (3, sk.to_storage_bytes().to_vec()),
-        (7, adapt::tt_state_to_bytes(&f.request.state)),
-        (10, f.request.message.clone()),
+        (7, f.state_bytes.clone()),
+        (10, f.request.clone()),
     ];
     for bit in [false, m.has_private_metadata()] {
         let resp = f
             .issuer
-            .issue(&f.request.message, TT_KEY_ID, bit, 4, &mut rng(13))
+            .issue(&f.request, TT_KEY_ID, bit, 4, &mut rng(13))
             .expect("issue");
         let tokens =
-            adapt::tt_finish_issuance(&f.client, &f.request.state, &resp.message).expect("finish");
+            adapt::tt_finish_issuance(&f.client, f.state(), &resp.message).expect("finish");
         out.push((6, resp.message));
         for t in &tokens {
             let req = f.client.begin_redemption(t, b"fuzz").expect("redemption");

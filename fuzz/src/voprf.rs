@@ -110,6 +110,15 @@ fn finalize<S: HasVoprfFix>(mode: u8, data: &[u8]) {
             if let Ok(out) = adapt::poprf_finalize(c, INPUT, INFO, &e[0], &proof) {
                 assert_eq!(out, fix.poprf.evaluate(INPUT, INFO).expect("evaluate"));
             }
+            // Any other `info` than the blind's is refused, whatever the element and proof.
+            let c = hazmat::poprf_blind_with::<S>(INPUT, INFO, pk, &b)
+                .expect("blind")
+                .state;
+            assert_eq!(
+                adapt::poprf_finalize(c, INPUT, b"other info", &e[0], &proof),
+                Err(privacy_tokens::Error::InfoMismatch),
+                "POPRF finalize accepts another info"
+            );
         }
         _ => {
             let Some((e, Some(proof))) = elements_and_proof::<S>(data, 2) else {
