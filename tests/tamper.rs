@@ -1064,6 +1064,74 @@ fn arc_messages() -> Vec<Tally> {
     ]
 }
 
+/// ARC's legacy generation (nonce in the clear): the presentation, its public nonce and the
+/// credential storage, on both legacy suites.
+fn arc_legacy_messages<S: arc::ClearNonceSuite>(suite: &str) -> Vec<Tally> {
+    const LIMIT: u32 = 16;
+    let (rctx, pctx): (&[u8], &[u8]) = (b"tamper request context", b"tamper presentation context");
+    let mut rng = StdRng::seed_from_u64(0x1E6A);
+    let key = arc::ServerPrivateKey::<S>::random(&mut rng);
+    let request = arc::CredentialRequest::<S>::new(rctx, &mut rng).unwrap();
+    let response = key.issue(&request.message, &mut rng).unwrap();
+    let mut credential = request.state.finalize(key.public_key(), &response).unwrap();
+    // The credential as stored before any presentation. Its counters, once present, are
+    // client-local storage without integrity (the v2 case above predicts their effect; a
+    // legacy counter's permutation key only reorders the nonces).
+    let stored = credential.to_bytes().to_vec();
+    let (presentation, nonce) = credential
+        .legacy_presentation_state(pctx, LIMIT, &mut rng)
+        .unwrap()
+        .present(&mut rng)
+        .unwrap();
+    let snapshot = || hexs(&[key.to_bytes().as_ref(), &key.public_key().to_bytes()]);
+    let verify = |p: &arc::LegacyPresentation<S>, nonce: u32| {
+        key.verify_legacy_presentation(rctx, pctx, p, nonce, LIMIT)
+            .map(|t| t.to_bytes())
+            .map_err(at("verify_legacy_presentation"))
+    };
+    vec![
+        tamper(
+            format!("arc/{suite}/LegacyPresentation (limit {LIMIT})"),
+            &presentation.to_bytes(),
+            &[],
+            &snapshot,
+            &|b| {
+                let p = arc::LegacyPresentation::<S>::from_bytes(b).map_err(at("decode"))?;
+                verify(&p, nonce)
+            },
+        ),
+        tamper(
+            format!("arc/{suite}/LegacyPresentation nonce (BE32)"),
+            &nonce.to_be_bytes(),
+            &[],
+            &snapshot,
+            &|b| {
+                let n: [u8; 4] = b.try_into().map_err(|_| Rejected {
+                    step: "nonce length",
+                    error: Some(Error::InvalidLength),
+                })?;
+                verify(&presentation, u32::from_be_bytes(n))
+            },
+        ),
+        tamper(
+            format!("arc/{suite}/Credential (storage)"),
+            &stored,
+            &[],
+            &snapshot,
+            &|b| {
+                // The next presentation from the stored credential must verify, at its nonce.
+                let mut c = arc::Credential::<S>::from_bytes(b).map_err(at("decode"))?;
+                let (p, n) = c
+                    .legacy_presentation_state(pctx, LIMIT, &mut StdRng::seed_from_u64(1))
+                    .map_err(at("legacy_presentation_state"))?
+                    .present(&mut StdRng::seed_from_u64(2))
+                    .map_err(at("client present"))?;
+                verify(&p, n)
+            },
+        ),
+    ]
+}
+
 // ---------------------------------------------------------------------------------------------
 // Driver
 
@@ -1075,6 +1143,12 @@ const GROUPS: &[(&str, Group)] = &[
         trust_token_messages(tt::Method::PstV1Pmb, Depth::Full)
     }),
     ("arc", arc_messages),
+    ("arc legacy P-256", || {
+        arc_legacy_messages::<arc::ArcV1P256>("v1p256")
+    }),
+    ("arc legacy P-384", || {
+        arc_legacy_messages::<arc::ArcV1P384>("v1p384")
+    }),
     ("poprf P-384", oprf_messages::<P384Sha384, Poprf>),
     ("voprf P-384", oprf_messages::<P384Sha384, Voprf>),
     ("privacy pass", privacy_pass_messages),
