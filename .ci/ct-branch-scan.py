@@ -74,14 +74,26 @@ def kind(dis, i):
     loop (the parity of a public length), or unknown (to be reviewed)."""
     line = dis[i]
     before = " ".join(dis[max(0, i - 3) : i])
-    if re.search(r"\bcall", before) and re.search(r"%al\b", line):
-        return "returned flag"
+    if re.search(r"\bcall", before):
+        # The flag in %al, or in the register the return value was just moved into.
+        tested = re.search(r"\$0x1,%(\w+)", line)
+        moved = re.findall(r"\bmov\s+%rax,%(\w+)", before)
+        reg = tested.group(1) if tested else ""
+        if reg == "al" or reg in (low_byte(m) for m in moved):
+            return "returned flag"
     m = re.search(r"\bj(ne|b|nz)\s+([0-9a-f]+)", " ".join(dis[max(0, i - 2) : i]))
     if m:
         here = re.match(r"^\s*([0-9a-f]+):", line)
         if here and int(m.group(2), 16) < int(here.group(1), 16):
             return "loop tail"
     return "unknown"
+
+
+def low_byte(reg):
+    """The low-byte name of a 64-bit register (`rbp` -> `bpl`, `r13` -> `r13b`)."""
+    legacy = {"rax": "al", "rbx": "bl", "rcx": "cl", "rdx": "dl",
+              "rsi": "sil", "rdi": "dil", "rbp": "bpl", "rsp": "spl"}
+    return legacy.get(reg, reg + "b")
 
 
 def reviewed(func):
