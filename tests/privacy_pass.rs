@@ -1,10 +1,13 @@
 //! Privacy Pass issuance protocol 1 (RFC 9578 §5): RFC vectors, flows and rejections.
 
+#[path = "support/counting_rng.rs"]
+mod counting_rng;
 #[path = "support/counts.rs"]
 mod counts;
 #[path = "support/rfc9578.rs"]
 mod rfc9578;
 
+use counting_rng::CountingRng;
 use privacy_tokens::voprf::privacy_pass::{
     token_key_id, BatchTokenRequest, BatchTokenResponse, Client, Issuer, Token, TokenChallenge,
     TokenRequest, TokenResponse, TOKEN_LEN, TOKEN_REQUEST_LEN, TOKEN_RESPONSE_LEN, TOKEN_TYPE,
@@ -481,42 +484,6 @@ fn flipped_token_rejected() {
 // ------------------------------------------------------------------------------------------
 // Review finding 2: the issuer's batch cap, checked before any element is decoded
 
-/// An RNG that counts the bytes drawn from it.
-struct CountingRng {
-    inner: rand::rngs::StdRng,
-    drawn: usize,
-}
-
-impl CountingRng {
-    fn new() -> Self {
-        Self {
-            inner: rand::SeedableRng::seed_from_u64(7),
-            drawn: 0,
-        }
-    }
-}
-
-impl rand::RngCore for CountingRng {
-    fn next_u32(&mut self) -> u32 {
-        self.drawn += 4;
-        self.inner.next_u32()
-    }
-    fn next_u64(&mut self) -> u64 {
-        self.drawn += 8;
-        self.inner.next_u64()
-    }
-    fn fill_bytes(&mut self, dest: &mut [u8]) {
-        self.drawn += dest.len();
-        self.inner.fill_bytes(dest)
-    }
-    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), rand::Error> {
-        self.fill_bytes(dest);
-        Ok(())
-    }
-}
-
-impl rand::CryptoRng for CountingRng {}
-
 /// A batched request of `n` copies of one valid blinded element for `issuer`'s key.
 fn repeated_request(issuer: &Issuer, n: usize) -> Vec<u8> {
     let (req, _) = Client::request(
@@ -554,7 +521,7 @@ fn capped_issuer_refuses_65535_element_request_before_decoding() {
 
     // Decoding any element allocates the element vector first: zero allocations means that
     // nothing was decoded. Zero random bytes means that no evaluation started.
-    let mut rng = CountingRng::new();
+    let mut rng = CountingRng::new(7);
     let (a, got) = allocs(|| issuer.issue_batch_from_bytes(&mut rng, &bytes).map(drop));
     assert_eq!(got, Err(Error::Batch));
     assert_eq!(a, 0, "issue_batch_from_bytes decoded an over-cap request");
@@ -580,7 +547,7 @@ fn capped_issuer_refuses_65535_element_request_before_decoding() {
 
 #[test]
 fn batch_cap_bounds_every_issuer_entry_point() {
-    let mut rng = CountingRng::new();
+    let mut rng = CountingRng::new(7);
     let issuer = issuer();
     assert_eq!(
         issuer.max_batch(),
@@ -634,7 +601,7 @@ fn batch_cap_bounds_every_issuer_entry_point() {
 
 #[test]
 fn issue_batch_from_bytes_checks_type_length_and_key_before_decoding() {
-    let mut rng = CountingRng::new();
+    let mut rng = CountingRng::new(7);
     let issuer = issuer();
     let (req, _) = Client::request_batch(issuer.public_key(), &challenge_bytes(), 3, &mut rng)
         .expect("request_batch");
@@ -711,7 +678,7 @@ fn client_decodes_only_the_response_size_it_asked_for() {
 
 #[test]
 fn request_checks_the_challenge_before_drawing_randomness() {
-    let mut rng = CountingRng::new();
+    let mut rng = CountingRng::new(7);
     let issuer = issuer();
     let mut bad = challenge_bytes();
     bad.push(0);

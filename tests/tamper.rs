@@ -937,33 +937,28 @@ fn arc_messages() -> Vec<Tally> {
     // flipped `used` gives the presentation of the nonce written there (a restored stale copy
     // does the same; review finding 3), the tag of which is computed independently here.
     let used_at = fresh_credential_bytes.len() + 4;
-    let tag_for_used = |_: &Vec<u8>, b: &[u8]| {
-        let next = u32::from_be_bytes(b[used_at..used_at + 4].try_into().unwrap());
+    // The tag of the presentation at `nonce`, computed on the explicit-nonce path.
+    let tag_at = |nonce: u32| {
         hazmat::arc::present_nonce_with(
             &credential,
             &presentation_ctx,
-            next,
+            nonce,
             ARC_LIMIT,
             &mut hazmat::arc::TestDrng::new(b"any"),
         )
         .map(|p| p.tag().to_bytes())
         .unwrap_or_default()
+    };
+    let tag_for_used = |_: &Vec<u8>, b: &[u8]| {
+        tag_at(u32::from_be_bytes(
+            b[used_at..used_at + 4].try_into().unwrap(),
+        ))
     };
     // A flipped context name leaves the credential without a counter for this context: it then
     // starts it at nonce 0, again the behaviour of a stale copy (the name is not authenticated
     // either; a flip that breaks the names' sort order is rejected at decoding).
-    let tag_for_fresh_context = |_: &Vec<u8>, b: &[u8]| {
-        let same_name = b[used_at + 6..] == presentation_ctx[..];
-        hazmat::arc::present_nonce_with(
-            &credential,
-            &presentation_ctx,
-            if same_name { 1 } else { 0 },
-            ARC_LIMIT,
-            &mut hazmat::arc::TestDrng::new(b"any"),
-        )
-        .map(|p| p.tag().to_bytes())
-        .unwrap_or_default()
-    };
+    let tag_for_fresh_context =
+        |_: &Vec<u8>, b: &[u8]| tag_at(u32::from(b[used_at + 6..] == presentation_ctx[..]));
     let counter_ignored = [
         Ignored {
             range: used_at..used_at + 4,

@@ -2,49 +2,17 @@
 //! 14), and every batch and length limit is checked with a typed error before any work starts
 //! (no randomness drawn, no inversion, no evaluation).
 
+#[path = "support/counting_rng.rs"]
+mod counting_rng;
+
+use counting_rng::CountingRng;
 use privacy_tokens::voprf::{
     BlindedElement, EvaluationElement, OprfClient, OprfServer, PoprfClient, PoprfServer,
     VoprfClient, VoprfServer,
 };
 use privacy_tokens::{Error, P256Sha256, P384Sha384, Suite};
 use rand::rngs::StdRng;
-use rand::{CryptoRng, RngCore, SeedableRng};
-
-/// An RNG that counts the bytes drawn from it.
-struct CountingRng {
-    inner: StdRng,
-    drawn: usize,
-}
-
-impl CountingRng {
-    fn new(seed: u64) -> Self {
-        Self {
-            inner: StdRng::seed_from_u64(seed),
-            drawn: 0,
-        }
-    }
-}
-
-impl RngCore for CountingRng {
-    fn next_u32(&mut self) -> u32 {
-        self.drawn += 4;
-        self.inner.next_u32()
-    }
-    fn next_u64(&mut self) -> u64 {
-        self.drawn += 8;
-        self.inner.next_u64()
-    }
-    fn fill_bytes(&mut self, dest: &mut [u8]) {
-        self.drawn += dest.len();
-        self.inner.fill_bytes(dest)
-    }
-    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), rand::Error> {
-        self.fill_bytes(dest);
-        Ok(())
-    }
-}
-
-impl CryptoRng for CountingRng {}
+use rand::SeedableRng;
 
 /// One byte over the 2-byte length prefix of inputs and infos.
 const TOO_LONG: usize = 65536;
