@@ -16,6 +16,7 @@ mod dleqor;
 mod error;
 pub mod group;
 pub mod hazmat;
+mod stack;
 pub mod suite;
 pub mod transcript;
 pub mod trust_token;

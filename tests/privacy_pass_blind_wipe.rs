@@ -8,20 +8,23 @@
 //! still held every blind. Each scenario runs in this file's only test, so nothing else runs
 //! while the scanner is armed.
 
-#![allow(unsafe_code)] // A global allocator and a raw read of scalar bytes; each block has a SAFETY note.
+#![allow(unsafe_code)] // A global allocator; each block has a SAFETY note.
+
+#[path = "support/secret_scan.rs"]
+mod secret_scan;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use privacy_tokens::group::{self, Scalar};
 use privacy_tokens::voprf::privacy_pass::{
     BatchTokenResponse, Client, Issuer, TokenChallenge, TOKEN_TYPE,
 };
 use privacy_tokens::voprf::VoprfServer;
 use privacy_tokens::{Error, P384Sha384, Suite};
 use rand::rngs::StdRng;
-use rand::{CryptoRng, RngCore, SeedableRng};
+use rand::SeedableRng;
+use secret_scan::{image, Recording};
 
 type C = <P384Sha384 as Suite>::Curve;
 
@@ -89,39 +92,6 @@ fn freed_blocks_holding<T>(needles: &[[u8; NEEDLE_LEN]], f: impl FnOnce() -> T) 
     (HITS.load(Ordering::SeqCst), out)
 }
 
-/// An RNG that records every `fill_bytes` draw.
-struct Recording {
-    inner: StdRng,
-    draws: Vec<Vec<u8>>,
-}
-
-impl RngCore for Recording {
-    fn next_u32(&mut self) -> u32 {
-        self.inner.next_u32()
-    }
-    fn next_u64(&mut self) -> u64 {
-        self.inner.next_u64()
-    }
-    fn fill_bytes(&mut self, dest: &mut [u8]) {
-        self.inner.fill_bytes(dest);
-        self.draws.push(dest.to_vec());
-    }
-    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), rand::Error> {
-        self.fill_bytes(dest);
-        Ok(())
-    }
-}
-
-impl CryptoRng for Recording {}
-
-/// The in-memory image of a scalar (its Montgomery form), as a blind is stored.
-fn image(s: &Scalar<C>) -> [u8; NEEDLE_LEN] {
-    assert_eq!(core::mem::size_of::<Scalar<C>>(), NEEDLE_LEN);
-    // SAFETY: `Scalar<C>` is 48 bytes of plain integer limbs (checked above), so every byte is
-    // initialised and reading it as `[u8; 48]` is sound.
-    unsafe { core::mem::transmute_copy::<Scalar<C>, [u8; NEEDLE_LEN]>(s) }
-}
-
 /// A batched request of `n` tokens, with the images of its `n` blinds.
 fn request(
     issuer: &Issuer,
@@ -140,20 +110,15 @@ fn request(
     )
     .expect("challenge")
     .to_bytes();
-    let mut rng = Recording {
-        inner: StdRng::seed_from_u64(seed),
-        draws: Vec::with_capacity(4 * n),
-    };
+    let mut rng = Recording::new(seed);
     let (req, state) =
         Client::request_batch(issuer.public_key(), &challenge, n, &mut rng).expect("request");
     // Each token draws a 32-byte nonce and then 48-byte candidates until one is a non-zero
     // scalar below the order (rejection is ~2^-190 likely on P-384).
     let blinds: Vec<[u8; NEEDLE_LEN]> = rng
-        .draws
+        .scalars::<C>()
         .iter()
-        .filter(|d| d.len() == NEEDLE_LEN)
-        .filter_map(|d| group::decode_nonzero_scalar::<C>(d).ok())
-        .map(|s| image(&s))
+        .map(|s| image::<C>(s).try_into().expect("48 bytes"))
         .collect();
     assert_eq!(blinds.len(), n, "one accepted scalar draw per token");
     (req, state, blinds)

@@ -127,50 +127,52 @@ impl<S: ArcSuite> CredentialRequest<S> {
         request_context: &[u8],
         src: &mut impl ScalarSource<C<S>>,
     ) -> Result<RequestResult<S>> {
-        check_context(request_context)?;
-        let m1 = src.random_scalar();
-        let r1 = src.random_scalar();
-        let r2 = src.random_scalar();
-        let m2 = request_context_scalar::<S>(request_context)?;
-        let d = S::data();
-        super::count::fixed(4);
-        let pts = [
-            group::mul_generator::<C<S>>(&m1) + d.h_table.mul(&r1),
-            group::mul_generator::<C<S>>(&m2) + d.h_table.mul(&r2),
-        ];
-        let [m1_enc, m2_enc] = group::normalize_array(&pts);
-        let (points, encodings) = request_elements::<S>(&m1_enc, &m2_enc);
-        let bases = request_bases::<S>();
-        let elements = Elements {
-            points: &points,
-            encodings: &encodings,
-            bases: &bases,
-        };
-        let mut witness = [m1, m2, r1, r2];
-        let mut nonces: [Scalar<C<S>>; REQUEST_SCALARS] =
-            core::array::from_fn(|_| src.proof_nonce());
-        let proof = sigma::prove::<C<S>, S::Transcript, REQUEST_SCALARS>(
-            &d.request_prefix,
-            &statements::request_statement(),
-            &elements,
-            &witness,
-            &nonces,
-        );
-        witness.zeroize();
-        nonces.zeroize();
-        let message = CredentialRequest {
-            m1_enc,
-            m2_enc,
-            proof: proof?,
-        };
-        Ok(RequestResult {
-            message,
-            state: RequestState {
-                m1,
-                r1,
-                r2,
-                request: message,
-            },
+        crate::stack::arc(|| {
+            check_context(request_context)?;
+            let m1 = src.random_scalar();
+            let r1 = src.random_scalar();
+            let r2 = src.random_scalar();
+            let m2 = request_context_scalar::<S>(request_context)?;
+            let d = S::data();
+            super::count::fixed(4);
+            let pts = [
+                group::mul_generator::<C<S>>(&m1) + d.h_table.mul(&r1),
+                group::mul_generator::<C<S>>(&m2) + d.h_table.mul(&r2),
+            ];
+            let [m1_enc, m2_enc] = group::normalize_array(&pts);
+            let (points, encodings) = request_elements::<S>(&m1_enc, &m2_enc);
+            let bases = request_bases::<S>();
+            let elements = Elements {
+                points: &points,
+                encodings: &encodings,
+                bases: &bases,
+            };
+            let mut witness = [m1, m2, r1, r2];
+            let mut nonces: [Scalar<C<S>>; REQUEST_SCALARS] =
+                core::array::from_fn(|_| src.proof_nonce());
+            let proof = sigma::prove::<C<S>, S::Transcript, REQUEST_SCALARS>(
+                &d.request_prefix,
+                &statements::request_statement(),
+                &elements,
+                &witness,
+                &nonces,
+            );
+            witness.zeroize();
+            nonces.zeroize();
+            let message = CredentialRequest {
+                m1_enc,
+                m2_enc,
+                proof: proof?,
+            };
+            Ok(RequestResult {
+                message,
+                state: RequestState {
+                    m1,
+                    r1,
+                    r2,
+                    request: message,
+                },
+            })
         })
     }
 
@@ -315,57 +317,59 @@ impl<S: ArcSuite> ServerPrivateKey<S> {
         request: &CredentialRequest<S>,
         src: &mut impl ScalarSource<C<S>>,
     ) -> Result<CredentialResponse<S>> {
-        request.verify()?;
-        let d = S::data();
-        let mut b = src.random_scalar();
-        let mut t1 = b * self.x1;
-        let mut t2 = b * self.x2;
-        let mut bxb = b * self.xb;
-        super::count::fixed(6);
-        super::count::variable(2);
-        let enc_u_prime = self.tables.x0.mul(&b)
-            + group::mul_affine::<C<S>>(&request.m1_enc, &t1)
-            + group::mul_affine::<C<S>>(&request.m2_enc, &t2);
-        let pts: [Point<C<S>>; 6] = [
-            group::mul_generator::<C<S>>(&b),
-            enc_u_prime,
-            d.h_table.mul(&bxb),
-            d.h_table.mul(&t1),
-            d.h_table.mul(&t2),
-            d.h_table.mul(&b),
-        ];
-        let resp_points = group::normalize_array(&pts);
-        let (points, encodings) = response_elements::<S>(request, &resp_points, &self.public);
-        // The `HAux` hint borrows `b`, which is wiped below with the other secrets.
-        let bases = self.response_bases(&b);
-        let mut witness = [self.x0, self.x1, self.x2, self.xb, b, t1, t2];
-        let mut nonces: [Scalar<C<S>>; RESPONSE_SCALARS] =
-            core::array::from_fn(|_| src.proof_nonce());
-        let proof = sigma::prove::<C<S>, S::Transcript, RESPONSE_SCALARS>(
-            &d.response_prefix,
-            &statements::response_statement(),
-            &Elements {
-                points: &points,
-                encodings: &encodings,
-                bases: &bases,
-            },
-            &witness,
-            &nonces,
-        );
-        witness.zeroize();
-        nonces.zeroize();
-        for s in [&mut b, &mut t1, &mut t2, &mut bxb] {
-            s.zeroize();
-        }
-        let [u, enc_u_prime, x0_aux, x1_aux, x2_aux, h_aux] = resp_points;
-        Ok(CredentialResponse {
-            u,
-            enc_u_prime,
-            x0_aux,
-            x1_aux,
-            x2_aux,
-            h_aux,
-            proof: proof?,
+        crate::stack::arc(|| {
+            request.verify()?;
+            let d = S::data();
+            let mut b = src.random_scalar();
+            let mut t1 = b * self.x1;
+            let mut t2 = b * self.x2;
+            let mut bxb = b * self.xb;
+            super::count::fixed(6);
+            super::count::variable(2);
+            let enc_u_prime = self.tables.x0.mul(&b)
+                + group::mul_affine::<C<S>>(&request.m1_enc, &t1)
+                + group::mul_affine::<C<S>>(&request.m2_enc, &t2);
+            let pts: [Point<C<S>>; 6] = [
+                group::mul_generator::<C<S>>(&b),
+                enc_u_prime,
+                d.h_table.mul(&bxb),
+                d.h_table.mul(&t1),
+                d.h_table.mul(&t2),
+                d.h_table.mul(&b),
+            ];
+            let resp_points = group::normalize_array(&pts);
+            let (points, encodings) = response_elements::<S>(request, &resp_points, &self.public);
+            // The `HAux` hint borrows `b`, which is wiped below with the other secrets.
+            let bases = self.response_bases(&b);
+            let mut witness = [self.x0, self.x1, self.x2, self.xb, b, t1, t2];
+            let mut nonces: [Scalar<C<S>>; RESPONSE_SCALARS] =
+                core::array::from_fn(|_| src.proof_nonce());
+            let proof = sigma::prove::<C<S>, S::Transcript, RESPONSE_SCALARS>(
+                &d.response_prefix,
+                &statements::response_statement(),
+                &Elements {
+                    points: &points,
+                    encodings: &encodings,
+                    bases: &bases,
+                },
+                &witness,
+                &nonces,
+            );
+            witness.zeroize();
+            nonces.zeroize();
+            for s in [&mut b, &mut t1, &mut t2, &mut bxb] {
+                s.zeroize();
+            }
+            let [u, enc_u_prime, x0_aux, x1_aux, x2_aux, h_aux] = resp_points;
+            Ok(CredentialResponse {
+                u,
+                enc_u_prime,
+                x0_aux,
+                x1_aux,
+                x2_aux,
+                h_aux,
+                proof: proof?,
+            })
         })
     }
 
@@ -497,24 +501,26 @@ impl<S: ArcSuite> RequestState<S> {
         pk: &ServerPublicKey<S>,
         response: &CredentialResponse<S>,
     ) -> Result<Credential<S>> {
-        response.verify(&self.request, pk)?;
-        super::count::variable(2);
-        let u_prime = Point::<C<S>>::from(response.enc_u_prime)
-            - response.x0_aux
-            - group::mul_affine::<C<S>>(&response.x1_aux, &self.r1)
-            - group::mul_affine::<C<S>>(&response.x2_aux, &self.r2);
-        let u_prime = group::to_affine(&u_prime);
-        if bool::from(u_prime.is_identity()) {
-            return Err(Error::InvalidProof);
-        }
-        Ok(Credential {
-            key: CredentialKey {
-                m1: self.m1,
-                u: response.u,
-                u_prime,
-                x1: *pk.x1(),
-            },
-            counters: Vec::new(),
+        crate::stack::arc(|| {
+            response.verify(&self.request, pk)?;
+            super::count::variable(2);
+            let u_prime = Point::<C<S>>::from(response.enc_u_prime)
+                - response.x0_aux
+                - group::mul_affine::<C<S>>(&response.x1_aux, &self.r1)
+                - group::mul_affine::<C<S>>(&response.x2_aux, &self.r2);
+            let u_prime = group::to_affine(&u_prime);
+            if bool::from(u_prime.is_identity()) {
+                return Err(Error::InvalidProof);
+            }
+            Ok(Credential {
+                key: CredentialKey {
+                    m1: self.m1,
+                    u: response.u,
+                    u_prime,
+                    x1: *pk.x1(),
+                },
+                counters: Vec::new(),
+            })
         })
     }
 }

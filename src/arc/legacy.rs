@@ -155,18 +155,20 @@ impl<S: ClearNonceSuite> LegacyPresentationState<'_, S> {
         &mut self,
         src: &mut impl ScalarSource<C<S>>,
     ) -> Result<(LegacyPresentation<S>, u32)> {
-        if self.0.counter.perm_key.is_none() {
-            // Unreachable: every legacy counter has its permutation key.
-            return Err(Error::LimitExceeded);
-        }
-        let i = self.0.take_next()?;
-        let v = &self.0;
-        let nonce = match &v.counter.perm_key {
-            Some(k) => permute(k, v.limit(), i),
-            None => return Err(Error::LimitExceeded),
-        };
-        let p = make_legacy_presentation(v.key, &v.generator_t, nonce, src)?;
-        Ok((p, nonce))
+        crate::stack::arc(|| {
+            if self.0.counter.perm_key.is_none() {
+                // Unreachable: every legacy counter has its permutation key.
+                return Err(Error::LimitExceeded);
+            }
+            let i = self.0.take_next()?;
+            let v = &self.0;
+            let nonce = match &v.counter.perm_key {
+                Some(k) => permute(k, v.limit(), i),
+                None => return Err(Error::LimitExceeded),
+            };
+            let p = make_legacy_presentation(v.key, &v.generator_t, nonce, src)?;
+            Ok((p, nonce))
+        })
     }
 }
 
@@ -342,17 +344,19 @@ impl<S: ClearNonceSuite> ServerPrivateKey<S> {
         nonce: u32,
         limit: u32,
     ) -> Result<Tag<S>> {
-        check_context(request_context)?;
-        check_context(presentation_context)?;
-        compute_bases(limit)?;
-        self.verify_legacy_inner(
-            request_context,
-            presentation_context,
-            presentation,
-            nonce,
-            limit,
-        )
-        .map_err(|_| Error::InvalidProof)
+        crate::stack::arc(|| {
+            check_context(request_context)?;
+            check_context(presentation_context)?;
+            compute_bases(limit)?;
+            self.verify_legacy_inner(
+                request_context,
+                presentation_context,
+                presentation,
+                nonce,
+                limit,
+            )
+            .map_err(|_| Error::InvalidProof)
+        })
     }
 
     fn verify_legacy_inner(

@@ -210,9 +210,11 @@ impl<S: HiddenNonceSuite> PresentationState<'_, S> {
         &mut self,
         src: &mut impl ScalarSource<C<S>>,
     ) -> Result<Presentation<S>> {
-        let nonce = self.0.take_next()?;
-        let v = &self.0;
-        make_presentation::<S>(v.key, &v.generator_t, nonce, v.limit(), src)
+        crate::stack::arc(|| {
+            let nonce = self.0.take_next()?;
+            let v = &self.0;
+            make_presentation::<S>(v.key, &v.generator_t, nonce, v.limit(), src)
+        })
     }
 }
 
@@ -521,16 +523,18 @@ impl<S: HiddenNonceSuite> ServerPrivateKey<S> {
         presentation: &Presentation<S>,
         limit: u32,
     ) -> Result<Tag<S>> {
-        check_context(request_context)?;
-        check_context(presentation_context)?;
-        let (bases, k) = compute_bases(limit)?;
-        self.verify_presentation_inner(
-            request_context,
-            presentation_context,
-            presentation,
-            (&bases, k),
-        )
-        .map_err(|_| Error::InvalidProof)
+        crate::stack::arc(|| {
+            check_context(request_context)?;
+            check_context(presentation_context)?;
+            let (bases, k) = compute_bases(limit)?;
+            self.verify_presentation_inner(
+                request_context,
+                presentation_context,
+                presentation,
+                (&bases, k),
+            )
+            .map_err(|_| Error::InvalidProof)
+        })
     }
 
     fn verify_presentation_inner(

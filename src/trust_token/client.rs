@@ -284,19 +284,21 @@ impl Client {
         msg: Option<&[u8]>,
         rng: &mut (impl RngCore + CryptoRng),
     ) -> Result<IssuanceRequest> {
-        let count = count.min(usize::from(self.max_batchsize));
-        if count == 0 || u16::try_from(count).is_err() {
-            return Err(Error::Batch);
-        }
-        let pretokens = if self.method.has_private_metadata() {
-            pmb::blind(self.method, count, msg, rng)?
-        } else {
-            voprf::blind(self.method, count, msg, rng)?
-        };
-        Ok(IssuanceRequest::from_state(IssuanceState {
-            method: self.method,
-            pretokens,
-        }))
+        crate::stack::token(|| {
+            let count = count.min(usize::from(self.max_batchsize));
+            if count == 0 || u16::try_from(count).is_err() {
+                return Err(Error::Batch);
+            }
+            let pretokens = if self.method.has_private_metadata() {
+                pmb::blind(self.method, count, msg, rng)?
+            } else {
+                voprf::blind(self.method, count, msg, rng)?
+            };
+            Ok(IssuanceRequest::from_state(IssuanceState {
+                method: self.method,
+                pretokens,
+            }))
+        })
     }
 
     /// Verifies an issue response and unblinds its tokens (`TRUST_TOKEN_CLIENT_finish_issuance`).
@@ -326,30 +328,32 @@ impl Client {
 
     /// [`Client::finish_issuance`] on a borrowed state.
     fn finish_issuance_with(&self, state: &IssuanceState, response: &[u8]) -> Result<Vec<Token>> {
-        if state.method != self.method {
-            return Err(Error::UnsupportedValue);
-        }
-        let mut r = wire::Reader::new(response);
-        let count = usize::from(r.u16()?);
-        let key_id = r.u32()?;
-        if count == 0 || count > state.pretokens.len() {
-            return Err(Error::Batch);
-        }
-        let key = self
-            .keys
-            .iter()
-            .find(|(k, _)| k.key_id() == key_id)
-            .ok_or(Error::UnsupportedValue)?;
-        // The exact length before any point or scalar is decoded.
-        let m = self.method;
-        if response.len() != 6 + count * m.signed_len() + 2 + m.proof_len() {
-            return Err(Error::InvalidLength);
-        }
-        let pretokens = state.pretokens.get(..count).ok_or(Error::Batch)?;
-        match key {
-            (key, ClientTables::Pmb(tables)) => pmb::unblind(key, tables, pretokens, &mut r),
-            (key, ClientTables::Voprf(table)) => voprf::unblind(key, table, pretokens, &mut r),
-        }
+        crate::stack::token(|| {
+            if state.method != self.method {
+                return Err(Error::UnsupportedValue);
+            }
+            let mut r = wire::Reader::new(response);
+            let count = usize::from(r.u16()?);
+            let key_id = r.u32()?;
+            if count == 0 || count > state.pretokens.len() {
+                return Err(Error::Batch);
+            }
+            let key = self
+                .keys
+                .iter()
+                .find(|(k, _)| k.key_id() == key_id)
+                .ok_or(Error::UnsupportedValue)?;
+            // The exact length before any point or scalar is decoded.
+            let m = self.method;
+            if response.len() != 6 + count * m.signed_len() + 2 + m.proof_len() {
+                return Err(Error::InvalidLength);
+            }
+            let pretokens = state.pretokens.get(..count).ok_or(Error::Batch)?;
+            match key {
+                (key, ClientTables::Pmb(tables)) => pmb::unblind(key, tables, pretokens, &mut r),
+                (key, ClientTables::Voprf(table)) => voprf::unblind(key, table, pretokens, &mut r),
+            }
+        })
     }
 
     /// Verifies an issue response against the request it answers, without the blinds

@@ -176,32 +176,34 @@ impl Issuer {
         rng: &mut (impl RngCore + CryptoRng),
         proof_nonce: Option<Scalar<C>>,
     ) -> Result<IssueResponse> {
-        if !self.method.has_private_metadata() && private_metadata {
-            return Err(Error::UnsupportedValue);
-        }
-        let key = self.key(key_id)?;
-        let mut r = wire::Reader::new(request);
-        let requested = r.u16()?;
-        let plen = self.method.point_len();
-        let points = r.take(usize::from(requested) * plen)?;
-        r.finish()?;
-        let issued = requested.min(max_issuance).min(self.max_batchsize);
-        if issued == 0 {
-            return Err(Error::Batch);
-        }
-        let points = &points[..usize::from(issued) * plen];
-        let mut message = Vec::with_capacity(
-            6 + usize::from(issued) * self.method.signed_len() + 2 + self.method.proof_len(),
-        );
-        message.extend_from_slice(&issued.to_be_bytes());
-        message.extend_from_slice(&key_id.to_be_bytes());
-        match key {
-            (key, Some(state)) => {
-                pmb::issue(key, state, points, private_metadata, &mut message, rng)?
+        crate::stack::token(|| {
+            if !self.method.has_private_metadata() && private_metadata {
+                return Err(Error::UnsupportedValue);
             }
-            (key, None) => voprf::issue(key, points, &mut message, rng, proof_nonce)?,
-        }
-        Ok(IssueResponse { issued, message })
+            let key = self.key(key_id)?;
+            let mut r = wire::Reader::new(request);
+            let requested = r.u16()?;
+            let plen = self.method.point_len();
+            let points = r.take(usize::from(requested) * plen)?;
+            r.finish()?;
+            let issued = requested.min(max_issuance).min(self.max_batchsize);
+            if issued == 0 {
+                return Err(Error::Batch);
+            }
+            let points = &points[..usize::from(issued) * plen];
+            let mut message = Vec::with_capacity(
+                6 + usize::from(issued) * self.method.signed_len() + 2 + self.method.proof_len(),
+            );
+            message.extend_from_slice(&issued.to_be_bytes());
+            message.extend_from_slice(&key_id.to_be_bytes());
+            match key {
+                (key, Some(state)) => {
+                    pmb::issue(key, state, points, private_metadata, &mut message, rng)?
+                }
+                (key, None) => voprf::issue(key, points, &mut message, rng, proof_nonce)?,
+            }
+            Ok(IssueResponse { issued, message })
+        })
     }
 
     /// Redeems a redemption request (`TRUST_TOKEN_ISSUER_redeem`): checks the token under the
@@ -226,35 +228,37 @@ impl Issuer {
     }
 
     fn redeem_impl(&self, request: &[u8], msg: Option<&[u8]>) -> Result<Redemption> {
-        let mut r = wire::Reader::new(request);
-        let token = r.u16_prefixed()?;
-        let client_data = r.u16_prefixed()?;
-        if self.method.is_legacy() {
-            // experiment_v1: the redemption time, not checked by the issuer.
-            r.take(8)?;
-        }
-        r.finish()?;
-        // The token's length before any point is decoded or anything is hashed.
-        if token.len() != self.method.token_len() {
-            return Err(Error::InvalidLength);
-        }
-        let mut t = wire::Reader::new(token);
-        let key_id = t.u32()?;
-        let salt: [u8; NONCE_SIZE] = t.array()?;
-        let (key, state) = self.key(key_id)?;
-        let nonce = hash::token_input(&salt, msg);
-        let private_metadata = match state {
-            Some(state) => pmb::redeem(key, state, &nonce, &mut t)?,
-            None => {
-                voprf::redeem(key, &nonce, &mut t)?;
-                false
+        crate::stack::token(|| {
+            let mut r = wire::Reader::new(request);
+            let token = r.u16_prefixed()?;
+            let client_data = r.u16_prefixed()?;
+            if self.method.is_legacy() {
+                // experiment_v1: the redemption time, not checked by the issuer.
+                r.take(8)?;
             }
-        };
-        Ok(Redemption {
-            key_id,
-            private_metadata,
-            nonce,
-            client_data: client_data.to_vec(),
+            r.finish()?;
+            // The token's length before any point is decoded or anything is hashed.
+            if token.len() != self.method.token_len() {
+                return Err(Error::InvalidLength);
+            }
+            let mut t = wire::Reader::new(token);
+            let key_id = t.u32()?;
+            let salt: [u8; NONCE_SIZE] = t.array()?;
+            let (key, state) = self.key(key_id)?;
+            let nonce = hash::token_input(&salt, msg);
+            let private_metadata = match state {
+                Some(state) => pmb::redeem(key, state, &nonce, &mut t)?,
+                None => {
+                    voprf::redeem(key, &nonce, &mut t)?;
+                    false
+                }
+            };
+            Ok(Redemption {
+                key_id,
+                private_metadata,
+                nonce,
+                client_data: client_data.to_vec(),
+            })
         })
     }
 }

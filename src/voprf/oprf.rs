@@ -29,9 +29,11 @@ impl<S: Suite> OprfClient<S> {
         input: &[u8],
         rng: &mut (impl RngCore + CryptoRng),
     ) -> Result<BlindResult<Self, S>> {
-        crate::transcript::len_prefix(input.len())?;
-        let blind = group::random_scalar::<S::Curve>(rng);
-        Self::blind_with_scalar(input, blind)
+        crate::stack::token(|| {
+            crate::transcript::len_prefix(input.len())?;
+            let blind = group::random_scalar::<S::Curve>(rng);
+            Self::blind_with_scalar(input, blind)
+        })
     }
 
     pub(crate) fn blind_with_scalar(
@@ -53,8 +55,10 @@ impl<S: Suite> OprfClient<S> {
     /// # Errors
     /// [`Error::InputTooLong`], checked before any work.
     pub fn finalize(self, input: &[u8], evaluated: &EvaluationElement<S>) -> Result<Output<S>> {
-        crate::transcript::len_prefix(input.len())?;
-        unblind_and_hash::<S>(input, None, &self.inner.blind, &evaluated.point)
+        crate::stack::token(|| {
+            crate::transcript::len_prefix(input.len())?;
+            unblind_and_hash::<S>(input, None, &self.inner.blind, &evaluated.point)
+        })
     }
 }
 
@@ -96,10 +100,12 @@ impl<S: Suite> OprfServer<S> {
 
     /// `BlindEvaluate(skS, blindedElement)`.
     pub fn blind_evaluate(&self, blinded: &BlindedElement<S>) -> EvaluationElement<S> {
-        let p = group::mul_affine(&blinded.point, &self.key.scalar);
-        EvaluationElement {
-            point: group::to_affine::<S::Curve>(&p),
-        }
+        crate::stack::token(|| {
+            let p = group::mul_affine(&blinded.point, &self.key.scalar);
+            EvaluationElement {
+                point: group::to_affine::<S::Curve>(&p),
+            }
+        })
     }
 
     /// `BlindEvaluate` over a batch, with one field inversion for the whole batch.
@@ -110,17 +116,19 @@ impl<S: Suite> OprfServer<S> {
         &self,
         blinded: &[BlindedElement<S>],
     ) -> Result<Vec<EvaluationElement<S>>> {
-        check_batch(&[blinded.len()])?;
-        let pts: Vec<_> = blinded
-            .iter()
-            .map(|b| group::mul_affine(&b.point, &self.key.scalar))
-            .collect();
-        let mut out = vec![group::affine_identity::<S::Curve>(); pts.len()];
-        group::normalize_slice::<S::Curve>(&pts, &mut out)?;
-        Ok(out
-            .into_iter()
-            .map(|point| EvaluationElement { point })
-            .collect())
+        crate::stack::token(|| {
+            check_batch(&[blinded.len()])?;
+            let pts: Vec<_> = blinded
+                .iter()
+                .map(|b| group::mul_affine(&b.point, &self.key.scalar))
+                .collect();
+            let mut out = vec![group::affine_identity::<S::Curve>(); pts.len()];
+            group::normalize_slice::<S::Curve>(&pts, &mut out)?;
+            Ok(out
+                .into_iter()
+                .map(|point| EvaluationElement { point })
+                .collect())
+        })
     }
 
     /// `Evaluate(skS, input)`: the PRF output computed directly.
@@ -128,7 +136,9 @@ impl<S: Suite> OprfServer<S> {
     /// # Errors
     /// [`Error::InputTooLong`], or [`Error::InvalidInput`] if the input hashes to the identity.
     pub fn evaluate(&self, input: &[u8]) -> Result<Output<S>> {
-        evaluate_with::<S>(&Context::new(CTX_MODE), &self.key.scalar, input, None)
+        crate::stack::token(|| {
+            evaluate_with::<S>(&Context::new(CTX_MODE), &self.key.scalar, input, None)
+        })
     }
 
     /// Constant-time check that `output` is `Evaluate(skS, input)`.

@@ -55,14 +55,16 @@ impl<S: Suite> PoprfClient<S> {
         public_key: &PublicKey<S>,
         rng: &mut (impl RngCore + CryptoRng),
     ) -> Result<BlindResult<Self, S>> {
-        len_prefix(input.len())?;
-        len_prefix(info.len())?;
-        Self::blind_with_scalar(
-            input,
-            info,
-            public_key,
-            group::random_scalar::<S::Curve>(rng),
-        )
+        crate::stack::token(|| {
+            len_prefix(input.len())?;
+            len_prefix(info.len())?;
+            Self::blind_with_scalar(
+                input,
+                info,
+                public_key,
+                group::random_scalar::<S::Curve>(rng),
+            )
+        })
     }
 
     pub(crate) fn blind_with_scalar(
@@ -116,17 +118,19 @@ impl<S: Suite> PoprfClient<S> {
         evaluated: &EvaluationElement<S>,
         proof: &Proof<S>,
     ) -> Result<Output<S>> {
-        len_prefix(input.len())?;
-        let ctx = Context::<S>::new(CTX_MODE);
-        self.check_info(&info_scalar(&ctx, info)?)?;
-        proof_verify(
-            &ctx,
-            &self.tweaked_key,
-            &[evaluated.point],
-            &[self.inner.blinded],
-            proof,
-        )?;
-        unblind_and_hash::<S>(input, Some(info), &self.inner.blind, &evaluated.point)
+        crate::stack::token(|| {
+            len_prefix(input.len())?;
+            let ctx = Context::<S>::new(CTX_MODE);
+            self.check_info(&info_scalar(&ctx, info)?)?;
+            proof_verify(
+                &ctx,
+                &self.tweaked_key,
+                &[evaluated.point],
+                &[self.inner.blinded],
+                proof,
+            )?;
+            unblind_and_hash::<S>(input, Some(info), &self.inner.blind, &evaluated.point)
+        })
     }
 
     /// Batched `Finalize` for states made with the same `info` and key. Any failure rejects the
@@ -143,25 +147,27 @@ impl<S: Suite> PoprfClient<S> {
         evaluated: &[EvaluationElement<S>],
         proof: &Proof<S>,
     ) -> Result<Vec<Output<S>>> {
-        check_batch(&[clients.len(), inputs.len(), evaluated.len()])?;
-        for i in inputs {
-            len_prefix(i.len())?;
-        }
-        let ctx = Context::<S>::new(CTX_MODE);
-        let m = info_scalar(&ctx, info)?;
-        let tweaked = clients.first().ok_or(Error::Batch)?.tweaked_key;
-        for c in &clients {
-            c.check_info(&m)?;
-            if c.tweaked_key != tweaked {
-                return Err(Error::Batch);
+        crate::stack::token(|| {
+            check_batch(&[clients.len(), inputs.len(), evaluated.len()])?;
+            for i in inputs {
+                len_prefix(i.len())?;
             }
-        }
-        let blinded: Vec<Affine<S::Curve>> = clients.iter().map(|c| c.inner.blinded).collect();
-        let ev: Vec<Affine<S::Curve>> = evaluated.iter().map(|e| e.point).collect();
-        proof_verify(&ctx, &tweaked, &ev, &blinded, proof)?;
-        let mut blinds: Zeroizing<Vec<Scalar<S::Curve>>> =
-            Zeroizing::new(clients.iter().map(|c| c.inner.blind).collect());
-        unblind_batch::<S>(inputs, Some(info), &mut blinds, &ev)
+            let ctx = Context::<S>::new(CTX_MODE);
+            let m = info_scalar(&ctx, info)?;
+            let tweaked = clients.first().ok_or(Error::Batch)?.tweaked_key;
+            for c in &clients {
+                c.check_info(&m)?;
+                if c.tweaked_key != tweaked {
+                    return Err(Error::Batch);
+                }
+            }
+            let blinded: Vec<Affine<S::Curve>> = clients.iter().map(|c| c.inner.blinded).collect();
+            let ev: Vec<Affine<S::Curve>> = evaluated.iter().map(|e| e.point).collect();
+            proof_verify(&ctx, &tweaked, &ev, &blinded, proof)?;
+            let mut blinds: Zeroizing<Vec<Scalar<S::Curve>>> =
+                Zeroizing::new(clients.iter().map(|c| c.inner.blind).collect());
+            unblind_batch::<S>(inputs, Some(info), &mut blinds, &ev)
+        })
     }
 }
 
@@ -241,20 +247,22 @@ impl<S: Suite> PoprfServer<S> {
         blinded: &BlindedElement<S>,
         info: &[u8],
     ) -> Result<Evaluation<S>> {
-        len_prefix(info.len())?;
-        let r = Zeroizing::new(group::random_scalar::<S::Curve>(rng));
-        let mut out = [EvaluationElement {
-            point: group::affine_identity::<S::Curve>(),
-        }];
-        let proof = self.blind_evaluate_batch_with_nonce(
-            core::slice::from_ref(blinded),
-            info,
-            &mut out,
-            &r,
-        )?;
-        Ok(Evaluation {
-            message: out[0],
-            proof,
+        crate::stack::token(|| {
+            len_prefix(info.len())?;
+            let r = Zeroizing::new(group::random_scalar::<S::Curve>(rng));
+            let mut out = [EvaluationElement {
+                point: group::affine_identity::<S::Curve>(),
+            }];
+            let proof = self.blind_evaluate_batch_with_nonce(
+                core::slice::from_ref(blinded),
+                info,
+                &mut out,
+                &r,
+            )?;
+            Ok(Evaluation {
+                message: out[0],
+                proof,
+            })
         })
     }
 
@@ -269,17 +277,19 @@ impl<S: Suite> PoprfServer<S> {
         blinded: &[BlindedElement<S>],
         info: &[u8],
     ) -> Result<BatchEvaluation<S>> {
-        check_batch(&[blinded.len()])?;
-        len_prefix(info.len())?;
-        let r = Zeroizing::new(group::random_scalar::<S::Curve>(rng));
-        let mut messages = vec![
-            EvaluationElement {
-                point: group::affine_identity::<S::Curve>()
-            };
-            blinded.len()
-        ];
-        let proof = self.blind_evaluate_batch_with_nonce(blinded, info, &mut messages, &r)?;
-        Ok(BatchEvaluation { messages, proof })
+        crate::stack::token(|| {
+            check_batch(&[blinded.len()])?;
+            len_prefix(info.len())?;
+            let r = Zeroizing::new(group::random_scalar::<S::Curve>(rng));
+            let mut messages = vec![
+                EvaluationElement {
+                    point: group::affine_identity::<S::Curve>()
+                };
+                blinded.len()
+            ];
+            let proof = self.blind_evaluate_batch_with_nonce(blinded, info, &mut messages, &r)?;
+            Ok(BatchEvaluation { messages, proof })
+        })
     }
 
     pub(crate) fn blind_evaluate_batch_with_nonce(
@@ -320,10 +330,12 @@ impl<S: Suite> PoprfServer<S> {
     /// # Errors
     /// [`Error::Inverse`], [`Error::InvalidInput`] or [`Error::InputTooLong`].
     pub fn evaluate(&self, input: &[u8], info: &[u8]) -> Result<Output<S>> {
-        len_prefix(input.len())?;
-        let ctx = Context::<S>::new(CTX_MODE);
-        let (_, t_inv) = self.tweak_and_inverse(&ctx, info)?;
-        evaluate_with::<S>(&ctx, &t_inv, input, Some(info))
+        crate::stack::token(|| {
+            len_prefix(input.len())?;
+            let ctx = Context::<S>::new(CTX_MODE);
+            let (_, t_inv) = self.tweak_and_inverse(&ctx, info)?;
+            evaluate_with::<S>(&ctx, &t_inv, input, Some(info))
+        })
     }
 
     /// Constant-time check that `output` is `Evaluate(skS, input, info)`.

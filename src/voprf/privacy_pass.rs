@@ -560,9 +560,11 @@ impl Client {
         challenge: &[u8],
         rng: &mut (impl RngCore + CryptoRng),
     ) -> Result<(TokenRequest, ClientState)> {
-        // The challenge is checked before any randomness is drawn.
-        let challenge_digest = parse_challenge(challenge)?;
-        Self::request_parsed(public_key, token_key_id(public_key), challenge_digest, rng)
+        crate::stack::token(|| {
+            // The challenge is checked before any randomness is drawn.
+            let challenge_digest = parse_challenge(challenge)?;
+            Self::request_parsed(public_key, token_key_id(public_key), challenge_digest, rng)
+        })
     }
 
     fn request_parsed(
@@ -590,27 +592,29 @@ impl Client {
         n: usize,
         rng: &mut (impl RngCore + CryptoRng),
     ) -> Result<(BatchTokenRequest, BatchClientState)> {
-        if n == 0 || n > MAX_BATCH {
-            return Err(Error::Batch);
-        }
-        let challenge_digest = parse_challenge(challenge)?;
-        let key_id = token_key_id(public_key);
-        let mut blinded_elements = Vec::with_capacity(n);
-        let mut states = Vec::with_capacity(n);
-        let mut truncated = 0;
-        for _ in 0..n {
-            let (req, st) = Self::request_parsed(public_key, key_id, challenge_digest, rng)?;
-            truncated = req.truncated_token_key_id;
-            blinded_elements.push(req.blinded_msg);
-            states.push(st);
-        }
-        Ok((
-            BatchTokenRequest {
-                truncated_token_key_id: truncated,
-                blinded_elements,
-            },
-            BatchClientState { states },
-        ))
+        crate::stack::token(|| {
+            if n == 0 || n > MAX_BATCH {
+                return Err(Error::Batch);
+            }
+            let challenge_digest = parse_challenge(challenge)?;
+            let key_id = token_key_id(public_key);
+            let mut blinded_elements = Vec::with_capacity(n);
+            let mut states = Vec::with_capacity(n);
+            let mut truncated = 0;
+            for _ in 0..n {
+                let (req, st) = Self::request_parsed(public_key, key_id, challenge_digest, rng)?;
+                truncated = req.truncated_token_key_id;
+                blinded_elements.push(req.blinded_msg);
+                states.push(st);
+            }
+            Ok((
+                BatchTokenRequest {
+                    truncated_token_key_id: truncated,
+                    blinded_elements,
+                },
+                BatchClientState { states },
+            ))
+        })
     }
 }
 
@@ -648,21 +652,23 @@ impl ClientState {
     /// # Errors
     /// [`Error::InvalidProof`] when the proof does not verify.
     pub fn finalize(self, response: &TokenResponse) -> Result<Token> {
-        let input = token_input(&self.nonce, &self.challenge_digest, &self.token_key_id);
-        // By reference: the blind is wiped in place when `self` drops, on every path.
-        let out = self.client.finalize_in_place(
-            &input,
-            &response.evaluate_msg,
-            &response.evaluate_proof,
-            &self.public_key,
-        )?;
-        let mut authenticator = [0u8; NK];
-        authenticator.copy_from_slice(out.as_slice());
-        Ok(Token {
-            nonce: self.nonce,
-            challenge_digest: self.challenge_digest,
-            token_key_id: self.token_key_id,
-            authenticator,
+        crate::stack::token(|| {
+            let input = token_input(&self.nonce, &self.challenge_digest, &self.token_key_id);
+            // By reference: the blind is wiped in place when `self` drops, on every path.
+            let out = self.client.finalize_in_place(
+                &input,
+                &response.evaluate_msg,
+                &response.evaluate_proof,
+                &self.public_key,
+            )?;
+            let mut authenticator = [0u8; NK];
+            authenticator.copy_from_slice(out.as_slice());
+            Ok(Token {
+                nonce: self.nonce,
+                challenge_digest: self.challenge_digest,
+                token_key_id: self.token_key_id,
+                authenticator,
+            })
         })
     }
 }
@@ -1123,41 +1129,43 @@ impl BatchClientState {
     /// [`Error::Batch`] when the response holds a different number of elements than requested;
     /// [`Error::InvalidProof`] when the proof does not verify.
     pub fn finalize_batch(self, response: &BatchTokenResponse) -> Result<Vec<Token>> {
-        let n = self.states.len();
-        let public_key = match self.states.first() {
-            Some(s) if response.evaluated_elements.len() == n => s.public_key,
-            _ => return Err(Error::Batch),
-        };
-        let inputs: Vec<[u8; TOKEN_INPUT_LEN]> = self
-            .states
-            .iter()
-            .map(|s| token_input(&s.nonce, &s.challenge_digest, &s.token_key_id))
-            .collect();
-        let input_refs: Vec<&[u8]> = inputs.iter().map(|i| i.as_slice()).collect();
-        // By reference: every blind is wiped in place when `self.states` drops, on every path.
-        let outputs = VoprfClient::finalize_batch_in_place(
-            &self.states,
-            |s| &s.client,
-            &input_refs,
-            &response.evaluated_elements,
-            &response.proof,
-            &public_key,
-        )?;
-        Ok(self
-            .states
-            .iter()
-            .zip(outputs)
-            .map(|(s, out)| {
-                let mut authenticator = [0u8; NK];
-                authenticator.copy_from_slice(out.as_slice());
-                Token {
-                    nonce: s.nonce,
-                    challenge_digest: s.challenge_digest,
-                    token_key_id: s.token_key_id,
-                    authenticator,
-                }
-            })
-            .collect())
+        crate::stack::token(|| {
+            let n = self.states.len();
+            let public_key = match self.states.first() {
+                Some(s) if response.evaluated_elements.len() == n => s.public_key,
+                _ => return Err(Error::Batch),
+            };
+            let inputs: Vec<[u8; TOKEN_INPUT_LEN]> = self
+                .states
+                .iter()
+                .map(|s| token_input(&s.nonce, &s.challenge_digest, &s.token_key_id))
+                .collect();
+            let input_refs: Vec<&[u8]> = inputs.iter().map(|i| i.as_slice()).collect();
+            // By reference: every blind is wiped in place when `self.states` drops, on every path.
+            let outputs = VoprfClient::finalize_batch_in_place(
+                &self.states,
+                |s| &s.client,
+                &input_refs,
+                &response.evaluated_elements,
+                &response.proof,
+                &public_key,
+            )?;
+            Ok(self
+                .states
+                .iter()
+                .zip(outputs)
+                .map(|(s, out)| {
+                    let mut authenticator = [0u8; NK];
+                    authenticator.copy_from_slice(out.as_slice());
+                    Token {
+                        nonce: s.nonce,
+                        challenge_digest: s.challenge_digest,
+                        token_key_id: s.token_key_id,
+                        authenticator,
+                    }
+                })
+                .collect())
+        })
     }
 }
 

@@ -33,8 +33,10 @@ impl<S: Suite> VoprfClient<S> {
         input: &[u8],
         rng: &mut (impl RngCore + CryptoRng),
     ) -> Result<BlindResult<Self, S>> {
-        crate::transcript::len_prefix(input.len())?;
-        Self::blind_with_scalar(input, group::random_scalar::<S::Curve>(rng))
+        crate::stack::token(|| {
+            crate::transcript::len_prefix(input.len())?;
+            Self::blind_with_scalar(input, group::random_scalar::<S::Curve>(rng))
+        })
     }
 
     pub(crate) fn blind_with_scalar(
@@ -70,7 +72,7 @@ impl<S: Suite> VoprfClient<S> {
         proof: &Proof<S>,
         public_key: &PublicKey<S>,
     ) -> Result<Output<S>> {
-        self.finalize_in_place(input, evaluated, proof, public_key)
+        crate::stack::token(|| self.finalize_in_place(input, evaluated, proof, public_key))
     }
 
     /// [`VoprfClient::finalize`] without consuming the state, for owners that keep it in place
@@ -107,7 +109,9 @@ impl<S: Suite> VoprfClient<S> {
         proof: &Proof<S>,
         public_key: &PublicKey<S>,
     ) -> Result<Vec<Output<S>>> {
-        Self::finalize_batch_in_place(&clients, |c| c, inputs, evaluated, proof, public_key)
+        crate::stack::token(|| {
+            Self::finalize_batch_in_place(&clients, |c| c, inputs, evaluated, proof, public_key)
+        })
     }
 
     /// [`VoprfClient::finalize_batch`] over states that stay in place inside their owners
@@ -186,15 +190,17 @@ impl<S: Suite> VoprfServer<S> {
         rng: &mut (impl RngCore + CryptoRng),
         blinded: &BlindedElement<S>,
     ) -> Result<Evaluation<S>> {
-        let r = Zeroizing::new(group::random_scalar::<S::Curve>(rng));
-        let mut out = [EvaluationElement {
-            point: group::affine_identity::<S::Curve>(),
-        }];
-        let proof =
-            self.blind_evaluate_batch_with_nonce(core::slice::from_ref(blinded), &mut out, &r)?;
-        Ok(Evaluation {
-            message: out[0],
-            proof,
+        crate::stack::token(|| {
+            let r = Zeroizing::new(group::random_scalar::<S::Curve>(rng));
+            let mut out = [EvaluationElement {
+                point: group::affine_identity::<S::Curve>(),
+            }];
+            let proof =
+                self.blind_evaluate_batch_with_nonce(core::slice::from_ref(blinded), &mut out, &r)?;
+            Ok(Evaluation {
+                message: out[0],
+                proof,
+            })
         })
     }
 
@@ -210,9 +216,11 @@ impl<S: Suite> VoprfServer<S> {
         blinded: &[BlindedElement<S>],
         out: &mut [EvaluationElement<S>],
     ) -> Result<Proof<S>> {
-        check_batch(&[blinded.len(), out.len()])?;
-        let r = Zeroizing::new(group::random_scalar::<S::Curve>(rng));
-        self.blind_evaluate_batch_with_nonce(blinded, out, &r)
+        crate::stack::token(|| {
+            check_batch(&[blinded.len(), out.len()])?;
+            let r = Zeroizing::new(group::random_scalar::<S::Curve>(rng));
+            self.blind_evaluate_batch_with_nonce(blinded, out, &r)
+        })
     }
 
     /// Batched `BlindEvaluate`: the evaluated elements and one proof.
@@ -275,12 +283,14 @@ impl<S: Suite> VoprfServer<S> {
     /// # Errors
     /// [`Error::InputTooLong`], or [`Error::InvalidInput`] if the input hashes to the identity.
     pub fn evaluate(&self, input: &[u8]) -> Result<Output<S>> {
-        evaluate_with::<S>(
-            &Context::new(CTX_MODE),
-            &self.secret_key().scalar,
-            input,
-            None,
-        )
+        crate::stack::token(|| {
+            evaluate_with::<S>(
+                &Context::new(CTX_MODE),
+                &self.secret_key().scalar,
+                input,
+                None,
+            )
+        })
     }
 
     /// Constant-time check that `output` is `Evaluate(skS, input)`.

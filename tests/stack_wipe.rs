@@ -1,0 +1,488 @@
+//! Review finding 5, on the stack: once an operation that handles secrets returns, no copy of
+//! its keys, nonces or blinds is left in the stack memory it used.
+//!
+//! Each scenario runs one public operation with a recording RNG, copies the stale stack below
+//! the caller's frame straight after it returns, and only then computes what to look for: every
+//! scalar the RNG gave (proof nonces, blinds, the ladder blind), the key's scalars, and the
+//! secrets that follow from the public proof (the POPRF tweak `t` and `t^-1`, the DLEQ `c·k`),
+//! each in its in-memory form and as big-endian bytes. A control checks that the scan sees a
+//! value left on the stack. Optimised builds only: without optimisations the compiler keeps
+//! extra temporaries that no source-level wipe reaches.
+//!
+//! With the wipe disabled (`crate::stack::wiped` running the body alone) the scan finds the PMB
+//! prover's seven nonces (`k0`, `k1` among them), the ARC presentation's nonces, the VOPRF blind
+//! and its inverse, Trust Token blinds and an ARC request secret: by-value arithmetic in the
+//! curve crates and in the provers leaves copies in frames no `Zeroizing` reaches. With it, none.
+
+#[path = "support/secret_scan.rs"]
+mod secret_scan;
+
+use core::hint::black_box;
+
+use privacy_tokens::arc::{
+    self, ArcSuite, Credential, CredentialRequest, HiddenNonceSuite, ServerPrivateKey,
+};
+use privacy_tokens::group::{self, Curve, Scalar};
+use privacy_tokens::trust_token::{generate_key, Client, Issuer, Method, PrivateKey};
+use privacy_tokens::voprf::privacy_pass;
+use privacy_tokens::voprf::{PoprfServer, Proof, VoprfClient, VoprfServer};
+use privacy_tokens::{P384Sha384, Suite};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use secret_scan::{assert_scan_sees_stale_stack, forms, stack_use_of, Recording, StaleStack};
+
+type S = P384Sha384;
+type C = <S as Suite>::Curve;
+
+/// Named needles: both in-memory forms of each named scalar.
+#[derive(Default)]
+struct Needles(Vec<(String, Vec<u8>)>);
+
+impl Needles {
+    fn add<K: Curve>(&mut self, name: impl Into<String>, s: &Scalar<K>) {
+        let name = name.into();
+        let [limbs, be] = forms::<K>(s);
+        self.0.push((format!("{name} (limbs)"), limbs));
+        self.0.push((format!("{name} (bytes)"), be));
+    }
+
+    fn add_all<K: Curve>(&mut self, prefix: &str, scalars: &[Scalar<K>]) {
+        for (i, s) in scalars.iter().enumerate() {
+            self.add::<K>(format!("{prefix}[{i}]"), s);
+        }
+    }
+
+    /// Every canonical scalar in the `K::SCALAR_LEN`-byte chunks of a key blob, from `skip`.
+    fn add_key_blob<K: Curve>(&mut self, prefix: &str, blob: &[u8], skip: usize) {
+        let keys: Vec<Scalar<K>> = blob[skip..]
+            .chunks_exact(K::SCALAR_LEN)
+            .filter_map(|c| group::decode_nonzero_scalar::<K>(c).ok())
+            .collect();
+        assert!(!keys.is_empty(), "no key scalar in the blob");
+        self.add_all::<K>(prefix, &keys);
+    }
+
+    /// Records in `leaks` what `stale` holds of these needles after `what`.
+    fn check(&self, stale: &StaleStack, what: &str, leaks: &mut Vec<String>) {
+        let found = stale.found(&self.0);
+        println!(
+            "stale stack after {what}: {} needles, {} found",
+            self.0.len(),
+            found.len()
+        );
+        if !found.is_empty() {
+            leaks.push(format!("{what}: {found:?}"));
+        }
+    }
+}
+
+fn assert_no_leaks(leaks: &[String]) {
+    assert!(leaks.is_empty(), "left on the stack:\n{}", leaks.join("\n"));
+}
+
+fn scalar(bytes: &[u8]) -> Scalar<C> {
+    group::decode_scalar::<C>(bytes).expect("canonical scalar")
+}
+
+/// `(c, s)` of a DLEQ proof.
+fn challenge_and_response(p: &Proof<S>) -> (Scalar<C>, Scalar<C>) {
+    let bytes = p.to_bytes();
+    (scalar(&bytes[..48]), scalar(&bytes[48..]))
+}
+
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "the stale-stack scan needs an optimised build"
+)]
+fn voprf_and_poprf_leave_no_secret_on_the_stack() {
+    assert_scan_sees_stale_stack();
+    let mut leaks = Vec::new();
+    let mut rng = StdRng::seed_from_u64(5);
+    let mut stale = StaleStack::new();
+    let mut rec = Recording::new(6);
+
+    // Client blind (VOPRF mode): the blind.
+    let blind = black_box(VoprfClient::<S>::blind(b"input", &mut rec).expect("blind"));
+    stale.take();
+    let mut n = Needles::default();
+    n.add_all::<C>("blind", &rec.scalars::<C>());
+    n.check(&stale, "VoprfClient::blind", &mut leaks);
+
+    // Server: proof nonce r, key k, c·k.
+    let voprf = VoprfServer::<S>::new(&mut rng);
+    rec.clear();
+    let eval = black_box(
+        voprf
+            .blind_evaluate(&mut rec, &blind.message)
+            .expect("evaluate"),
+    );
+    stale.take();
+    let r = rec.scalars::<C>();
+    assert_eq!(r.len(), 1, "one proof nonce");
+    let k = scalar(&voprf.secret_key().to_bytes());
+    let (c, s) = challenge_and_response(&eval.proof);
+    assert_eq!(r[0] - c * k, s, "recorded the proof nonce");
+    let mut n = Needles::default();
+    n.add::<C>("r", &r[0]);
+    n.add::<C>("k", &k);
+    n.add::<C>("c*k", &(c * k));
+    n.check(&stale, "VoprfServer::blind_evaluate", &mut leaks);
+
+    // Batch of 4.
+    let blinded: Vec<_> = (0..4u8)
+        .map(|i| {
+            VoprfClient::<S>::blind(&[i], &mut rng)
+                .expect("blind")
+                .message
+        })
+        .collect();
+    rec.clear();
+    let batch = black_box(
+        voprf
+            .blind_evaluate_batch(&mut rec, &blinded)
+            .expect("batch"),
+    );
+    stale.take();
+    let (c, _) = challenge_and_response(&batch.proof);
+    let mut n = Needles::default();
+    n.add_all::<C>("r", &rec.scalars::<C>());
+    n.add::<C>("k", &k);
+    n.add::<C>("c*k", &(c * k));
+    n.check(&stale, "VoprfServer::blind_evaluate_batch", &mut leaks);
+
+    // Client finalize: the blind and its inverse.
+    let mut rec7 = Recording::new(7);
+    let state = VoprfClient::<S>::blind(b"input", &mut rec7).expect("blind");
+    let eval = voprf
+        .blind_evaluate(&mut rng, &state.message)
+        .expect("evaluate");
+    let out = black_box(
+        state
+            .state
+            .finalize(b"input", &eval.message, &eval.proof, voprf.public_key())
+            .expect("finalize"),
+    );
+    stale.take();
+    black_box(out);
+    let blinds = rec7.scalars::<C>();
+    assert_eq!(blinds.len(), 1, "one blind");
+    let blind_scalar = blinds[0];
+    let mut n = Needles::default();
+    n.add::<C>("blind", &blind_scalar);
+    n.add::<C>(
+        "1/blind",
+        &group::invert::<C>(&blind_scalar).expect("non-zero"),
+    );
+    n.check(&stale, "VoprfClient::finalize", &mut leaks);
+
+    // POPRF server: r, k, t = k + m, t^-1.
+    let poprf = PoprfServer::<S>::new(&mut rng);
+    rec.clear();
+    let eval = black_box(
+        poprf
+            .blind_evaluate(&mut rec, &blind.message, b"info")
+            .expect("evaluate"),
+    );
+    stale.take();
+    let r = rec.scalars::<C>();
+    let (c, s) = challenge_and_response(&eval.proof);
+    let t = (r[0] - s) * group::invert::<C>(&c).expect("c != 0");
+    let mut n = Needles::default();
+    n.add::<C>("r", &r[0]);
+    n.add::<C>("k", &scalar(&poprf.secret_key().to_bytes()));
+    n.add::<C>("t", &t);
+    n.add::<C>("1/t", &group::invert::<C>(&t).expect("t != 0"));
+    n.add::<C>("c*t", &(c * t));
+    n.check(&stale, "PoprfServer::blind_evaluate", &mut leaks);
+    assert_no_leaks(&leaks);
+}
+
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "the stale-stack scan needs an optimised build"
+)]
+fn privacy_pass_issuer_leaves_no_secret_on_the_stack() {
+    assert_scan_sees_stale_stack();
+    let mut leaks = Vec::new();
+    let mut rng = StdRng::seed_from_u64(8);
+    let mut stale = StaleStack::new();
+    let issuer = privacy_pass::Issuer::new(VoprfServer::<S>::new(&mut rng));
+    let challenge = privacy_pass::TokenChallenge::new(
+        privacy_pass::TOKEN_TYPE,
+        b"issuer.example".to_vec(),
+        vec![],
+        b"origin.example".to_vec(),
+    )
+    .expect("challenge")
+    .to_bytes();
+    let (req, _state) =
+        privacy_pass::Client::request(issuer.public_key(), &challenge, &mut rng).expect("request");
+    let mut rec = Recording::new(9);
+    let resp = black_box(issuer.issue(&mut rec, &req).expect("issue"));
+    stale.take();
+    black_box(resp);
+    let mut n = Needles::default();
+    n.add_all::<C>("r", &rec.scalars::<C>());
+    n.add::<C>("k", &scalar(&issuer.server().secret_key().to_bytes()));
+    n.check(&stale, "privacy_pass::Issuer::issue", &mut leaks);
+    assert_no_leaks(&leaks);
+}
+
+fn trust_token_pair(method: Method, rng: &mut StdRng) -> (Issuer, Client, PrivateKey) {
+    let mut issuer = Issuer::new(method, 10);
+    let mut client = Client::new(method, 10);
+    let (sk, pk) = generate_key(method, 7, rng);
+    issuer.add_key(sk.clone()).expect("add key");
+    client.add_key(pk).expect("add key");
+    (issuer, client, sk)
+}
+
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "the stale-stack scan needs an optimised build"
+)]
+fn trust_token_issue_redeem_and_finish_leave_no_secret_on_the_stack() {
+    assert_scan_sees_stale_stack();
+    let mut leaks = Vec::new();
+    let mut stale = StaleStack::new();
+    for method in Method::ALL {
+        let mut rng = StdRng::seed_from_u64(10);
+        let (issuer, client, sk) = trust_token_pair(method, &mut rng);
+        let key = sk.to_bytes();
+        let bits: &[bool] = if method.has_private_metadata() {
+            &[false, true]
+        } else {
+            &[false]
+        };
+        for &bit in bits {
+            let what = format!("{method:?} (bit {bit})");
+            // Client: the blinds.
+            let mut rec = Recording::new(11);
+            let req = black_box(client.begin_issuance(3, &mut rec).expect("begin"));
+            stale.take();
+            let blinds = rec.scalars::<C>();
+            let mut n = Needles::default();
+            n.add_all::<C>("blind", &blinds);
+            n.check(
+                &stale,
+                &format!("{what} Client::begin_issuance"),
+                &mut leaks,
+            );
+
+            // Issuer: every nonce it draws and the key.
+            let mut rec = Recording::new(12);
+            let resp = black_box(
+                issuer
+                    .issue(&req.message, 7, bit, 10, &mut rec)
+                    .expect("issue"),
+            );
+            stale.take();
+            let mut n = Needles::default();
+            n.add_all::<C>("nonce", &rec.scalars::<C>());
+            n.add_key_blob::<C>("key", &key, 4);
+            n.check(&stale, &format!("{what} Issuer::issue"), &mut leaks);
+
+            // Client finish: the blinds and their inverses.
+            let tokens = black_box(
+                client
+                    .finish_issuance(req.state, &resp.message)
+                    .expect("finish"),
+            );
+            stale.take();
+            let mut n = Needles::default();
+            n.add_all::<C>("blind", &blinds);
+            let inverses: Vec<_> = blinds
+                .iter()
+                .map(|b| group::invert::<C>(b).expect("non-zero"))
+                .collect();
+            n.add_all::<C>("1/blind", &inverses);
+            n.check(
+                &stale,
+                &format!("{what} Client::finish_issuance"),
+                &mut leaks,
+            );
+
+            // Issuer redeem: the key.
+            let redemption = client
+                .begin_redemption(&tokens[0], b"client data")
+                .expect("begin redemption");
+            let got = black_box(issuer.redeem(&redemption).expect("redeem"));
+            stale.take();
+            drop(got);
+            let mut n = Needles::default();
+            n.add_key_blob::<C>("key", &key, 4);
+            n.check(&stale, &format!("{what} Issuer::redeem"), &mut leaks);
+        }
+    }
+    assert_no_leaks(&leaks);
+}
+
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "the stale-stack scan needs an optimised build"
+)]
+fn arc_issue_and_present_leave_no_secret_on_the_stack() {
+    assert_scan_sees_stale_stack();
+    let mut leaks = Vec::new();
+    arc_scenario::<arc::ArcV2P256>(20, &mut leaks);
+    assert_no_leaks(&leaks);
+}
+
+fn arc_scenario<A: HiddenNonceSuite>(seed: u64, leaks: &mut Vec<String>) {
+    type K<A> = <A as ArcSuite>::Curve;
+    let mut stale = StaleStack::new();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let server = ServerPrivateKey::<A>::random(&mut rng);
+    let key = server.to_bytes();
+
+    let mut rec = Recording::new(seed + 1);
+    let req = black_box(CredentialRequest::<A>::new(b"request context", &mut rec).expect("req"));
+    stale.take();
+    let client_secrets = rec.scalars::<K<A>>();
+    let mut n = Needles::default();
+    n.add_all::<K<A>>("client", &client_secrets);
+    n.check(&stale, "arc CredentialRequest::new", leaks);
+
+    let mut rec = Recording::new(seed + 2);
+    let resp = black_box(server.issue(&req.message, &mut rec).expect("issue"));
+    stale.take();
+    let mut n = Needles::default();
+    n.add_all::<K<A>>("nonce", &rec.scalars::<K<A>>());
+    n.add_key_blob::<K<A>>("key", &key, 0);
+    n.check(&stale, "arc ServerPrivateKey::issue", leaks);
+
+    let mut cred: Credential<A> = black_box(
+        req.state
+            .finalize(server.public_key(), &resp)
+            .expect("finalize"),
+    );
+    stale.take();
+    let mut n = Needles::default();
+    n.add_all::<K<A>>("client", &client_secrets);
+    n.check(&stale, "arc CredentialRequestState::finalize", leaks);
+
+    let mut state = cred
+        .presentation_state(b"presentation context", 8)
+        .expect("state");
+    let mut rec = Recording::new(seed + 3);
+    let p = black_box(state.present(&mut rec).expect("present"));
+    stale.take();
+    let mut n = Needles::default();
+    n.add_all::<K<A>>("nonce", &rec.scalars::<K<A>>());
+    n.add_all::<K<A>>("client", &client_secrets);
+    n.check(&stale, "arc PresentationState::present", leaks);
+
+    let tag = black_box(
+        server
+            .verify_presentation(b"request context", b"presentation context", &p, 8)
+            .expect("verify"),
+    );
+    stale.take();
+    black_box(tag);
+    let mut n = Needles::default();
+    n.add_key_blob::<K<A>>("key", &key, 0);
+    n.check(&stale, "arc ServerPrivateKey::verify_presentation", leaks);
+}
+
+/// The wipe after each operation reaches as deep as the operation went: on a painted stack, the
+/// deepest bytes written are the wipe's zeros. Prints each operation's depth (the wipe's).
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "the wipe sizes are set for optimised builds"
+)]
+fn every_operation_is_within_its_wipe() {
+    let mut rng = StdRng::seed_from_u64(30);
+    let mut report = Vec::new();
+    let mut check = |what: String, f: &mut dyn FnMut()| {
+        let (depth, wiped) = stack_use_of(f);
+        println!("stack {what}: {depth} bytes, deepest writes wiped: {wiped}");
+        report.push((what, wiped));
+    };
+    let voprf = VoprfServer::<S>::new(&mut rng);
+    let poprf = PoprfServer::<S>::new(&mut rng);
+    let b = VoprfClient::<S>::blind(b"x", &mut rng).expect("blind");
+    check("VoprfClient::blind".into(), &mut || {
+        black_box(VoprfClient::<S>::blind(b"x", &mut rng).expect("blind"));
+    });
+    check("VoprfServer::blind_evaluate".into(), &mut || {
+        black_box(voprf.blind_evaluate(&mut rng, &b.message).expect("eval"));
+    });
+    check("PoprfServer::blind_evaluate".into(), &mut || {
+        black_box(
+            poprf
+                .blind_evaluate(&mut rng, &b.message, b"i")
+                .expect("eval"),
+        );
+    });
+    for method in Method::ALL {
+        let (issuer, client, _) = trust_token_pair(method, &mut rng);
+        let mut req = None;
+        check(format!("{method:?} Client::begin_issuance"), &mut || {
+            req = Some(client.begin_issuance(10, &mut rng).expect("begin"));
+        });
+        let req = req.expect("request");
+        let mut resp = None;
+        check(format!("{method:?} Issuer::issue"), &mut || {
+            resp = Some(
+                issuer
+                    .issue(&req.message, 7, false, 10, &mut rng)
+                    .expect("issue"),
+            );
+        });
+        let resp = resp.expect("response");
+        let mut state = Some(req.state);
+        let mut tokens = None;
+        check(format!("{method:?} Client::finish_issuance"), &mut || {
+            let st = state.take().expect("state");
+            tokens = Some(client.finish_issuance(st, &resp.message).expect("finish"));
+        });
+        let red = client
+            .begin_redemption(&tokens.expect("tokens")[0], b"cd")
+            .expect("redemption");
+        check(format!("{method:?} Issuer::redeem"), &mut || {
+            black_box(issuer.redeem(&red).expect("redeem"));
+        });
+    }
+    type A = arc::ArcV2P256;
+    let server = ServerPrivateKey::<A>::random(&mut rng);
+    let mut req = None;
+    check("arc CredentialRequest::new".into(), &mut || {
+        req = Some(CredentialRequest::<A>::new(b"rc", &mut rng).expect("request"));
+    });
+    let req = req.expect("request");
+    let mut resp = None;
+    check("arc ServerPrivateKey::issue".into(), &mut || {
+        resp = Some(server.issue(&req.message, &mut rng).expect("issue"));
+    });
+    let resp = resp.expect("response");
+    let mut st = Some(req.state);
+    let mut cred = None;
+    check("arc CredentialRequestState::finalize".into(), &mut || {
+        let st = st.take().expect("state");
+        cred = Some(st.finalize(server.public_key(), &resp).expect("finalize"));
+    });
+    let mut cred = cred.expect("credential");
+    let mut ps = cred.presentation_state(b"pc", 8).expect("state");
+    let mut p = None;
+    check("arc PresentationState::present".into(), &mut || {
+        p = Some(ps.present(&mut rng).expect("present"));
+    });
+    let p = p.expect("presentation");
+    check(
+        "arc ServerPrivateKey::verify_presentation".into(),
+        &mut || {
+            black_box(
+                server
+                    .verify_presentation(b"rc", b"pc", &p, 8)
+                    .expect("verify"),
+            );
+        },
+    );
+    let deeper: Vec<_> = report.iter().filter(|(_, w)| !w).map(|(n, _)| n).collect();
+    assert!(deeper.is_empty(), "went deeper than their wipe: {deeper:?}");
+}
