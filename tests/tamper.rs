@@ -644,15 +644,6 @@ fn tt_state_from_bytes(bytes: &[u8]) -> Result<tt::IssuanceState, Error> {
     tt::IssuanceState::from_secret_bytes(bytes)
 }
 
-/// How much of a method to run: `Full` tampers every message; `Cheap` (the deprecated and
-/// legacy methods) skips the issue response, the issuance state and the private keys, whose
-/// every case costs a proof check or a key load.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Depth {
-    Full,
-    Cheap,
-}
-
 /// What the issuer learns from redeeming each token: key id, bit, nonce.
 type Redeemed = Vec<(u32, bool, Vec<u8>)>;
 
@@ -673,7 +664,7 @@ fn memo<R: Clone>(
     r
 }
 
-fn trust_token_messages(method: tt::Method, depth: Depth) -> Vec<Tally> {
+fn trust_token_messages(method: tt::Method) -> Vec<Tally> {
     let m = method.name();
     let mut rng = StdRng::seed_from_u64(0x7457 + u64::from(method.id()));
     let pmb = method.has_private_metadata();
@@ -819,9 +810,6 @@ fn trust_token_messages(method: tt::Method, depth: Depth) -> Vec<Tally> {
             &|b| finish_with_key(tt::PublicKey::from_storage_bytes(b).map_err(at("decode"))?),
         ),
     ];
-    if depth == Depth::Cheap {
-        return out;
-    }
     out.extend([
         // `IssueResponse::decode` (the serde form's strict decoder) runs alongside on every
         // variant; the client's verdict decides, and an accepted response must also decode.
@@ -862,6 +850,71 @@ fn trust_token_messages(method: tt::Method, depth: Depth) -> Vec<Tally> {
         ),
     ]);
     out
+}
+
+/// `experiment_v1`'s signed redemption record (feature `srr`): the issuer's signed response as
+/// the client receives it, the SRR public key the client is given, and the issuer's SRR secret
+/// key (a tampered one signs, and the client holding the genuine public key must refuse).
+#[cfg(feature = "srr")]
+fn srr_messages() -> Vec<Tally> {
+    let method = tt::Method::ExperimentV1;
+    let m = method.name();
+    let secret = [0x5au8; tt::SRR_KEY_LEN];
+    let record = b"tamper: an issuer-defined redemption record";
+    let mut issuer = tt::Issuer::new(method, 16);
+    issuer.set_srr_key(&secret).unwrap();
+    let public = issuer.srr_public_key().unwrap();
+    let mut client = tt::Client::new(method, 16);
+    client.set_srr_key(&public).unwrap();
+    let response = issuer.redemption_response(record).unwrap();
+    let snapshot = || {
+        format!(
+            "{:?} {:?}",
+            client.srr_key().map(hex::encode),
+            issuer.srr_public_key().map(hex::encode)
+        )
+    };
+    vec![
+        tamper(
+            format!("trust-token/{m}/signed redemption response"),
+            &response,
+            &[],
+            &snapshot,
+            &|b| {
+                client
+                    .finish_redemption(b)
+                    .map_err(at("client finish_redemption"))
+            },
+        ),
+        tamper(
+            format!("trust-token/{m}/SRR public key"),
+            &public,
+            &[],
+            &snapshot,
+            &|b| {
+                let mut c = tt::Client::new(method, 16);
+                c.set_srr_key(b).map_err(at("client set_srr_key"))?;
+                c.finish_redemption(&response)
+                    .map_err(at("client finish_redemption"))
+            },
+        ),
+        tamper(
+            format!("trust-token/{m}/SRR secret key (signs for the genuine public key)"),
+            &secret,
+            &[],
+            &snapshot,
+            &|b| {
+                let mut i = tt::Issuer::new(method, 16);
+                i.set_srr_key(b).map_err(at("issuer set_srr_key"))?;
+                let resp = i
+                    .redemption_response(record)
+                    .map_err(at("issuer redemption_response"))?;
+                client
+                    .finish_redemption(&resp)
+                    .map_err(at("client finish_redemption"))
+            },
+        ),
+    ]
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1135,7 +1188,7 @@ type Group = fn() -> Vec<Tally>;
 
 const GROUPS: &[(&str, Group)] = &[
     ("trust token pst_v1_pmb", || {
-        trust_token_messages(tt::Method::PstV1Pmb, Depth::Full)
+        trust_token_messages(tt::Method::PstV1Pmb)
     }),
     ("arc", arc_messages),
     ("arc legacy P-256", || {
@@ -1148,19 +1201,21 @@ const GROUPS: &[(&str, Group)] = &[
     ("voprf P-384", oprf_messages::<P384Sha384, Voprf>),
     ("privacy pass", privacy_pass_messages),
     ("trust token pst_v1_voprf", || {
-        trust_token_messages(tt::Method::PstV1Voprf, Depth::Full)
+        trust_token_messages(tt::Method::PstV1Voprf)
     }),
     ("poprf P-256", oprf_messages::<P256Sha256, Poprf>),
     ("voprf P-256", oprf_messages::<P256Sha256, Voprf>),
     ("trust token experiment_v2_pmb", || {
-        trust_token_messages(tt::Method::ExperimentV2Pmb, Depth::Cheap)
+        trust_token_messages(tt::Method::ExperimentV2Pmb)
     }),
     ("trust token experiment_v1", || {
-        trust_token_messages(tt::Method::ExperimentV1, Depth::Cheap)
+        trust_token_messages(tt::Method::ExperimentV1)
     }),
     ("trust token experiment_v2_voprf", || {
-        trust_token_messages(tt::Method::ExperimentV2Voprf, Depth::Cheap)
+        trust_token_messages(tt::Method::ExperimentV2Voprf)
     }),
+    #[cfg(feature = "srr")]
+    ("trust token experiment_v1 srr", srr_messages),
 ];
 
 /// Runs every group (or, with `TAMPER_ONLY=<text>` in the environment, the groups whose name
@@ -1202,11 +1257,18 @@ fn tamper_every_message() {
         panics += t.panics;
         ignored += t.ignored;
     }
-    println!(
+    let summary = format!(
         "tamper: {cases} cases, {accepted} accepted, {panics} panics ({ignored} in unauthenticated bytes with the predicted result, {} message types, {:.1}s)",
         tallies.len(),
         start.elapsed().as_secs_f64()
     );
+    println!("{summary}");
+    // For CI, which runs the suite once through the README's test command: the summary of the
+    // full run in `target/tmp/tamper-summary.txt`.
+    if only.is_none() {
+        let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("tamper-summary.txt");
+        std::fs::write(path, format!("{summary}\n")).expect("write the summary");
+    }
     assert_eq!(accepted, 0, "tampered messages were accepted");
     assert_eq!(panics, 0, "receivers panicked");
     if only.is_none() {

@@ -86,7 +86,7 @@ fn counter_moved<S: ArcSuite>(cred: &Credential<S>, ctx: &[u8], limit: u32, next
         .map(|(_, l, n)| (l, n));
     assert_eq!(
         after,
-        Some((limit, (next + 1).min(limit))),
+        Some((limit, next.saturating_add(1).min(limit))),
         "present did not advance the counter"
     );
     let bytes = cred.to_bytes();
