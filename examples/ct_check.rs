@@ -720,6 +720,48 @@ fn field_paths<C: Curve>(out: &mut Vec<Path>) {
     }
 }
 
+/// The same edges on the `p384` crate's own field (fiat-crypto's constant-time code, not used
+/// by this crate's arithmetic): a reference for the edge-value effect on [`group::P384Fe`]. If
+/// an independent constant-time implementation shows the same `|t|` on the same constants, the
+/// difference lies in the machine, not in either code. `--all` only.
+fn reference_field_paths(out: &mut Vec<Path>) {
+    type Fe = p384::FieldElement;
+    let edges: [(&str, fn() -> Fe); 4] = [
+        ("zero", || Fe::ZERO),
+        ("one", || Fe::ONE),
+        ("p-1", || -Fe::ONE),
+        ("fixed", || Fe::random(&mut StdRng::seed_from_u64(7))),
+    ];
+    for (op, square) in [("mul", false), ("square", true)] {
+        for (edge, value) in edges {
+            out.push(path(format!("field/p384-fiat/{op}/{edge}"), move |cfg| {
+                let x = move |rng: &mut StdRng, class: usize| {
+                    if class == 0 {
+                        value()
+                    } else {
+                        Fe::random(&mut *rng)
+                    }
+                };
+                measure(
+                    cfg,
+                    |rng, class| (x(rng, class), x(rng, class)),
+                    |(a, b): (Fe, Fe)| {
+                        let mut r = Fe::ZERO;
+                        for _ in 0..FIELD_REPS {
+                            r = if square {
+                                black_box(black_box(a).square())
+                            } else {
+                                black_box(black_box(a) * black_box(b))
+                            };
+                        }
+                        r
+                    },
+                )
+            }));
+        }
+    }
+}
+
 /// Whether the operation's last step on the Montgomery forms of `a` and `b` is the conditional
 /// correction by `p` (add: `A + B >= p`; sub: `A < B`; mul and square: the Montgomery
 /// reduction `(A·B + m·p) / R`, `m = -A·B·p^-1 mod R`, is `>= p`), with `R = 2^bits` for both
@@ -1328,6 +1370,7 @@ fn all_paths() -> (Vec<Path>, Vec<Path>) {
     ladder_paths::<P384>(&mut paths);
     field_paths::<p256::NistP256>(&mut paths);
     field_paths::<P384>(&mut paths);
+    reference_field_paths(&mut paths);
     final_correction_paths::<p256::NistP256>(&mut paths);
     final_correction_paths::<P384>(&mut paths);
     let mut controls = Vec::new();
