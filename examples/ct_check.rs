@@ -726,7 +726,8 @@ fn field_paths<C: Curve>(out: &mut Vec<Path>) {
 /// difference lies in the machine, not in either code. `--all` only.
 fn reference_field_paths(out: &mut Vec<Path>) {
     type Fe = p384::FieldElement;
-    let edges: [(&str, fn() -> Fe); 4] = [
+    type Edge = (&'static str, fn() -> Fe);
+    let edges: [Edge; 4] = [
         ("zero", || Fe::ZERO),
         ("one", || Fe::ONE),
         ("p-1", || -Fe::ONE),
