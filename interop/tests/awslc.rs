@@ -1,13 +1,17 @@
 //! AWS-LC's wrappers against BoringSSL, beyond the four current methods of `tests/interop.rs`:
 //! key derivation and generation of all five methods (BoringSSL's blobs are pinned by the KATs
 //! of `tests/boringssl.rs`), the key and batch limits, experiment v1 across the two libraries,
-//! and the errors AWS-LC reports.
+//! the errors AWS-LC reports, and its curve layer (`EC_POINT_mul`) against ours.
 //!
 //! AWS-LC has all five methods of BoringSSL (`TRUST_TOKEN_experiment_v1`, `experiment_v2_*`,
 //! `pst_v1_*`); its API lacks only `TRUST_TOKEN_CLIENT_dup_for_testing` (a link-time absence,
 //! so there is no wrapper for it and nothing to run).
 
+use privacy_tokens::group;
+use privacy_tokens::{P256Sha256, P384Sha384, Suite};
+use privacy_tokens_interop::awslc::curve::{Curve, Group};
 use privacy_tokens_interop::{awslc, boringssl, Method};
+use rand::RngCore;
 
 const ALL: [Method; 5] = [
     Method::ExperimentV1,
@@ -152,4 +156,68 @@ fn error_reports_awslc_reason() {
         .unwrap_err();
     assert_eq!(theirs.library, "BoringSSL");
     assert_eq!(err.reason, theirs.reason);
+}
+
+/// A random canonical scalar of curve `C`, as big-endian bytes and as ours.
+fn random_scalar<C: group::Curve>(rng: &mut impl RngCore) -> (Vec<u8>, group::Scalar<C>) {
+    loop {
+        let mut bytes = vec![0u8; C::SCALAR_LEN];
+        rng.fill_bytes(&mut bytes);
+        if let Ok(k) = group::decode_scalar::<C>(&bytes) {
+            return (bytes, k);
+        }
+    }
+}
+
+/// AWS-LC's `EC_POINT_mul` (the `curve/awslc/...` benches) computes what ours does
+/// (`privacy_tokens::group::mul` and `mul_generator`, the `curve/privacy-tokens/...` benches):
+/// the same points for the same random scalars and base points, and for the scalars 1 and
+/// n − 1.
+fn curve_agrees<C: group::Curve>(curve: Curve) {
+    let mut rng = rand::thread_rng();
+    let g = Group::new(curve).unwrap();
+    assert_eq!(g.curve(), curve);
+    let encode = |p: &group::Point<C>| {
+        C::encode_uncompressed(&group::to_affine(p))
+            .as_ref()
+            .to_vec()
+    };
+    let mut out = g.new_point().unwrap();
+    let mut specials = vec![[vec![0; C::SCALAR_LEN - 1], vec![1]].concat()];
+    let minus_one = -group::Scalar::<C>::from(1u64);
+    specials.push(C::scalar_bytes(&minus_one).as_ref().to_vec());
+    for i in 0..20 {
+        let (k_bytes, k) = match specials.get(i) {
+            Some(b) => (b.clone(), group::decode_scalar::<C>(b).unwrap()),
+            None => random_scalar::<C>(&mut rng),
+        };
+        let (_, base) = random_scalar::<C>(&mut rng);
+        let p = group::mul_generator::<C>(&base);
+        let p_bytes = encode(&p);
+        let k_aws = g.scalar(&k_bytes).unwrap();
+        let p_aws = g.decode_point(&p_bytes).unwrap();
+        assert_eq!(g.encode_point(&p_aws).unwrap(), p_bytes);
+        g.mul(&mut out, &p_aws, &k_aws).unwrap();
+        assert_eq!(
+            g.encode_point(&out).unwrap(),
+            encode(&group::mul::<C>(&p, &k)),
+            "{i}"
+        );
+        g.mul_base(&mut out, &k_aws).unwrap();
+        assert_eq!(
+            g.encode_point(&out).unwrap(),
+            encode(&group::mul_generator::<C>(&k)),
+            "{i}"
+        );
+    }
+    // A point off the curve does not decode.
+    let mut bad = encode(&group::mul_generator::<C>(&random_scalar::<C>(&mut rng).1));
+    *bad.last_mut().unwrap() ^= 1;
+    assert!(g.decode_point(&bad).is_err());
+}
+
+#[test]
+fn curve_mul_equals_ours() {
+    curve_agrees::<<P256Sha256 as Suite>::Curve>(Curve::P256);
+    curve_agrees::<<P384Sha384 as Suite>::Curve>(Curve::P384);
 }
