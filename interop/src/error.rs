@@ -1,14 +1,16 @@
-//! The error type: a failed BoringSSL call, with the reason BoringSSL's error queue gave.
+//! The error type: a failed library call, with the reason the library's error queue gave.
 
 use core::fmt;
 
-/// A BoringSSL `TRUST_TOKEN_*` call returned failure.
+/// A `TRUST_TOKEN_*` (or `EC_*`) call of BoringSSL or AWS-LC returned failure.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error {
-    /// The BoringSSL function that failed, e.g. `"TRUST_TOKEN_CLIENT_finish_issuance"`.
+    /// The library that failed: `"BoringSSL"` or `"AWS-LC"`.
+    pub library: &'static str,
+    /// The function that failed, e.g. `"TRUST_TOKEN_CLIENT_finish_issuance"`.
     pub function: &'static str,
-    /// The first entry of BoringSSL's thread-local error queue (`ERR_error_string_n`), or
-    /// `"no error queued"` when BoringSSL failed without queueing a reason.
+    /// The first entry of the library's thread-local error queue (`ERR_error_string_n`), or
+    /// `"no error queued"` when the library failed without queueing a reason.
     pub reason: String,
 }
 
@@ -17,7 +19,11 @@ pub type Result<T, E = Error> = core::result::Result<T, E>;
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} failed: {}", self.function, self.reason)
+        write!(
+            f,
+            "{} {} failed: {}",
+            self.library, self.function, self.reason
+        )
     }
 }
 

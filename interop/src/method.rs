@@ -1,8 +1,7 @@
-//! The five BoringSSL Trust Token methods (spec §1), all on P-384.
+//! The five Trust Token methods (spec §1), all on P-384, which BoringSSL and AWS-LC both have.
 
-use boring_sys as sys;
-
-/// A BoringSSL `TRUST_TOKEN_METHOD`.
+/// A `TRUST_TOKEN_METHOD` of BoringSSL and AWS-LC (each library's table is its
+/// `ffi::method`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Method {
     /// `TRUST_TOKEN_experiment_v1`: legacy PMB with length-prefixed points and SRR.
@@ -26,7 +25,7 @@ impl Method {
         Self::ExperimentV2Pmb,
     ];
 
-    /// BoringSSL's function name for the method, also used in test and bench names.
+    /// The libraries' function name for the method, also used in test and bench names.
     pub const fn name(self) -> &'static str {
         match self {
             Self::ExperimentV1 => "experiment_v1",
@@ -47,21 +46,6 @@ impl Method {
         match self {
             Self::ExperimentV2Voprf | Self::PstV1Voprf => 6,
             Self::ExperimentV1 | Self::ExperimentV2Pmb | Self::PstV1Pmb => 3,
-        }
-    }
-
-    /// The `const TRUST_TOKEN_METHOD *` BoringSSL returns for this method.
-    pub(crate) fn as_ptr(self) -> *const sys::TRUST_TOKEN_METHOD {
-        // SAFETY: these functions take no arguments and return a pointer to a static,
-        // immutable method table that lives for the whole program.
-        unsafe {
-            match self {
-                Self::ExperimentV1 => sys::TRUST_TOKEN_experiment_v1(),
-                Self::ExperimentV2Voprf => sys::TRUST_TOKEN_experiment_v2_voprf(),
-                Self::ExperimentV2Pmb => sys::TRUST_TOKEN_experiment_v2_pmb(),
-                Self::PstV1Voprf => sys::TRUST_TOKEN_pst_v1_voprf(),
-                Self::PstV1Pmb => sys::TRUST_TOKEN_pst_v1_pmb(),
-            }
         }
     }
 }

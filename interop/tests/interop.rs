@@ -1,11 +1,12 @@
-//! Live interop of Trust Tokens against BoringSSL.
+//! Live interop of Trust Tokens between BoringSSL, AWS-LC and ours.
 //!
-//! Every protocol test runs for each pairing of a client and an issuer implementation, so the
-//! same bytes flow BoringSSL → ours and ours → BoringSSL, and every tamper case of BoringSSL's
-//! `trust_token_test.cc` (spec §4) is checked to fail on both sides alike.
+//! Every protocol test runs for each of the nine pairings of a client and an issuer
+//! implementation out of {BoringSSL, AWS-LC, ours}, so the same bytes flow between each two of
+//! them in both directions, and every tamper case of BoringSSL's `trust_token_test.cc`
+//! (spec §4) is checked to fail on every side alike.
 
 use privacy_tokens::trust_token as tt;
-use privacy_tokens_interop::{self as bssl, Method};
+use privacy_tokens_interop::{self as bssl, awslc, boringssl, KeyPair, Method};
 use sha2::{Digest, Sha512};
 
 type R<T> = Result<T, String>;
@@ -14,8 +15,12 @@ type R<T> = Result<T, String>;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Side {
     Boring,
+    AwsLc,
     Ours,
 }
+
+/// The two C libraries.
+const LIBRARIES: [Side; 2] = [Side::Boring, Side::AwsLc];
 
 /// What an issuer extracts from a redemption request.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,24 +57,7 @@ fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
-impl TtClient for bssl::Client {
-    fn begin_issuance(&mut self, count: usize) -> R<Vec<u8>> {
-        bssl::Client::begin_issuance(self, count).map_err(err)
-    }
-    fn finish_issuance(&mut self, response: &[u8]) -> R<Vec<Vec<u8>>> {
-        bssl::Client::finish_issuance(self, response)
-            .map(|(_, tokens)| tokens)
-            .map_err(err)
-    }
-    fn begin_redemption(&mut self, token: &[u8], client_data: &[u8]) -> R<Vec<u8>> {
-        bssl::Client::begin_redemption(self, token, client_data, 0).map_err(err)
-    }
-    fn begin_issuance_over_message(&mut self, count: usize, msg: &[u8]) -> R<Vec<u8>> {
-        bssl::Client::begin_issuance_over_message(self, count, msg).map_err(err)
-    }
-}
-
-fn from_bssl(r: bssl::Redemption) -> Redeemed {
+fn from_library(r: bssl::Redemption) -> Redeemed {
     Redeemed {
         key_id: r.key_id,
         bit: r.private_metadata,
@@ -78,27 +66,77 @@ fn from_bssl(r: bssl::Redemption) -> Redeemed {
     }
 }
 
-impl TtIssuer for bssl::Issuer {
-    fn issue(
-        &self,
-        request: &[u8],
-        key_id: u32,
-        bit: u8,
-        max_issuance: usize,
-    ) -> R<(Vec<u8>, usize)> {
-        bssl::Issuer::issue(self, request, key_id, bit, max_issuance).map_err(err)
-    }
-    fn redeem(&self, request: &[u8]) -> R<Redeemed> {
-        bssl::Issuer::redeem(self, request)
-            .map(from_bssl)
-            .map_err(err)
-    }
-    fn redeem_over_message(&self, request: &[u8], msg: &[u8]) -> R<Redeemed> {
-        bssl::Issuer::redeem_over_message(self, request, msg)
-            .map(from_bssl)
-            .map_err(err)
-    }
+/// The roles for one C library's wrappers (BoringSSL's and AWS-LC's have the same API), and
+/// its constructors `$new_client` / `$new_issuer` (method, max batch size, key blobs).
+macro_rules! library_roles {
+    ($lib:ident, $new_client:ident, $new_issuer:ident) => {
+        impl TtClient for $lib::Client {
+            fn begin_issuance(&mut self, count: usize) -> R<Vec<u8>> {
+                $lib::Client::begin_issuance(self, count).map_err(err)
+            }
+            fn finish_issuance(&mut self, response: &[u8]) -> R<Vec<Vec<u8>>> {
+                $lib::Client::finish_issuance(self, response)
+                    .map(|(_, tokens)| tokens)
+                    .map_err(err)
+            }
+            fn begin_redemption(&mut self, token: &[u8], client_data: &[u8]) -> R<Vec<u8>> {
+                $lib::Client::begin_redemption(self, token, client_data, 0).map_err(err)
+            }
+            fn begin_issuance_over_message(&mut self, count: usize, msg: &[u8]) -> R<Vec<u8>> {
+                $lib::Client::begin_issuance_over_message(self, count, msg).map_err(err)
+            }
+        }
+
+        impl TtIssuer for $lib::Issuer {
+            fn issue(
+                &self,
+                request: &[u8],
+                key_id: u32,
+                bit: u8,
+                max_issuance: usize,
+            ) -> R<(Vec<u8>, usize)> {
+                $lib::Issuer::issue(self, request, key_id, bit, max_issuance).map_err(err)
+            }
+            fn redeem(&self, request: &[u8]) -> R<Redeemed> {
+                $lib::Issuer::redeem(self, request)
+                    .map(from_library)
+                    .map_err(err)
+            }
+            fn redeem_over_message(&self, request: &[u8], msg: &[u8]) -> R<Redeemed> {
+                $lib::Issuer::redeem_over_message(self, request, msg)
+                    .map(from_library)
+                    .map_err(err)
+            }
+        }
+
+        fn $new_client(
+            method: Method,
+            max_batchsize: usize,
+            public_keys: &[Vec<u8>],
+        ) -> R<Box<dyn TtClient>> {
+            let mut c = $lib::Client::new(method, max_batchsize).map_err(err)?;
+            for (i, k) in public_keys.iter().enumerate() {
+                assert_eq!(c.add_key(k).map_err(err)?, i);
+            }
+            Ok(Box::new(c))
+        }
+
+        fn $new_issuer(
+            method: Method,
+            max_batchsize: usize,
+            private_keys: &[Vec<u8>],
+        ) -> R<Box<dyn TtIssuer>> {
+            let mut s = $lib::Issuer::new(method, max_batchsize).map_err(err)?;
+            for k in private_keys {
+                s.add_key(k).map_err(err)?;
+            }
+            Ok(Box::new(s))
+        }
+    };
 }
+
+library_roles!(boringssl, boring_client, boring_issuer);
+library_roles!(awslc, awslc_client, awslc_issuer);
 
 /// Our client plus its pending issuance state (BoringSSL keeps the pretokens inside its
 /// client; ours hands them out). Like BoringSSL, a failed finish keeps them, a successful one
@@ -201,13 +239,8 @@ fn new_client(
     public_keys: &[Vec<u8>],
 ) -> R<Box<dyn TtClient>> {
     match side {
-        Side::Boring => {
-            let mut c = bssl::Client::new(method, max_batchsize).map_err(err)?;
-            for (i, k) in public_keys.iter().enumerate() {
-                assert_eq!(c.add_key(k).map_err(err)?, i);
-            }
-            Ok(Box::new(c))
-        }
+        Side::Boring => boring_client(method, max_batchsize, public_keys),
+        Side::AwsLc => awslc_client(method, max_batchsize, public_keys),
         Side::Ours => {
             let batch = u16::try_from(max_batchsize).map_err(err)?;
             let mut client = tt::Client::new(ours(method), batch);
@@ -229,13 +262,8 @@ fn new_issuer(
     private_keys: &[Vec<u8>],
 ) -> R<Box<dyn TtIssuer>> {
     match side {
-        Side::Boring => {
-            let mut s = bssl::Issuer::new(method, max_batchsize).map_err(err)?;
-            for k in private_keys {
-                s.add_key(k).map_err(err)?;
-            }
-            Ok(Box::new(s))
-        }
+        Side::Boring => boring_issuer(method, max_batchsize, private_keys),
+        Side::AwsLc => awslc_issuer(method, max_batchsize, private_keys),
         Side::Ours => {
             let batch = u16::try_from(max_batchsize).map_err(err)?;
             let mut s = tt::Issuer::new(ours(method), batch);
@@ -725,27 +753,6 @@ fn over_message_nonce(client: Side, issuer: Side) {
     }
 }
 
-/// Not in `pairing_tests!`: our issuer's half is ignored while the library differs.
-mod over_message_nonce {
-    use super::*;
-    #[test]
-    fn boring_client_boring_issuer() {
-        over_message_nonce(Side::Boring, Side::Boring)
-    }
-    #[test]
-    fn our_client_boring_issuer() {
-        over_message_nonce(Side::Ours, Side::Boring)
-    }
-    #[test]
-    fn boring_client_our_issuer() {
-        over_message_nonce(Side::Boring, Side::Ours)
-    }
-    #[test]
-    fn our_client_our_issuer() {
-        over_message_nonce(Side::Ours, Side::Ours)
-    }
-}
-
 macro_rules! pairing_tests {
     ($($pairing:ident: $client:expr, $issuer:expr;)*) => {$(
         mod $pairing {
@@ -764,18 +771,25 @@ macro_rules! pairing_tests {
             #[test] fn over_message() { super::over_message($client, $issuer) }
             #[test] fn byte_flips() { super::byte_flips($client, $issuer) }
             #[test] fn boundary_cases() { super::boundary_cases($client, $issuer) }
+            #[test] fn over_message_nonce() { super::over_message_nonce($client, $issuer) }
         }
     )*};
 }
 
 pairing_tests! {
     boring_client_boring_issuer: Side::Boring, Side::Boring;
+    boring_client_awslc_issuer: Side::Boring, Side::AwsLc;
     boring_client_our_issuer: Side::Boring, Side::Ours;
+    awslc_client_boring_issuer: Side::AwsLc, Side::Boring;
+    awslc_client_awslc_issuer: Side::AwsLc, Side::AwsLc;
+    awslc_client_our_issuer: Side::AwsLc, Side::Ours;
     our_client_boring_issuer: Side::Ours, Side::Boring;
+    our_client_awslc_issuer: Side::Ours, Side::AwsLc;
     our_client_our_issuer: Side::Ours, Side::Ours;
 }
 
-/// `derive_key_from_secret` blobs are BoringSSL's, for every method, key id and secret.
+/// `derive_key_from_secret` blobs are BoringSSL's, ours and AWS-LC's alike, for every method,
+/// key id and secret.
 #[test]
 fn derive_key_from_secret_equals_boringssl() {
     use rand::RngCore;
@@ -793,6 +807,8 @@ fn derive_key_from_secret_equals_boringssl() {
                 let (private, public) =
                     tt::derive_key_from_secret(ours(method), id, secret).unwrap();
                 let what = format!("{} id {id} secret {}", method.name(), hex::encode(secret));
+                let aws = awslc::derive_key_from_secret(method, id, secret).unwrap();
+                assert_eq!(aws, theirs, "AWS-LC {what}");
                 assert_eq!(
                     hex::encode(&*private.to_bytes()),
                     hex::encode(&theirs.private),
@@ -808,39 +824,73 @@ fn derive_key_from_secret_equals_boringssl() {
     }
 }
 
-/// Our random keys work in BoringSSL: its issuer recomputes the public keys from our private
-/// blob, and its client verifies proofs against our public blob, so a round trip checks both.
-/// BoringSSL's random keys parse in ours and re-encode to the same bytes.
-#[test]
-fn generate_key_blobs_interoperate() {
-    let mut rng = rand::thread_rng();
-    for method in Method::CURRENT {
-        for &bit in bits(method) {
-            let (private, public) = tt::generate_key(ours(method), 0x0a0b_0c0d, &mut rng);
-            let mut client = bssl::Client::new(method, 10).unwrap();
-            client.add_key(&public.to_bytes()).unwrap();
-            let mut issuer = bssl::Issuer::new(method, 10).unwrap();
-            issuer.add_key(&private.to_bytes()).unwrap();
-            let mut s = Setup {
-                ids: vec![0x0a0b_0c0d],
-                client: Box::new(client),
-                issuer: Box::new(issuer),
-            };
-            round_trip_one(&mut s, method.name(), 10, 0x0a0b_0c0d, bit);
-        }
-        let theirs = bssl::generate_key(method, 5).unwrap();
-        let private = tt::PrivateKey::from_bytes(ours(method), &theirs.private).unwrap();
-        let public = tt::PublicKey::from_bytes(ours(method), &theirs.public).unwrap();
-        assert_eq!(&*private.to_bytes(), &theirs.private[..]);
-        assert_eq!(public.to_bytes(), theirs.public);
-        assert_eq!(private.public_key().to_bytes(), theirs.public);
+/// A fresh random key pair from one of the C libraries' `TRUST_TOKEN_generate_key`.
+fn library_key(library: Side, method: Method, id: u32) -> KeyPair {
+    match library {
+        Side::Boring => bssl::generate_key(method, id).unwrap(),
+        Side::AwsLc => awslc::generate_key(method, id).unwrap(),
+        Side::Ours => unreachable!("ours is not a C library"),
     }
 }
 
-/// Key blobs: BoringSSL and ours accept and reject the same mutated private and public keys
-/// (truncated, extended, scalar 0 or ≥ n, point compressed, off the curve or with a bad prefix),
-/// except where ours is deliberately stricter: BoringSSL's PMB `issuer_key_from_bytes` ignores
-/// trailing bytes and takes zero scalars (which its own key generation never makes).
+/// Random keys of each implementation work in the others: an issuer recomputes the public keys
+/// from the private blob, and a client verifies proofs against the public blob, so a round trip
+/// (C library client and issuer, with our key; ours and the other library, with a library's key)
+/// checks both. The libraries' random keys also parse in ours and re-encode to the same bytes.
+#[test]
+fn generate_key_blobs_interoperate() {
+    let mut rng = rand::thread_rng();
+    let id = 0x0a0b_0c0d;
+    for method in Method::CURRENT {
+        for library in LIBRARIES {
+            let other = if library == Side::Boring {
+                Side::AwsLc
+            } else {
+                Side::Boring
+            };
+            let (private, public) = tt::generate_key(ours(method), id, &mut rng);
+            let theirs = library_key(library, method, id);
+            for (client, issuer, key) in [
+                (
+                    library,
+                    library,
+                    (private.to_bytes().to_vec(), public.to_bytes()),
+                ),
+                (
+                    Side::Ours,
+                    library,
+                    (theirs.private.clone(), theirs.public.clone()),
+                ),
+                (
+                    other,
+                    library,
+                    (theirs.private.clone(), theirs.public.clone()),
+                ),
+            ] {
+                let mut s = Setup {
+                    ids: vec![id],
+                    client: new_client(client, method, 10, &[key.1]).unwrap(),
+                    issuer: new_issuer(issuer, method, 10, &[key.0]).unwrap(),
+                };
+                for &bit in bits(method) {
+                    let what = format!("{} {client:?} client, {issuer:?} issuer", method.name());
+                    round_trip_one(&mut s, &what, 10, id, bit);
+                }
+            }
+            let private = tt::PrivateKey::from_bytes(ours(method), &theirs.private).unwrap();
+            let public = tt::PublicKey::from_bytes(ours(method), &theirs.public).unwrap();
+            assert_eq!(&*private.to_bytes(), &theirs.private[..]);
+            assert_eq!(public.to_bytes(), theirs.public);
+            assert_eq!(private.public_key().to_bytes(), theirs.public);
+        }
+    }
+}
+
+/// Key blobs: BoringSSL, AWS-LC and ours accept and reject the same mutated private and public
+/// keys (truncated, extended, scalar 0 or ≥ n, point compressed, off the curve or with a bad
+/// prefix), except where ours is deliberately stricter: the libraries' PMB
+/// `issuer_key_from_bytes` ignores trailing bytes and takes zero scalars (which their own key
+/// generation never makes). AWS-LC must agree with BoringSSL on every blob.
 #[test]
 fn key_blobs_rejected_alike() {
     let mut divergences = Vec::new();
@@ -866,6 +916,16 @@ fn key_blobs_rejected_alike() {
         }
         for (what, blob) in &privates {
             let theirs = bssl::Issuer::new(method, 10).unwrap().add_key(blob).is_ok();
+            let aws = awslc::Issuer::new(method, 10)
+                .unwrap()
+                .add_key(blob)
+                .is_ok();
+            if aws != theirs {
+                divergences.push(format!(
+                    "{} private {what}: boringssl {theirs}, aws-lc {aws}",
+                    method.name()
+                ));
+            }
             let mine = tt::Issuer::new(ours(method), 10)
                 .add_key_bytes(blob)
                 .is_ok();
@@ -920,6 +980,16 @@ fn key_blobs_rejected_alike() {
         }
         for (what, blob) in &publics {
             let theirs = bssl::Client::new(method, 10).unwrap().add_key(blob).is_ok();
+            let aws = awslc::Client::new(method, 10)
+                .unwrap()
+                .add_key(blob)
+                .is_ok();
+            if aws != theirs {
+                divergences.push(format!(
+                    "{} public {what}: boringssl {theirs}, aws-lc {aws}",
+                    method.name()
+                ));
+            }
             let mine = tt::Client::new(ours(method), 10)
                 .add_key_bytes(blob)
                 .is_ok();
@@ -934,16 +1004,23 @@ fn key_blobs_rejected_alike() {
     assert!(divergences.is_empty(), "{divergences:#?}");
 }
 
-/// `begin_issuance(0)`: BoringSSL emits the empty request `0000`, which both issuers reject;
-/// ours refuses up front (`Error::Batch`), a deliberate difference with the same outcome.
+/// `begin_issuance(0)`: BoringSSL and AWS-LC emit the empty request `0000`, which every issuer
+/// rejects; ours refuses up front (`Error::Batch`), a deliberate difference with the same
+/// outcome.
 #[test]
 fn begin_issuance_zero() {
     for method in Method::CURRENT {
-        let mut s = setup(method, Side::Boring, Side::Ours, 10);
-        assert_eq!(s.client.begin_issuance(0).unwrap(), [0, 0]);
-        assert!(s.issuer.issue(&[0, 0], s.ids[0], 0, 10).is_err());
-        let mut s = setup(method, Side::Ours, Side::Boring, 10);
-        assert!(s.client.begin_issuance(0).is_err());
-        assert!(s.issuer.issue(&[0, 0], s.ids[0], 0, 10).is_err());
+        for library in LIBRARIES {
+            for issuer in [Side::Boring, Side::AwsLc, Side::Ours] {
+                let mut s = setup(method, library, issuer, 10);
+                assert_eq!(s.client.begin_issuance(0).unwrap(), [0, 0], "{library:?}");
+                assert!(
+                    s.issuer.issue(&[0, 0], s.ids[0], 0, 10).is_err(),
+                    "{issuer:?}"
+                );
+            }
+            let mut s = setup(method, Side::Ours, library, 10);
+            assert!(s.client.begin_issuance(0).is_err());
+        }
     }
 }

@@ -1,4 +1,4 @@
-//! Experiment v1's signed redemption record (SRR), live: BoringSSL's client
+//! Experiment v1's signed redemption record (SRR), live: BoringSSL's and AWS-LC's clients
 //! (`TRUST_TOKEN_CLIENT_set_srr_key` with an Ed25519 `EVP_PKEY`,
 //! `TRUST_TOKEN_CLIENT_finish_redemption`) and ours (`privacy-tokens` feature `srr`) read the
 //! same responses and must agree on every one: accept with the same record and signature, or
@@ -6,7 +6,7 @@
 //! `Issuer::redemption_response`, which must produce the same bytes.
 
 use privacy_tokens::trust_token as tt;
-use privacy_tokens_interop::{self as bssl, Ed25519Key, Method};
+use privacy_tokens_interop::{self as bssl, awslc, Ed25519Key, Method};
 
 /// What a client made of a redemption response.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,8 +24,10 @@ enum Outcome {
     BadSignature,
 }
 
-fn boring_outcome(client: &bssl::Client, response: &[u8]) -> Outcome {
-    match client.finish_redemption(response) {
+/// The outcome of a C library's `finish_redemption` (BoringSSL and AWS-LC queue the same
+/// reasons).
+fn library_outcome(result: bssl::Result<(Vec<u8>, Option<Vec<u8>>)>) -> Outcome {
+    match result {
         Ok((record, signature)) => Outcome::Accepted { record, signature },
         Err(e) if e.reason.contains("DECODE_ERROR") => Outcome::Decode,
         Err(e) if e.reason.contains("NO_SRR_KEY_CONFIGURED") => Outcome::NoKey,
@@ -38,7 +40,7 @@ fn boring_outcome(client: &bssl::Client, response: &[u8]) -> Outcome {
         {
             Outcome::BadSignature
         }
-        Err(e) => panic!("unexpected BoringSSL error: {e}"),
+        Err(e) => panic!("unexpected error: {e}"),
     }
 }
 
@@ -56,26 +58,34 @@ fn our_outcome(client: &tt::Client, response: &[u8]) -> Outcome {
     }
 }
 
-/// BoringSSL's client and ours, both trusting `srr_key` if given.
+/// BoringSSL's, AWS-LC's and our client, all trusting `srr_key` if given.
 struct Clients {
     boring: bssl::Client,
+    aws: awslc::Client,
     ours: tt::Client,
 }
 
 impl Clients {
     fn new(method: Method, srr_key: Option<&[u8]>) -> Self {
         let mut boring = bssl::Client::new(method, 10).unwrap();
+        let mut aws = awslc::Client::new(method, 10).unwrap();
         let mut ours = tt::Client::new(tt::Method::from_name(method.name()).unwrap(), 10);
         if let Some(key) = srr_key {
             boring.set_srr_key(key).unwrap();
+            aws.set_srr_key(key).unwrap();
             ours.set_srr_key(key).unwrap();
         }
-        Self { boring, ours }
+        Self { boring, aws, ours }
     }
 
-    /// Both clients' outcome, which must be the same.
+    /// The three clients' outcome, which must be the same.
     fn agree(&self, response: &[u8], what: &str) -> Outcome {
-        let boring = boring_outcome(&self.boring, response);
+        let boring = library_outcome(self.boring.finish_redemption(response));
+        assert_eq!(
+            library_outcome(self.aws.finish_redemption(response)),
+            boring,
+            "{what}: AWS-LC vs BoringSSL"
+        );
         assert_eq!(
             our_outcome(&self.ours, response),
             boring,
@@ -239,18 +249,28 @@ fn other_methods_return_the_response_verbatim() {
     }
 }
 
-/// Keys: both reject a key that is not 32 bytes. Ours is stricter at `set_srr_key`: it also
-/// rejects small-order and non-canonical encodings, which BoringSSL takes (a difference pinned
-/// here; no honest issuer publishes such a key).
+/// Keys: all reject a key that is not 32 bytes. Ours is stricter at `set_srr_key`: it also
+/// rejects small-order and non-canonical encodings, which BoringSSL and AWS-LC take (a
+/// difference pinned here; no honest issuer publishes such a key).
 #[test]
 fn srr_key_checks() {
     use privacy_tokens::Error;
-    // (BoringSSL accepted the key, ours' verdict).
+    // (BoringSSL accepted the key, ours' verdict); AWS-LC must agree with BoringSSL.
     let set = |key: &[u8]| {
         let boring = bssl::Client::new(Method::ExperimentV1, 1)
             .unwrap()
             .set_srr_key(key)
             .is_ok();
+        let aws = awslc::Client::new(Method::ExperimentV1, 1)
+            .unwrap()
+            .set_srr_key(key)
+            .is_ok();
+        assert_eq!(
+            aws,
+            boring,
+            "AWS-LC vs BoringSSL on key {}",
+            hex::encode(key)
+        );
         let ours = tt::Client::new(tt::Method::ExperimentV1, 1).set_srr_key(key);
         (boring, ours)
     };

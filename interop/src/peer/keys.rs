@@ -1,35 +1,16 @@
 //! Key generation: `TRUST_TOKEN_generate_key` and `TRUST_TOKEN_derive_key_from_secret`.
 
-use crate::ffi::{check, clear_errors};
-use crate::{Method, Result};
-use boring_sys as sys;
+use super::ffi::{self, check, clear_errors};
+use super::sys;
+use crate::{KeyPair, Method, Result};
 
 /// Buffer size for each key blob (`TRUST_TOKEN_MAX_{PRIVATE,PUBLIC}_KEY_SIZE`).
 const MAX_KEY_SIZE: usize = 512;
 
-/// A serialized Trust Token key pair, both blobs starting with the big-endian u32 key id
-/// (spec §3: VOPRF 52 / 101 bytes, PMB 292 / 295, experiment v1 292 / 301).
-#[derive(Clone, PartialEq, Eq)]
-pub struct KeyPair {
-    /// The issuer's private key blob, for [`crate::Issuer::add_key`].
-    pub private: Vec<u8>,
-    /// The public key blob, for [`crate::Client::add_key`].
-    pub public: Vec<u8>,
-}
-
-impl core::fmt::Debug for KeyPair {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("KeyPair")
-            .field("private", &"<redacted>")
-            .field("public", &self.public)
-            .finish()
-    }
-}
-
 /// `TRUST_TOKEN_generate_key`: a fresh random key pair with key id `id`.
 ///
 /// # Errors
-/// If BoringSSL fails (it does not for valid methods).
+/// If the library fails (it does not for valid methods).
 pub fn generate_key(method: Method, id: u32) -> Result<KeyPair> {
     let mut private = vec![0u8; MAX_KEY_SIZE];
     let mut public = vec![0u8; MAX_KEY_SIZE];
@@ -39,7 +20,7 @@ pub fn generate_key(method: Method, id: u32) -> Result<KeyPair> {
     // maximum; the length outputs are valid `size_t` locations; the method is a static table.
     let ret = unsafe {
         sys::TRUST_TOKEN_generate_key(
-            method.as_ptr(),
+            ffi::method(method),
             private.as_mut_ptr(),
             &mut private_len,
             private.len(),
@@ -55,11 +36,11 @@ pub fn generate_key(method: Method, id: u32) -> Result<KeyPair> {
     Ok(KeyPair { private, public })
 }
 
-/// `TRUST_TOKEN_derive_key_from_secret`: the key pair BoringSSL derives deterministically from
+/// `TRUST_TOKEN_derive_key_from_secret`: the key pair the library derives deterministically from
 /// `secret`, with key id `id`.
 ///
 /// # Errors
-/// If BoringSSL fails (e.g. for `experiment_v1`-style failures of the derivation).
+/// If the library fails (e.g. for `experiment_v1`-style failures of the derivation).
 pub fn derive_key_from_secret(method: Method, id: u32, secret: &[u8]) -> Result<KeyPair> {
     let mut private = vec![0u8; MAX_KEY_SIZE];
     let mut public = vec![0u8; MAX_KEY_SIZE];
@@ -68,7 +49,7 @@ pub fn derive_key_from_secret(method: Method, id: u32, secret: &[u8]) -> Result<
     // SAFETY: as in `generate_key`; `secret` is readable for `secret.len()` bytes.
     let ret = unsafe {
         sys::TRUST_TOKEN_derive_key_from_secret(
-            method.as_ptr(),
+            ffi::method(method),
             private.as_mut_ptr(),
             &mut private_len,
             private.len(),

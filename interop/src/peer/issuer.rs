@@ -1,27 +1,14 @@
-//! The BoringSSL issuer: `TRUST_TOKEN_ISSUER_*`.
+//! The issuer: `TRUST_TOKEN_ISSUER_*`.
 
-use crate::ffi::{check, clear_errors, error, take_buffer};
-use crate::{Method, Result};
-use boring_sys as sys;
+use super::ffi::{self, check, clear_errors, error, take_buffer, take_token};
+use super::sys;
+use crate::{Method, Redemption, Result};
 use core::ptr::{self, NonNull};
 
 /// A `TRUST_TOKEN_ISSUER` holding private keys; issues and redeems.
 pub struct Issuer {
     ptr: NonNull<sys::TRUST_TOKEN_ISSUER>,
     method: Method,
-}
-
-/// What [`Issuer::redeem`] extracts from a valid redemption request.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Redemption {
-    /// The public metadata: the id of the key that signed the token.
-    pub key_id: u32,
-    /// The private metadata bit (always 0 for VOPRF methods).
-    pub private_metadata: u8,
-    /// The token's 64-byte nonce t, the double-spend identifier.
-    pub nonce: Vec<u8>,
-    /// The client data from the request.
-    pub client_data: Vec<u8>,
 }
 
 impl Issuer {
@@ -31,8 +18,8 @@ impl Issuer {
     /// If `max_batchsize` is too large or allocation fails.
     pub fn new(method: Method, max_batchsize: usize) -> Result<Self> {
         clear_errors();
-        // SAFETY: the method is a static table; BoringSSL returns an owned issuer or null.
-        let ptr = unsafe { sys::TRUST_TOKEN_ISSUER_new(method.as_ptr(), max_batchsize) };
+        // SAFETY: the method is a static table; the library returns an owned issuer or null.
+        let ptr = unsafe { sys::TRUST_TOKEN_ISSUER_new(ffi::method(method), max_batchsize) };
         let ptr = NonNull::new(ptr).ok_or_else(|| error("TRUST_TOKEN_ISSUER_new"))?;
         Ok(Self { ptr, method })
     }
@@ -49,7 +36,7 @@ impl Issuer {
     pub fn add_key(&mut self, private_key: &[u8]) -> Result<()> {
         clear_errors();
         // SAFETY: `self.ptr` is a live issuer we own exclusively; the key is readable for its
-        // length and copied by BoringSSL.
+        // length and copied by the library.
         let ret = unsafe {
             sys::TRUST_TOKEN_ISSUER_add_key(
                 self.ptr.as_ptr(),
@@ -78,7 +65,7 @@ impl Issuer {
         clear_errors();
         // SAFETY: `self.ptr` is a live issuer (issue is a non-mutating function); `request` is
         // readable for its length; the outputs are valid locations; on success `out` is a
-        // BoringSSL buffer we now own.
+        // buffer of the library we now own.
         let ret = unsafe {
             sys::TRUST_TOKEN_ISSUER_issue(
                 self.ptr.as_ptr(),
@@ -93,7 +80,7 @@ impl Issuer {
             )
         };
         check("TRUST_TOKEN_ISSUER_issue", ret)?;
-        // SAFETY: on success `out` holds `out_len` bytes allocated by BoringSSL, owned by us.
+        // SAFETY: on success `out` holds `out_len` bytes allocated by the library, owned by us.
         Ok((unsafe { take_buffer(out, out_len) }, issued))
     }
 
@@ -121,7 +108,7 @@ impl Issuer {
         clear_errors();
         let (function, ret) = match msg {
             // SAFETY: `self.ptr` is a live issuer; `request` is readable for its length; every
-            // output pointer is a valid location; on success BoringSSL hands us a new token
+            // output pointer is a valid location; on success the library hands us a new token
             // and a new client-data buffer.
             None => ("TRUST_TOKEN_ISSUER_redeem", unsafe {
                 sys::TRUST_TOKEN_ISSUER_redeem(
@@ -152,18 +139,9 @@ impl Issuer {
             }),
         };
         check(function, ret)?;
-        // SAFETY: on success `token` is an owned, live `TRUST_TOKEN` with `len` bytes at `data`;
-        // it is copied, then freed exactly once.
-        let nonce = unsafe {
-            let bytes = if token.is_null() || (*token).data.is_null() {
-                Vec::new()
-            } else {
-                core::slice::from_raw_parts((*token).data, (*token).len).to_vec()
-            };
-            sys::TRUST_TOKEN_free(token);
-            bytes
-        };
-        // SAFETY: on success `data` holds `data_len` bytes allocated by BoringSSL, owned by us.
+        // SAFETY: on success `token` is an owned, live `TRUST_TOKEN` (or null), taken once.
+        let nonce = unsafe { take_token(token) };
+        // SAFETY: on success `data` holds `data_len` bytes allocated by the library, owned by us.
         let client_data = unsafe { take_buffer(data, data_len) };
         Ok(Redemption {
             key_id,

@@ -1,15 +1,15 @@
-//! The BoringSSL client: `TRUST_TOKEN_CLIENT_*`.
+//! The client: `TRUST_TOKEN_CLIENT_*`.
 
-use crate::ffi::{check, clear_errors, error, take_buffer, take_token_stack};
+use super::ffi::{self, check, clear_errors, error, take_buffer, take_token_stack};
+use super::sys;
 use crate::{Method, Result};
-use boring_sys as sys;
 use core::ptr::{self, NonNull};
 
 /// A `TRUST_TOKEN_CLIENT`: holds public keys and, between [`Client::begin_issuance`] and
 /// [`Client::finish_issuance`], the pretokens (blinds) of one issuance.
 pub struct Client {
-    ptr: NonNull<sys::TRUST_TOKEN_CLIENT>,
-    method: Method,
+    pub(super) ptr: NonNull<sys::TRUST_TOKEN_CLIENT>,
+    pub(super) method: Method,
 }
 
 impl Client {
@@ -19,8 +19,8 @@ impl Client {
     /// If `max_batchsize` is too large or allocation fails.
     pub fn new(method: Method, max_batchsize: usize) -> Result<Self> {
         clear_errors();
-        // SAFETY: the method is a static table; BoringSSL returns an owned client or null.
-        let ptr = unsafe { sys::TRUST_TOKEN_CLIENT_new(method.as_ptr(), max_batchsize) };
+        // SAFETY: the method is a static table; the library returns an owned client or null.
+        let ptr = unsafe { sys::TRUST_TOKEN_CLIENT_new(ffi::method(method), max_batchsize) };
         let ptr = NonNull::new(ptr).ok_or_else(|| error("TRUST_TOKEN_CLIENT_new"))?;
         Ok(Self { ptr, method })
     }
@@ -28,23 +28,6 @@ impl Client {
     /// The client's method.
     pub fn method(&self) -> Method {
         self.method
-    }
-
-    /// `TRUST_TOKEN_CLIENT_dup_for_testing`: a copy including the pending pretokens.
-    ///
-    /// Only for tests and benches: two copies finishing the same issuance make linkable tokens.
-    ///
-    /// # Errors
-    /// If allocation fails.
-    pub fn dup_for_testing(&self) -> Result<Self> {
-        clear_errors();
-        // SAFETY: `self.ptr` is a live client; the copy is a new owned client or null.
-        let ptr = unsafe { sys::TRUST_TOKEN_CLIENT_dup_for_testing(self.ptr.as_ptr()) };
-        let ptr = NonNull::new(ptr).ok_or_else(|| error("TRUST_TOKEN_CLIENT_dup_for_testing"))?;
-        Ok(Self {
-            ptr,
-            method: self.method,
-        })
     }
 
     /// `TRUST_TOKEN_CLIENT_add_key`: adds a public key blob (u32 id ‖ key); returns its index.
@@ -70,14 +53,14 @@ impl Client {
 
     /// `TRUST_TOKEN_CLIENT_set_srr_key` with the Ed25519 public key `public_key` (32 bytes,
     /// made an `EVP_PKEY` by `EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, ...)`): the key
-    /// that verifies experiment v1's signed redemption records. BoringSSL ignores it for the
+    /// that verifies experiment v1's signed redemption records. The library ignores it for the
     /// other methods.
     ///
     /// # Errors
-    /// If the key is not 32 bytes (BoringSSL does not check that the bytes are a point).
+    /// If the key is not 32 bytes (the library does not check that the bytes are a point).
     pub fn set_srr_key(&mut self, public_key: &[u8]) -> Result<()> {
         clear_errors();
-        // SAFETY: `public_key` is readable for its length; BoringSSL copies it into a new owned
+        // SAFETY: `public_key` is readable for its length; the library copies it into a new owned
         // `EVP_PKEY` (or returns null); no engine is passed.
         let pkey = unsafe {
             sys::EVP_PKEY_new_raw_public_key(
@@ -91,7 +74,8 @@ impl Client {
             return Err(error("EVP_PKEY_new_raw_public_key"));
         }
         // SAFETY: `self.ptr` is a live client we own exclusively; `pkey` is a live key, which
-        // the client takes its own reference to (`EVP_PKEY_dup_ref`).
+        // the client takes its own reference to (`EVP_PKEY_dup_ref` in BoringSSL,
+        // `EVP_PKEY_up_ref` in AWS-LC, whose parameter is not `const`: it only bumps the count).
         let ret = unsafe { sys::TRUST_TOKEN_CLIENT_set_srr_key(self.ptr.as_ptr(), pkey) };
         // SAFETY: `pkey` was created above and our reference is released exactly once.
         unsafe { sys::EVP_PKEY_free(pkey) };
@@ -102,17 +86,17 @@ impl Client {
     /// client's `max_batchsize`) and returns the issue request (u16 count ‖ points).
     ///
     /// # Errors
-    /// If BoringSSL fails, e.g. when an issuance is already pending.
+    /// If the library fails, e.g. when an issuance is already pending.
     pub fn begin_issuance(&mut self, count: usize) -> Result<Vec<u8>> {
         let (mut out, mut out_len) = (ptr::null_mut(), 0usize);
         clear_errors();
         // SAFETY: `self.ptr` is a live client we own exclusively; `out`/`out_len` are valid
-        // output locations; on success `out` is a BoringSSL buffer we now own.
+        // output locations; on success `out` is a buffer of the library we now own.
         let ret = unsafe {
             sys::TRUST_TOKEN_CLIENT_begin_issuance(self.ptr.as_ptr(), &mut out, &mut out_len, count)
         };
         check("TRUST_TOKEN_CLIENT_begin_issuance", ret)?;
-        // SAFETY: on success `out` holds `out_len` bytes allocated by BoringSSL, owned by us.
+        // SAFETY: on success `out` holds `out_len` bytes allocated by the library, owned by us.
         Ok(unsafe { take_buffer(out, out_len) })
     }
 
@@ -120,7 +104,7 @@ impl Client {
     /// each nonce t = SHA-512(salt ‖ `msg`).
     ///
     /// # Errors
-    /// If BoringSSL fails.
+    /// If the library fails.
     pub fn begin_issuance_over_message(&mut self, count: usize, msg: &[u8]) -> Result<Vec<u8>> {
         let (mut out, mut out_len) = (ptr::null_mut(), 0usize);
         clear_errors();
@@ -136,7 +120,7 @@ impl Client {
             )
         };
         check("TRUST_TOKEN_CLIENT_begin_issuance_over_message", ret)?;
-        // SAFETY: on success `out` holds `out_len` bytes allocated by BoringSSL, owned by us.
+        // SAFETY: on success `out` holds `out_len` bytes allocated by the library, owned by us.
         Ok(unsafe { take_buffer(out, out_len) })
     }
 
@@ -145,7 +129,7 @@ impl Client {
     /// (u32 key id ‖ 64-byte salt ‖ points).
     ///
     /// # Errors
-    /// If the response does not parse, names an unknown key, or its proof fails. BoringSSL
+    /// If the response does not parse, names an unknown key, or its proof fails. The library
     /// reports failure as a null stack; an empty stack counts as failure too.
     pub fn finish_issuance(&mut self, response: &[u8]) -> Result<(usize, Vec<Vec<u8>>)> {
         let mut index = 0usize;
@@ -163,7 +147,7 @@ impl Client {
         if stack.is_null() {
             return Err(error("TRUST_TOKEN_CLIENT_finish_issuance"));
         }
-        // SAFETY: `stack` is a non-null stack BoringSSL handed over to us; used once.
+        // SAFETY: `stack` is a non-null stack the library handed over to us; used once.
         let tokens = unsafe { take_token_stack(stack) };
         if tokens.is_empty() {
             return Err(error("TRUST_TOKEN_CLIENT_finish_issuance"));
@@ -175,7 +159,7 @@ impl Client {
     /// `client_data` (u16 len ‖ token ‖ u16 len ‖ data; experiment v1 appends u64 `time`).
     ///
     /// # Errors
-    /// If BoringSSL fails (e.g. lengths over 0xffff).
+    /// If the library fails (e.g. lengths over 0xffff).
     pub fn begin_redemption(
         &mut self,
         token: &[u8],
@@ -183,7 +167,7 @@ impl Client {
         time: u64,
     ) -> Result<Vec<u8>> {
         clear_errors();
-        // SAFETY: `token` is readable for its length; BoringSSL copies it into a new owned
+        // SAFETY: `token` is readable for its length; the library copies it into a new owned
         // `TRUST_TOKEN` (or returns null).
         let tt = unsafe { sys::TRUST_TOKEN_new(token.as_ptr(), token.len()) };
         if tt.is_null() {
@@ -203,10 +187,10 @@ impl Client {
                 time,
             )
         };
-        // SAFETY: `tt` was created above, is not retained by BoringSSL, and is freed once.
+        // SAFETY: `tt` was created above, is not retained by the library, and is freed once.
         unsafe { sys::TRUST_TOKEN_free(tt) };
         check("TRUST_TOKEN_CLIENT_begin_redemption", ret)?;
-        // SAFETY: on success `out` holds `out_len` bytes allocated by BoringSSL, owned by us.
+        // SAFETY: on success `out` holds `out_len` bytes allocated by the library, owned by us.
         Ok(unsafe { take_buffer(out, out_len) })
     }
 
@@ -224,7 +208,7 @@ impl Client {
         clear_errors();
         // SAFETY: `self.ptr` is a live client (finish_redemption only reads it); `response` is
         // readable for its length; the outputs are valid locations; on success `rr` and `sig`
-        // are BoringSSL buffers (or null) we now own.
+        // are buffers of the library (or null) we now own.
         let ret = unsafe {
             sys::TRUST_TOKEN_CLIENT_finish_redemption(
                 self.ptr.as_ptr(),
@@ -239,7 +223,7 @@ impl Client {
         check("TRUST_TOKEN_CLIENT_finish_redemption", ret)?;
         let signed = !sig.is_null();
         // SAFETY: on success each output is null or holds its length in bytes allocated by
-        // BoringSSL, owned by us; each is taken exactly once.
+        // the library, owned by us; each is taken exactly once.
         let (rr, sig) = unsafe { (take_buffer(rr, rr_len), take_buffer(sig, sig_len)) };
         Ok((rr, signed.then_some(sig)))
     }

@@ -1,9 +1,9 @@
 //! BoringSSL's Ed25519 (`ED25519_keypair_from_seed`, `ED25519_sign`): an independent signer of
 //! experiment v1's signed redemption records, whose issuer-side builder BoringSSL removed.
 
-use crate::ffi::{check, clear_errors};
+use super::ffi::{check, clear_errors};
+use super::sys;
 use crate::Result;
-use boring_sys as sys;
 
 /// An Ed25519 key pair made by BoringSSL from a 32-byte seed (RFC 8032 §5.1.5).
 #[derive(Clone)]
