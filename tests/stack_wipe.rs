@@ -217,8 +217,25 @@ fn privacy_pass_issuer_leaves_no_secret_on_the_stack() {
     )
     .expect("challenge")
     .to_bytes();
-    let (req, _state) =
-        privacy_pass::Client::request(issuer.public_key(), &challenge, &mut rng).expect("request");
+    // Client: the blind (one outer wipe for the request, none per token).
+    let mut rec = Recording::new(10);
+    let (req, _state) = black_box(
+        privacy_pass::Client::request(issuer.public_key(), &challenge, &mut rec).expect("request"),
+    );
+    stale.take();
+    let mut n = Needles::default();
+    n.add_all::<C>("blind", &rec.scalars::<C>());
+    n.check(&stale, "privacy_pass::Client::request", &mut leaks);
+    let mut rec = Recording::new(11);
+    let batch = black_box(
+        privacy_pass::Client::request_batch(issuer.public_key(), &challenge, 4, &mut rec)
+            .expect("request_batch"),
+    );
+    stale.take();
+    drop(batch);
+    let mut n = Needles::default();
+    n.add_all::<C>("blind", &rec.scalars::<C>());
+    n.check(&stale, "privacy_pass::Client::request_batch", &mut leaks);
     let mut rec = Recording::new(9);
     let resp = black_box(issuer.issue(&mut rec, &req).expect("issue"));
     stale.take();

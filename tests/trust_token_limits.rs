@@ -5,8 +5,8 @@
 
 use allocation_counter::measure;
 use privacy_tokens::trust_token::{
-    generate_key, Client, IssuanceState, Issuer, Method, PrivateKey, PublicKey, Token,
-    MAX_PRIVATE_KEY_SIZE, MAX_PUBLIC_KEY_SIZE, NONCE_SIZE, POINT_LEN,
+    generate_key, Client, IssuanceRequest, IssuanceState, IssueResponse, Issuer, Method,
+    PrivateKey, PublicKey, Token, MAX_PRIVATE_KEY_SIZE, MAX_PUBLIC_KEY_SIZE, NONCE_SIZE, POINT_LEN,
 };
 use privacy_tokens::Error;
 use rand::rngs::StdRng;
@@ -29,6 +29,18 @@ fn setup(method: Method, rng: &mut StdRng) -> (Issuer, Client) {
     let mut client = Client::new(method, 10);
     client.add_key(pk).unwrap();
     (issuer, client)
+}
+
+/// An issuer and client for `method`, a request for `count` tokens and the issuer's response.
+fn issued(
+    method: Method,
+    count: usize,
+    rng: &mut StdRng,
+) -> (Issuer, Client, IssuanceRequest, IssueResponse) {
+    let (issuer, client) = setup(method, rng);
+    let req = client.begin_issuance(count, rng).unwrap();
+    let resp = issuer.issue(&req.message, KEY_ID, false, 10, rng).unwrap();
+    (issuer, client, req, resp)
 }
 
 /// Flips the last byte of the point that starts `at` bytes in (after its u16 prefix, if any),
@@ -87,11 +99,7 @@ fn begin_issuance_refuses_zero_and_caps_at_max_batchsize() {
 fn finish_issuance_checks_count_and_length_before_decoding() {
     let mut rng = StdRng::seed_from_u64(3);
     for method in Method::ALL {
-        let (issuer, client) = setup(method, &mut rng);
-        let req = client.begin_issuance(2, &mut rng).unwrap();
-        let resp = issuer
-            .issue(&req.message, KEY_ID, false, 10, &mut rng)
-            .unwrap();
+        let (_, client, req, resp) = issued(method, 2, &mut rng);
         let stored = req.state.to_secret_bytes();
         let r = &resp.message;
         let with_count = |n: u16| [&n.to_be_bytes()[..], &r[2..]].concat();
@@ -126,11 +134,7 @@ fn finish_issuance_checks_count_and_length_before_decoding() {
 fn verify_issuance_checks_the_request_length_before_allocating() {
     let mut rng = StdRng::seed_from_u64(4);
     for method in Method::ALL {
-        let (issuer, client) = setup(method, &mut rng);
-        let req = client.begin_issuance(2, &mut rng).unwrap();
-        let resp = issuer
-            .issue(&req.message, KEY_ID, false, 10, &mut rng)
-            .unwrap();
+        let (_, client, req, resp) = issued(method, 2, &mut rng);
         let m = &req.message;
         for bad in [
             vec![0xff, 0xff],
@@ -148,11 +152,7 @@ fn verify_issuance_checks_the_request_length_before_allocating() {
 fn redeem_checks_request_and_token_lengths_before_decoding() {
     let mut rng = StdRng::seed_from_u64(5);
     for method in Method::ALL {
-        let (issuer, client) = setup(method, &mut rng);
-        let req = client.begin_issuance(1, &mut rng).unwrap();
-        let resp = issuer
-            .issue(&req.message, KEY_ID, false, 10, &mut rng)
-            .unwrap();
+        let (issuer, client, req, resp) = issued(method, 1, &mut rng);
         let token = client
             .finish_issuance(req.state, &resp.message)
             .unwrap()
@@ -195,11 +195,7 @@ fn redeem_checks_request_and_token_lengths_before_decoding() {
 #[test]
 fn begin_redemption_refuses_long_client_data() {
     let mut rng = StdRng::seed_from_u64(6);
-    let (issuer, client) = setup(Method::PstV1Voprf, &mut rng);
-    let req = client.begin_issuance(1, &mut rng).unwrap();
-    let resp = issuer
-        .issue(&req.message, KEY_ID, false, 10, &mut rng)
-        .unwrap();
+    let (issuer, client, req, resp) = issued(Method::PstV1Voprf, 1, &mut rng);
     let token = client
         .finish_issuance(req.state, &resp.message)
         .unwrap()

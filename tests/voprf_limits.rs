@@ -237,13 +237,16 @@ fn evaluate_and_finalize_limits<S: Suite>() {
             .map(drop),
         Err(Error::InputTooLong)
     );
-    let states: Vec<_> = (0..2)
-        .map(|_| {
-            VoprfClient::<S>::blind(b"x", &mut rng)
-                .expect("blind")
-                .state
-        })
-        .collect();
+    let mut two_states = || -> Vec<VoprfClient<S>> {
+        (0..2)
+            .map(|_| {
+                VoprfClient::<S>::blind(b"x", &mut rng)
+                    .expect("blind")
+                    .state
+            })
+            .collect()
+    };
+    let states = two_states();
     assert_eq!(
         VoprfClient::finalize_batch(
             states,
@@ -255,13 +258,7 @@ fn evaluate_and_finalize_limits<S: Suite>() {
         .map(drop),
         Err(Error::Batch)
     );
-    let states: Vec<_> = (0..2)
-        .map(|_| {
-            VoprfClient::<S>::blind(b"x", &mut rng)
-                .expect("blind")
-                .state
-        })
-        .collect();
+    let states = two_states();
     assert_eq!(
         VoprfClient::finalize_batch(
             states,

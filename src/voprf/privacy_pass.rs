@@ -575,8 +575,14 @@ impl Client {
     ) -> Result<(TokenRequest, ClientState)> {
         let mut nonce = [0u8; NONCE_LEN];
         rng.fill_bytes(&mut nonce);
+        // The callers' bodies run on a wiped stack (`crate::stack`): blinding without the
+        // public `blind`'s own wipe, once per request rather than once per token. The token
+        // input has a fixed length, so `blind`'s length check cannot fail here.
         new_state(public_key, key_id, challenge_digest, nonce, |input| {
-            VoprfClient::blind(input, rng)
+            VoprfClient::blind_with_scalar(
+                input,
+                crate::group::random_scalar::<<S as crate::Suite>::Curve>(rng),
+            )
         })
     }
 

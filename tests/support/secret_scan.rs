@@ -81,6 +81,17 @@ pub fn forms<C: Curve>(s: &Scalar<C>) -> [Vec<u8>; 2] {
     [image::<C>(s), C::scalar_bytes(s).as_ref().to_vec()]
 }
 
+/// The `SCAN` bytes of stack below `marker`, a local of the calling frame.
+#[inline(always)]
+fn stale_below(marker: &u8) -> &[u8] {
+    let sp = black_box(marker) as *const u8 as usize;
+    // SAFETY: test threads run on a 2 MiB stack and the callers run a few frames from the test
+    // function, so the `SCAN` bytes below `marker` are mapped stack of this thread, not in use
+    // by any live frame (the callers only copy or compare them, calling nothing deeper than a
+    // `memcpy`); they are only read.
+    unsafe { core::slice::from_raw_parts((sp - SCAN) as *const u8, SCAN) }
+}
+
 /// A copy of the stale stack below the frame that called [`StaleStack::take`], taken before the
 /// test computes what to look for (that computation would leave copies of its own there).
 pub struct StaleStack(Vec<u8>);
@@ -95,13 +106,7 @@ impl StaleStack {
     #[inline(never)]
     pub fn take(&mut self) {
         let marker = 0u8;
-        let sp = black_box(&marker) as *const u8 as usize;
-        // SAFETY: test threads run on a 2 MiB stack and this is called a few frames from the
-        // test function, so the `SCAN` bytes below `marker` are mapped stack of this thread, not
-        // in use by any live frame (only a `memcpy` runs while they are read); they are only
-        // read.
-        let stale = unsafe { core::slice::from_raw_parts((sp - SCAN) as *const u8, SCAN) };
-        self.0.copy_from_slice(stale);
+        self.0.copy_from_slice(stale_below(&marker));
         black_box(&self.0);
     }
 
@@ -161,9 +166,7 @@ pub fn stack_use_of(f: impl FnOnce()) -> (usize, bool) {
     paint();
     f();
     let marker = 0u8;
-    let sp = black_box(&marker) as *const u8 as usize;
-    // SAFETY: as in `StaleStack::take`: mapped, unused stack of this thread, only read.
-    let stale = unsafe { core::slice::from_raw_parts((sp - SCAN) as *const u8, SCAN) };
+    let stale = stale_below(&marker);
     let lowest = stale.iter().position(|&b| b != 0x6b).unwrap_or(SCAN);
     let near = &stale[lowest..(lowest + 512 + 4096).min(SCAN)];
     let wiped = near
