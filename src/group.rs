@@ -4,6 +4,8 @@
 //! batched affine conversion (one field inversion per batch), batched scalar inversion, and the
 //! multiplication routines: constant time for secret scalars, `vartime_` for public data.
 
+#[cfg(target_arch = "x86_64")]
+mod adx;
 mod ct_multi;
 mod field;
 mod fixed_base;
@@ -35,6 +37,20 @@ pub use fixed_base::{mul_fixed_ct, vartime_mul_fixed, FixedBaseTable};
 pub use mul::GeneratorTable;
 
 pub use field::FieldOps;
+
+/// Which base-field arithmetic this process runs: `"x86-64 mulx/adx"` (BMI2 and ADX, detected at
+/// run time) or `"portable"` (other CPUs, or `PRIVACY_TOKENS_ARITH=portable` set before the first
+/// field operation). Both compute the same values; benchmarks print it beside their figures.
+pub fn arithmetic_backend() -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    {
+        adx::backend_name()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        "portable"
+    }
+}
 pub use p384_field::P384Fe;
 pub use point::{AffinePoint, JacobianPoint};
 

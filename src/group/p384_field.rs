@@ -89,7 +89,7 @@ const fn reduce_once(r: [u64; 6], hi: u64) -> [u64; 6] {
 
 /// Montgomery multiplication `a * b / R mod p` (coarsely integrated operand scanning).
 #[inline]
-const fn mont_mul(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
+pub(super) const fn mont_mul(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
     let mut t = [0u64; 8];
     let mut i = 0;
     while i < 6 {
@@ -146,7 +146,7 @@ const fn redc(mut t: [u64; 12]) -> [u64; 6] {
 
 /// Montgomery squaring `a^2 / R mod p`: the 15 cross products once, doubled, plus the 6 squares.
 #[inline(always)]
-const fn mont_sqr(a: &[u64; 6]) -> [u64; 6] {
+pub(super) const fn mont_sqr(a: &[u64; 6]) -> [u64; 6] {
     let mut t = [0u64; 12];
     let mut i = 0;
     while i < 5 {
@@ -220,6 +220,54 @@ const fn sub_mod(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
     r
 }
 
+/// The run-time product: the x86-64 backend where the CPU has it (chosen once per process by
+/// [`super::adx::get`]), the portable [`mont_mul`] otherwise.
+#[inline(always)]
+fn mul(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(adx) = super::adx::get() {
+        return adx.p384_mont_mul(a, b);
+    }
+    portable_mul(a, b)
+}
+
+/// The run-time square (see [`mul`]).
+#[inline(always)]
+fn sqr(a: &[u64; 6]) -> [u64; 6] {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(adx) = super::adx::get() {
+        return adx.p384_mont_mul(a, a);
+    }
+    portable_sqr(a)
+}
+
+/// The portable product out of line, so that each call site inlines only the selected routine.
+#[inline(never)]
+fn portable_mul(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
+    mont_mul(a, b)
+}
+
+/// The portable square out of line (see [`portable_mul`]).
+#[inline(never)]
+fn portable_sqr(a: &[u64; 6]) -> [u64; 6] {
+    mont_sqr(a)
+}
+
+/// The portable routines, the oracle of the backend tests.
+#[cfg(test)]
+pub(super) mod portable {
+    pub(in crate::group) use super::{mont_mul, mont_sqr};
+
+    /// Whether little-endian limbs are below `p`.
+    pub(in crate::group) fn below_p(v: &[u64; 6]) -> bool {
+        let mut borrow = 0;
+        for (x, p) in v.iter().zip(super::P.iter()) {
+            borrow = super::sbb(*x, *p, borrow).1;
+        }
+        borrow == 1
+    }
+}
+
 impl P384Fe {
     /// Zero.
     pub const ZERO: Self = Self([0; 6]);
@@ -270,9 +318,9 @@ impl P384Fe {
     }
 
     /// `self^2`.
-    #[inline]
-    pub const fn square(&self) -> Self {
-        Self(mont_sqr(&self.0))
+    #[inline(always)]
+    pub fn square(&self) -> Self {
+        Self(sqr(&self.0))
     }
 
     /// `2 * self`.
@@ -401,7 +449,7 @@ macro_rules! binop {
 
 binop!(Add, add, AddAssign, add_assign, add_mod);
 binop!(Sub, sub, SubAssign, sub_assign, sub_mod);
-binop!(Mul, mul, MulAssign, mul_assign, mont_mul);
+binop!(Mul, mul, MulAssign, mul_assign, mul);
 
 impl Neg for P384Fe {
     type Output = P384Fe;

@@ -1,0 +1,420 @@
+//! The x86-64 field-arithmetic backend: Montgomery multiplication on `mulx`/`adcx`/`adox`
+//! (BMI2 and ADX), selected at run time.
+//!
+//! This is the crate's only module with `unsafe` code, and all of it is inline assembly. The
+//! portable Rust in the field modules stays the fallback and the test oracle: every routine here
+//! is compared with it on random and edge inputs (unit tests below, `tests/differential.rs`
+//! through the field types, the `diff_p384_field` fuzz target).
+//!
+//! # Selection
+//! [`get`] answers once per process whether the CPU has BMI2 and ADX (`is_x86_feature_detected!`
+//! with `std`, the compile-time target features without it) and caches the answer. Setting the
+//! environment variable `PRIVACY_TOKENS_ARITH=portable` before the first field operation forces the
+//! portable code (tests run both paths this way). The answer is a [`Adx`] token: holding one is
+//! the proof that the instructions exist, so the routines that take it are safe to call.
+//!
+//! # Constant time
+//! The assembly has no branches and no memory access that depends on the values: the final
+//! conditional subtraction is `cmovnc` on the borrow. `mulx`, `adcx`, `adox`, `add`, `sub`, `shl`
+//! and `cmov` run in time independent of their operands on every x86-64 core this targets.
+//!
+//! # P-384 Montgomery multiplication
+//! Operand scanning with the reduction interleaved (one word per row), two carry chains per row
+//! (`adcx` for the low halves of the products, `adox` for the high halves), and the special form of
+//! `p = 2^384 - c` with `c = 2^128 + 2^96 - 2^32 + 1`: the Montgomery multiplier of a row is
+//! `w = t0 * (2^32 + 1) mod 2^64` (`-p^-1 mod 2^64 = 2^32 + 1`), and adding `w * p` is adding
+//! `w * 2^384` and subtracting the three-word `w * c`, which takes two word multiplications
+//! instead of six. In all 36 + 12 = 48 word multiplications, against 72 for the generic method.
+
+#![allow(unsafe_code)]
+
+/// Proof that the CPU runs BMI2 and ADX instructions (obtained from [`get`] only).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Adx(());
+
+#[cfg(all(target_arch = "x86_64", feature = "std"))]
+mod detect {
+    use core::sync::atomic::{AtomicU8, Ordering};
+
+    /// 0: not yet known; 1: available; 2: not available or forced off.
+    static STATE: AtomicU8 = AtomicU8::new(0);
+
+    #[cold]
+    fn init() -> bool {
+        let forced_off = std::env::var_os("PRIVACY_TOKENS_ARITH").is_some_and(|v| v == "portable");
+        let on = !forced_off
+            && std::is_x86_feature_detected!("bmi2")
+            && std::is_x86_feature_detected!("adx");
+        STATE.store(if on { 1 } else { 2 }, Ordering::Relaxed);
+        on
+    }
+
+    #[inline(always)]
+    pub(super) fn available() -> bool {
+        match STATE.load(Ordering::Relaxed) {
+            1 => true,
+            2 => false,
+            _ => init(),
+        }
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", not(feature = "std")))]
+mod detect {
+    #[inline(always)]
+    pub(super) fn available() -> bool {
+        cfg!(all(target_feature = "bmi2", target_feature = "adx"))
+    }
+}
+
+/// The backend token when the CPU supports it and it is not forced off; `None` selects the
+/// portable code. The answer is computed once per process (public data: no secret is involved).
+#[inline(always)]
+pub(crate) fn get() -> Option<Adx> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if detect::available() {
+            return Some(Adx(()));
+        }
+    }
+    None
+}
+
+/// Which field arithmetic this process runs: `"x86-64 mulx/adx"` or `"portable"`.
+pub(crate) fn backend_name() -> &'static str {
+    if get().is_some() {
+        "x86-64 mulx/adx"
+    } else {
+        "portable"
+    }
+}
+
+/// One row of the P-384 product: `[t7..t0] += a * b[i]`, with `a` at `rsi` and `b` at `rcx`.
+/// `t7` is overwritten (it is the free register of the previous reduction). Clobbers `rax`,
+/// `rbx`, `rdx`, `rdi` and the flags.
+#[cfg(target_arch = "x86_64")]
+macro_rules! p384_row {
+    ($i:literal, $t0:tt, $t1:tt, $t2:tt, $t3:tt, $t4:tt, $t5:tt, $t6:tt, $t7:tt) => {
+        concat!(
+            // rdi = 0, CF = OF = 0.
+            "xor edi, edi\n",
+            "mov rdx, qword ptr [rcx + 8*",
+            $i,
+            "]\n",
+            "mulx rbx, rax, qword ptr [rsi]\n",
+            "adcx ",
+            stringify!($t0),
+            ", rax\n",
+            "adox ",
+            stringify!($t1),
+            ", rbx\n",
+            "mulx rbx, rax, qword ptr [rsi + 8]\n",
+            "adcx ",
+            stringify!($t1),
+            ", rax\n",
+            "adox ",
+            stringify!($t2),
+            ", rbx\n",
+            "mulx rbx, rax, qword ptr [rsi + 16]\n",
+            "adcx ",
+            stringify!($t2),
+            ", rax\n",
+            "adox ",
+            stringify!($t3),
+            ", rbx\n",
+            "mulx rbx, rax, qword ptr [rsi + 24]\n",
+            "adcx ",
+            stringify!($t3),
+            ", rax\n",
+            "adox ",
+            stringify!($t4),
+            ", rbx\n",
+            "mulx rbx, rax, qword ptr [rsi + 32]\n",
+            "adcx ",
+            stringify!($t4),
+            ", rax\n",
+            "adox ",
+            stringify!($t5),
+            ", rbx\n",
+            "mulx rbx, rax, qword ptr [rsi + 40]\n",
+            "adcx ",
+            stringify!($t5),
+            ", rax\n",
+            "adox ",
+            stringify!($t6),
+            ", rbx\n",
+            // The two pending carries: CF into t6, OF into t7 (mov keeps the flags).
+            "mov ",
+            stringify!($t7),
+            ", rdi\n",
+            "adox ",
+            stringify!($t7),
+            ", rdi\n",
+            "adcx ",
+            stringify!($t6),
+            ", rdi\n",
+            "adcx ",
+            stringify!($t7),
+            ", rdi\n",
+        )
+    };
+}
+
+/// One Montgomery step: adds `w * p` to `[t7..t0]` for `w = t0 * (2^32 + 1) mod 2^64`, which
+/// clears `t0`; the result, divided by `2^64`, is `[t7..t1]`. `w * p = w * 2^384 - w * c` with
+/// `c = 2^128 + 2^96 - 2^32 + 1`; the low word of `w * c` equals `t0`, so only words 1 to 3 of
+/// `w * c` (in `rbx`, `rbp`, `rdi`) are subtracted. Clobbers `rax`, `rbx`, `rbp`, `rdx`, `rdi`.
+#[cfg(target_arch = "x86_64")]
+macro_rules! p384_reduce {
+    ($t0:tt, $t1:tt, $t2:tt, $t3:tt, $t4:tt, $t5:tt, $t6:tt, $t7:tt) => {
+        concat!(
+            "mov rdx, ",
+            stringify!($t0),
+            "\n",
+            "shl rdx, 32\n",
+            "add rdx, ",
+            stringify!($t0),
+            "\n",
+            // rbx = high word of w * 0xffffffff00000001 (the low word is t0 and cancels).
+            "mov rax, 0xffffffff00000001\n",
+            "mulx rbx, rax, rax\n",
+            // rbp:rax = w * 0x00000000ffffffff.
+            "mov eax, 0xffffffff\n",
+            "mulx rbp, rax, rax\n",
+            "xor edi, edi\n",
+            // [rdi; rbp; rbx] = words 1..3 of w * c (the 2^128 term adds w at word 2).
+            "add rbx, rax\n",
+            "adc rbp, rdx\n",
+            "adc rdi, 0\n",
+            // + w * 2^384, then - w * c.
+            "add ",
+            stringify!($t6),
+            ", rdx\n",
+            "adc ",
+            stringify!($t7),
+            ", 0\n",
+            "sub ",
+            stringify!($t1),
+            ", rbx\n",
+            "sbb ",
+            stringify!($t2),
+            ", rbp\n",
+            "sbb ",
+            stringify!($t3),
+            ", rdi\n",
+            "sbb ",
+            stringify!($t4),
+            ", 0\n",
+            "sbb ",
+            stringify!($t5),
+            ", 0\n",
+            "sbb ",
+            stringify!($t6),
+            ", 0\n",
+            "sbb ",
+            stringify!($t7),
+            ", 0\n",
+        )
+    };
+}
+
+/// The final conditional subtraction: `[t6..t0] < 2p` becomes `[t5..t0] < p`. Clobbers `rax`,
+/// `rbx`, `rbp`, `rcx`, `rdx`, `rsi`, `rdi`.
+#[cfg(target_arch = "x86_64")]
+macro_rules! p384_final {
+    ($t0:tt, $t1:tt, $t2:tt, $t3:tt, $t4:tt, $t5:tt, $t6:tt) => {
+        concat!(
+            "mov rax, ",
+            stringify!($t0),
+            "\n",
+            "mov rbx, ",
+            stringify!($t1),
+            "\n",
+            "mov rbp, ",
+            stringify!($t2),
+            "\n",
+            "mov rcx, ",
+            stringify!($t3),
+            "\n",
+            "mov rsi, ",
+            stringify!($t4),
+            "\n",
+            "mov rdi, ",
+            stringify!($t5),
+            "\n",
+            "mov rdx, 0x00000000ffffffff\n",
+            "sub rax, rdx\n",
+            "mov rdx, 0xffffffff00000000\n",
+            "sbb rbx, rdx\n",
+            "sbb rbp, -2\n",
+            "sbb rcx, -1\n",
+            "sbb rsi, -1\n",
+            "sbb rdi, -1\n",
+            "sbb ",
+            stringify!($t6),
+            ", 0\n",
+            // No borrow: t >= p, take t - p.
+            "cmovnc ",
+            stringify!($t0),
+            ", rax\n",
+            "cmovnc ",
+            stringify!($t1),
+            ", rbx\n",
+            "cmovnc ",
+            stringify!($t2),
+            ", rbp\n",
+            "cmovnc ",
+            stringify!($t3),
+            ", rcx\n",
+            "cmovnc ",
+            stringify!($t4),
+            ", rsi\n",
+            "cmovnc ",
+            stringify!($t5),
+            ", rdi\n",
+        )
+    };
+}
+
+impl Adx {
+    /// P-384 Montgomery multiplication `a * b / 2^384 mod p` of fully reduced inputs, fully
+    /// reduced output; equal to the portable `p384_field::mont_mul` for all inputs below `p`.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(crate) fn p384_mont_mul(self, a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
+        let (r0, r1, r2, r3, r4, r5): (u64, u64, u64, u64, u64, u64);
+        // SAFETY: `self` proves that the CPU executes `mulx` (BMI2) and `adcx`/`adox` (ADX). The
+        // block reads 48 bytes at each of `a` and `b`, which are valid `[u64; 6]` references, and
+        // writes no memory. `rbx` and `rbp`, which cannot be named as operands, are pushed first
+        // and popped last (the block does not set `nostack`, so pushing is allowed); no memory
+        // operand is relative to `rsp`. Every other register it writes is an output or clobber.
+        unsafe {
+            core::arch::asm!(
+                "push rbx",
+                "push rbp",
+                "xor r8d, r8d",
+                "mov r9, r8",
+                "mov r10, r8",
+                "mov r11, r8",
+                "mov r12, r8",
+                "mov r13, r8",
+                "mov r14, r8",
+                p384_row!(0, r8, r9, r10, r11, r12, r13, r14, r15),
+                p384_reduce!(r8, r9, r10, r11, r12, r13, r14, r15),
+                p384_row!(1, r9, r10, r11, r12, r13, r14, r15, r8),
+                p384_reduce!(r9, r10, r11, r12, r13, r14, r15, r8),
+                p384_row!(2, r10, r11, r12, r13, r14, r15, r8, r9),
+                p384_reduce!(r10, r11, r12, r13, r14, r15, r8, r9),
+                p384_row!(3, r11, r12, r13, r14, r15, r8, r9, r10),
+                p384_reduce!(r11, r12, r13, r14, r15, r8, r9, r10),
+                p384_row!(4, r12, r13, r14, r15, r8, r9, r10, r11),
+                p384_reduce!(r12, r13, r14, r15, r8, r9, r10, r11),
+                p384_row!(5, r13, r14, r15, r8, r9, r10, r11, r12),
+                p384_reduce!(r13, r14, r15, r8, r9, r10, r11, r12),
+                p384_final!(r14, r15, r8, r9, r10, r11, r12),
+                "pop rbp",
+                "pop rbx",
+                inout("rsi") a.as_ptr() => _,
+                inout("rcx") b.as_ptr() => _,
+                out("rax") _,
+                out("rdx") _,
+                out("rdi") _,
+                out("r14") r0,
+                out("r15") r1,
+                out("r8") r2,
+                out("r9") r3,
+                out("r10") r4,
+                out("r11") r5,
+                out("r12") _,
+                out("r13") _,
+                options(pure, readonly),
+            );
+        }
+        [r0, r1, r2, r3, r4, r5]
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::super::p384_field::portable;
+    use rand::{Rng, SeedableRng};
+
+    const P384: [u64; 6] = [
+        0x0000_0000_ffff_ffff,
+        0xffff_ffff_0000_0000,
+        0xffff_ffff_ffff_fffe,
+        0xffff_ffff_ffff_ffff,
+        0xffff_ffff_ffff_ffff,
+        0xffff_ffff_ffff_ffff,
+    ];
+
+    /// Below-`p` values at the edges: 0, 1, 2, p-1, p-2, all-ones low words, 2^383, ...
+    fn p384_edges() -> Vec<[u64; 6]> {
+        let pm = |d: u64| {
+            let mut v = P384;
+            v[0] -= d;
+            v
+        };
+        vec![
+            [0; 6],
+            [1, 0, 0, 0, 0, 0],
+            [2, 0, 0, 0, 0, 0],
+            pm(1),
+            pm(2),
+            [u64::MAX, u64::MAX, u64::MAX, 0, 0, 0],
+            [0, 0, 0, 0, 0, 1 << 63],
+            [u64::MAX, 0, u64::MAX, 0, u64::MAX, 0],
+            [
+                0x0000_0000_ffff_fffe,
+                0xffff_ffff_0000_0000,
+                u64::MAX - 1,
+                u64::MAX,
+                u64::MAX,
+                u64::MAX,
+            ],
+        ]
+    }
+
+    /// A random value below `p` (rejection sampling on the top limb).
+    fn p384_random(rng: &mut impl Rng) -> [u64; 6] {
+        loop {
+            let v: [u64; 6] = rng.gen();
+            if portable::below_p(&v) {
+                return v;
+            }
+        }
+    }
+
+    #[test]
+    fn p384_mont_mul_equals_the_portable_code() {
+        let Some(adx) = super::get() else {
+            eprintln!("adx: BMI2/ADX not available here; nothing to compare");
+            return;
+        };
+        let edges = p384_edges();
+        for a in &edges {
+            for b in &edges {
+                assert_eq!(
+                    adx.p384_mont_mul(a, b),
+                    portable::mont_mul(a, b),
+                    "{a:x?} {b:x?}"
+                );
+            }
+        }
+        let mut rng = rand::rngs::StdRng::seed_from_u64(0x384);
+        for _ in 0..200_000 {
+            let a = p384_random(&mut rng);
+            let b = if rng.gen_bool(0.1) {
+                edges[rng.gen_range(0..edges.len())]
+            } else {
+                p384_random(&mut rng)
+            };
+            assert_eq!(
+                adx.p384_mont_mul(&a, &b),
+                portable::mont_mul(&a, &b),
+                "{a:x?} {b:x?}"
+            );
+            assert_eq!(adx.p384_mont_mul(&a, &a), portable::mont_sqr(&a), "{a:x?}");
+        }
+    }
+}
