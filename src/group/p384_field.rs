@@ -183,7 +183,7 @@ pub(super) const fn mont_sqr(a: &[u64; 6]) -> [u64; 6] {
 }
 
 #[inline(always)]
-const fn add_mod(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
+pub(super) const fn add_mod(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
     let mut r = [0u64; 6];
     let mut carry = 0;
     let mut i = 0;
@@ -197,7 +197,7 @@ const fn add_mod(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
 }
 
 #[inline(always)]
-const fn sub_mod(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
+pub(super) const fn sub_mod(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
     let mut r = [0u64; 6];
     let mut borrow = 0;
     let mut i = 0;
@@ -241,6 +241,26 @@ fn sqr(a: &[u64; 6]) -> [u64; 6] {
     portable_sqr(a)
 }
 
+/// The run-time sum (see [`mul`]).
+#[inline(always)]
+fn add(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(adx) = super::adx::get() {
+        return adx.p384_add(a, b);
+    }
+    add_mod(a, b)
+}
+
+/// The run-time difference (see [`mul`]).
+#[inline(always)]
+fn sub(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(adx) = super::adx::get() {
+        return adx.p384_sub(a, b);
+    }
+    sub_mod(a, b)
+}
+
 /// The portable product out of line, so that each call site inlines only the selected routine.
 #[inline(never)]
 fn portable_mul(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
@@ -256,7 +276,7 @@ fn portable_sqr(a: &[u64; 6]) -> [u64; 6] {
 /// The portable routines, the oracle of the backend tests.
 #[cfg(test)]
 pub(super) mod portable {
-    pub(in crate::group) use super::{mont_mul, mont_sqr};
+    pub(in crate::group) use super::{add_mod, mont_mul, mont_sqr, sub_mod};
 
     /// Whether little-endian limbs are below `p`.
     pub(in crate::group) fn below_p(v: &[u64; 6]) -> bool {
@@ -325,8 +345,8 @@ impl P384Fe {
 
     /// `2 * self`.
     #[inline(always)]
-    pub const fn double(&self) -> Self {
-        Self(add_mod(&self.0, &self.0))
+    pub fn double(&self) -> Self {
+        Self(add(&self.0, &self.0))
     }
 
     /// `-self` in a `const` context.
@@ -447,15 +467,15 @@ macro_rules! binop {
     };
 }
 
-binop!(Add, add, AddAssign, add_assign, add_mod);
-binop!(Sub, sub, SubAssign, sub_assign, sub_mod);
+binop!(Add, add, AddAssign, add_assign, add);
+binop!(Sub, sub, SubAssign, sub_assign, sub);
 binop!(Mul, mul, MulAssign, mul_assign, mul);
 
 impl Neg for P384Fe {
     type Output = P384Fe;
     #[inline(always)]
     fn neg(self) -> P384Fe {
-        self.negate()
+        P384Fe(sub(&[0; 6], &self.0))
     }
 }
 
@@ -463,7 +483,7 @@ impl Neg for &P384Fe {
     type Output = P384Fe;
     #[inline(always)]
     fn neg(self) -> P384Fe {
-        self.negate()
+        P384Fe(sub(&[0; 6], &self.0))
     }
 }
 
