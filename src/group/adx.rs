@@ -511,6 +511,169 @@ impl Adx {
         [r0, r1, r2, r3, r4, r5]
     }
 
+    /// P-384 Montgomery squaring `a^2 / 2^384 mod p`: the 15 cross products once, doubled, plus
+    /// the 6 squares (21 word multiplications), then the 6 reduction steps on the low half, to
+    /// which the high half is added (`(L + M p) / 2^384 + H`, below `2p`). Equal to the portable
+    /// `p384_field::mont_sqr` for all inputs below `p`.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(crate) fn p384_mont_sqr(self, a: &[u64; 6]) -> [u64; 6] {
+        let (r0, r1, r2, r3, r4, r5): (u64, u64, u64, u64, u64, u64);
+        // SAFETY: `self` proves that the CPU executes `mulx` (BMI2) and `adcx`/`adox` (ADX). The
+        // block reads 48 bytes at `a`, a valid `[u64; 6]` reference, and writes no memory but its
+        // own stack: it pushes `rbx` and `rbp` (not nameable as operands) first and pops them
+        // last, and in between pushes 7 words of the product that it reads back at fixed offsets
+        // from `rsp` and releases (`add rsp, 56`) before those pops. The block does not set
+        // `nostack`, so this use of the stack is allowed. Every other register it writes is an
+        // output or a clobber.
+        unsafe {
+            core::arch::asm!(
+                "push rbx",
+                "push rbp",
+                // Cross products w1..w10 in r8..r15, rcx, rbp.
+                "mov rdx, qword ptr [rsi]",
+                "mulx r9, r8, qword ptr [rsi + 8]",
+                "mulx r10, rax, qword ptr [rsi + 16]",
+                "add r9, rax",
+                "mulx r11, rax, qword ptr [rsi + 24]",
+                "adc r10, rax",
+                "mulx r12, rax, qword ptr [rsi + 32]",
+                "adc r11, rax",
+                "mulx r13, rax, qword ptr [rsi + 40]",
+                "adc r12, rax",
+                "adc r13, 0",
+                "mov rdx, qword ptr [rsi + 8]",
+                "xor edi, edi",
+                "mulx rbx, rax, qword ptr [rsi + 16]",
+                "adcx r10, rax",
+                "adox r11, rbx",
+                "mulx rbx, rax, qword ptr [rsi + 24]",
+                "adcx r11, rax",
+                "adox r12, rbx",
+                "mulx rbx, rax, qword ptr [rsi + 32]",
+                "adcx r12, rax",
+                "adox r13, rbx",
+                "mulx r14, rax, qword ptr [rsi + 40]",
+                "adcx r13, rax",
+                "adox r14, rdi",
+                "adcx r14, rdi",
+                "mov rdx, qword ptr [rsi + 16]",
+                "xor edi, edi",
+                "mulx rbx, rax, qword ptr [rsi + 24]",
+                "adcx r12, rax",
+                "adox r13, rbx",
+                "mulx rbx, rax, qword ptr [rsi + 32]",
+                "adcx r13, rax",
+                "adox r14, rbx",
+                "mulx r15, rax, qword ptr [rsi + 40]",
+                "adcx r14, rax",
+                "adox r15, rdi",
+                "adcx r15, rdi",
+                "mov rdx, qword ptr [rsi + 24]",
+                "xor edi, edi",
+                "mulx rbx, rax, qword ptr [rsi + 32]",
+                "adcx r14, rax",
+                "adox r15, rbx",
+                "mulx rcx, rax, qword ptr [rsi + 40]",
+                "adcx r15, rax",
+                "adox rcx, rdi",
+                "adcx rcx, rdi",
+                "mov rdx, qword ptr [rsi + 32]",
+                "mulx rbp, rax, qword ptr [rsi + 40]",
+                "add rcx, rax",
+                "adc rbp, 0",
+                // Double (CF chain) and add the squares (OF chain): t0 pushed, t1..t10 in place,
+                // t11 in rbx.
+                "xor edi, edi",
+                "mov rdx, qword ptr [rsi]",
+                "mulx rbx, rax, rdx",
+                "push rax",
+                "adcx r8, r8",
+                "adox r8, rbx",
+                "mov rdx, qword ptr [rsi + 8]",
+                "mulx rbx, rax, rdx",
+                "adcx r9, r9",
+                "adox r9, rax",
+                "adcx r10, r10",
+                "adox r10, rbx",
+                "mov rdx, qword ptr [rsi + 16]",
+                "mulx rbx, rax, rdx",
+                "adcx r11, r11",
+                "adox r11, rax",
+                "adcx r12, r12",
+                "adox r12, rbx",
+                "mov rdx, qword ptr [rsi + 24]",
+                "mulx rbx, rax, rdx",
+                "adcx r13, r13",
+                "adox r13, rax",
+                "adcx r14, r14",
+                "adox r14, rbx",
+                "mov rdx, qword ptr [rsi + 32]",
+                "mulx rbx, rax, rdx",
+                "adcx r15, r15",
+                "adox r15, rax",
+                "adcx rcx, rcx",
+                "adox rcx, rbx",
+                "mov rdx, qword ptr [rsi + 40]",
+                "mulx rbx, rax, rdx",
+                "adcx rbp, rbp",
+                "adox rbp, rax",
+                "adcx rbx, rdi",
+                "adox rbx, rdi",
+                // High half t6..t11 to the stack: [rsp + 40] = t6 ... [rsp] = t11; t0 at
+                // [rsp + 48].
+                "push r13",
+                "push r14",
+                "push r15",
+                "push rcx",
+                "push rbp",
+                "push rbx",
+                // Reduce the low half: window r13 (t0), r8..r12, r14, r15.
+                "mov r13, qword ptr [rsp + 48]",
+                "xor r14d, r14d",
+                "xor r15d, r15d",
+                p384_reduce!(r13, r8, r9, r10, r11, r12, r14, r15),
+                "xor r13d, r13d",
+                p384_reduce!(r8, r9, r10, r11, r12, r14, r15, r13),
+                "xor r8d, r8d",
+                p384_reduce!(r9, r10, r11, r12, r14, r15, r13, r8),
+                "xor r9d, r9d",
+                p384_reduce!(r10, r11, r12, r14, r15, r13, r8, r9),
+                "xor r10d, r10d",
+                p384_reduce!(r11, r12, r14, r15, r13, r8, r9, r10),
+                "xor r11d, r11d",
+                p384_reduce!(r12, r14, r15, r13, r8, r9, r10, r11),
+                // + the high half.
+                "add r14, qword ptr [rsp + 40]",
+                "adc r15, qword ptr [rsp + 32]",
+                "adc r13, qword ptr [rsp + 24]",
+                "adc r8, qword ptr [rsp + 16]",
+                "adc r9, qword ptr [rsp + 8]",
+                "adc r10, qword ptr [rsp]",
+                "adc r11, 0",
+                "add rsp, 56",
+                p384_final!(r14, r15, r13, r8, r9, r10, r11),
+                "pop rbp",
+                "pop rbx",
+                inout("rsi") a.as_ptr() => _,
+                out("rax") _,
+                out("rcx") _,
+                out("rdx") _,
+                out("rdi") _,
+                out("r14") r0,
+                out("r15") r1,
+                out("r13") r2,
+                out("r8") r3,
+                out("r9") r4,
+                out("r10") r5,
+                out("r11") _,
+                out("r12") _,
+                options(pure, readonly),
+            );
+        }
+        [r0, r1, r2, r3, r4, r5]
+    }
+
     /// P-384 modular addition `a + b mod p` of fully reduced inputs.
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
@@ -758,6 +921,7 @@ mod tests {
                 "{a:x?} {b:x?}"
             );
             assert_eq!(adx.p384_mont_mul(&a, &a), portable::mont_sqr(&a), "{a:x?}");
+            assert_eq!(adx.p384_mont_sqr(&a), portable::mont_sqr(&a), "{a:x?}");
         }
     }
 

@@ -236,7 +236,7 @@ fn mul(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
 fn sqr(a: &[u64; 6]) -> [u64; 6] {
     #[cfg(target_arch = "x86_64")]
     if let Some(adx) = super::adx::get() {
-        return adx.p384_mont_mul(a, a);
+        return adx.p384_mont_sqr(a);
     }
     portable_sqr(a)
 }
