@@ -25,7 +25,9 @@ use elliptic_curve::ff::Field;
 use subtle::Choice;
 use zeroize::Zeroize;
 
-use super::window::{build_tables, ct_lookup, signed_digits, Entry, ENTRIES, MAX_DIGITS, W};
+use super::window::{
+    build_tables, ct_lookup, signed_digits, Entry, BATCH_CHUNK, ENTRIES, MAX_DIGITS, W,
+};
 use super::{Affine, Curve, Point, Scalar};
 
 /// A secret starting point for the constant-time multi-point ladders, and the correction that
@@ -191,10 +193,6 @@ pub(crate) fn mul_multi_shared_ct<C: Curve, const N: usize, const M: usize>(
     super::point::batch_normalize(tables.as_flattened(), affine.as_flattened_mut());
     products(&affine, points, scalars, built_exceptional, blind)
 }
-
-/// How many point sets [`mul_multi_shared_batch_ct`] normalises with one inversion: bounds its
-/// working memory (about 8 KB per P-384 set of two points, so 1 MB) for any batch size.
-pub(crate) const BATCH_CHUNK: usize = 128;
 
 /// [`mul_multi_shared_ct`] for a batch of point sets with the same scalars:
 /// `out[b][j] = sum_i k_{j,i} P_{b,i}`. The window tables are normalised together, one field

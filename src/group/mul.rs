@@ -28,7 +28,8 @@
 use super::fixed_base::FixedBaseTable;
 use super::point::batch_normalize;
 use super::window::{
-    build_tables, ct_lookup, signed_digits, ScalarDigits, MAX_DIGITS, MAX_SCALAR_BYTES, W,
+    build_tables, ct_lookup, signed_digits, Entry, ScalarDigits, BATCH_CHUNK, ENTRIES, MAX_DIGITS,
+    MAX_SCALAR_BYTES, W,
 };
 use super::{Affine, Curve, Point, Scalar};
 
@@ -132,6 +133,50 @@ pub(crate) fn mul_ct<C: Curve>(p: &Point<C>, k: &Scalar<C>) -> Point<C> {
         return fallback_mul::<C>(p, k);
     }
     acc
+}
+
+/// `k * P_i` for every point of a batch with one secret scalar (an issuer's key), constant time
+/// in `k` and in the points, into `out`: the scalar is recoded once, each point's table
+/// `P, 2P, ..., 16P` is built as in [`mul_ct`], and the tables of up to [`BATCH_CHUNK`] points are
+/// normalised together with one field inversion, so that every ladder step is a mixed addition
+/// (7M + 4S instead of 11M + 5S). The exceptional cases are those of [`mul_ct`]: they depend on
+/// the scalar alone, so none arises for a scalar below `n`; the fallback stays as a safety net.
+/// Allocates its two working buffers once per call.
+pub(crate) fn mul_batch_ct<C: Curve>(points: &[Point<C>], k: &Scalar<C>, out: &mut [Point<C>]) {
+    let mut digits = [0i8; MAX_DIGITS];
+    let n = signed_digits::<C>(k, &mut digits);
+    let chunk = BATCH_CHUNK.min(points.len());
+    let mut tables = Vec::with_capacity(chunk);
+    let mut affine = vec![[Affine::<C>::IDENTITY; ENTRIES]; chunk];
+    let mut exceptional = subtle::Choice::from(0);
+    for (ps, outs) in points.chunks(BATCH_CHUNK).zip(out.chunks_mut(BATCH_CHUNK)) {
+        tables.clear();
+        for p in ps {
+            let ([table], e) = build_tables::<C, 1>(&[*p]);
+            tables.push(table);
+            exceptional |= e;
+        }
+        let affine = &mut affine[..ps.len()];
+        batch_normalize(tables.as_flattened(), affine.as_flattened_mut());
+        for (table, o) in affine.iter().zip(outs.iter_mut()) {
+            let mut acc = Point::<C>::from(ct_lookup::<C, Affine<C>>(table, digits[n - 1]));
+            for &d in digits[..n - 1].iter().rev() {
+                for _ in 0..W {
+                    acc = acc.double();
+                }
+                let (sum, same) = ct_lookup::<C, Affine<C>>(table, d).add_to(&acc);
+                acc = sum;
+                exceptional |= same;
+            }
+            *o = acc;
+        }
+    }
+    zeroize::Zeroize::zeroize(&mut digits);
+    if bool::from(exceptional) {
+        for (p, o) in points.iter().zip(out.iter_mut()) {
+            *o = fallback_mul::<C>(p, k);
+        }
+    }
 }
 
 impl<C: Curve> core::ops::Mul<Scalar<C>> for Point<C> {
@@ -387,6 +432,48 @@ mod tests {
                 });
             assert_eq!(msm_vartime::<C>(&pts, &ks), expect, "n = {n}");
         }
+    }
+
+    /// The batch ladder against the curve crate for every batch size around the chunk boundary,
+    /// with the identity, the generator and equal points inside, and edge scalars.
+    fn batch_ladder<C: Curve>() {
+        let mut rng = rand::thread_rng();
+        let before = FALLBACKS.with(|c| c.get());
+        for (n, k) in [
+            (0usize, random_scalar::<C>(&mut rng)),
+            (1, Scalar::<C>::ONE),
+            (2, -Scalar::<C>::ONE),
+            (3, Scalar::<C>::from(31u64)),
+            (BATCH_CHUNK, random_scalar::<C>(&mut rng)),
+            (BATCH_CHUNK + 3, random_scalar::<C>(&mut rng)),
+        ] {
+            let mut pts: Vec<Point<C>> = (0..n)
+                .map(|_| Point::<C>::generator() * random_scalar::<C>(&mut rng))
+                .collect();
+            if n >= 3 {
+                pts[0] = Point::<C>::identity();
+                pts[1] = Point::<C>::generator();
+                pts[2] = pts[n - 1];
+            }
+            let mut out = vec![Point::<C>::identity(); n];
+            mul_batch_ct::<C>(&pts, &k, &mut out);
+            for (p, o) in pts.iter().zip(out.iter()) {
+                let expect = Point::<C>::from_primeorder(&(p.to_primeorder() * k));
+                assert_eq!(*o, expect, "n = {n}");
+                assert_eq!(*o, mul_ct::<C>(p, &k), "n = {n}");
+            }
+        }
+        assert_eq!(
+            FALLBACKS.with(|c| c.get()),
+            before,
+            "the batch ladder fell back"
+        );
+    }
+
+    #[test]
+    fn batch_ladder_agrees_with_the_curve_crate() {
+        batch_ladder::<NistP256>();
+        batch_ladder::<NistP384>();
     }
 
     #[test]
