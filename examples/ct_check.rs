@@ -1478,6 +1478,12 @@ fn main() -> ExitCode {
         }
     };
     let (paths, controls) = all_paths();
+    if !cfg.list {
+        println!(
+            "ct: field arithmetic backend: {}",
+            privacy_tokens::group::arithmetic_backend()
+        );
+    }
     let (count, max) = run(&cfg, &paths, false);
     let mut failed = false;
     if !cfg.list {

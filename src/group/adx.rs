@@ -454,6 +454,23 @@ macro_rules! p384_sub_p_add_back {
     };
 }
 
+/// `[r11..r8] += p & rdx` for a mask `rdx` of all zeros or all ones (P-256: `p`'s limbs are all
+/// ones, `0x00000000ffffffff`, zero, `0xffffffff00000001`). Clobbers `rax`, `rdi`.
+#[cfg(target_arch = "x86_64")]
+macro_rules! p256_masked_add_p {
+    () => {
+        concat!(
+            "mov eax, edx\n",
+            "mov rdi, 0xffffffff00000001\n",
+            "and rdi, rdx\n",
+            "add r8, rdx\n",
+            "adc r9, rax\n",
+            "adc r10, 0\n",
+            "adc r11, rdi\n",
+        )
+    };
+}
+
 impl Adx {
     /// P-384 Montgomery multiplication `a * b / 2^384 mod p` of fully reduced inputs, fully
     /// reduced output; equal to the portable `p384_field::mont_mul` for all inputs below `p`.
@@ -814,6 +831,83 @@ impl Adx {
         }
         [r0, r1, r2, r3]
     }
+
+    /// P-256 modular addition `a + b mod p` of fully reduced inputs.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    #[allow(dead_code)]
+    pub(crate) fn p256_add(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+        let (r0, r1, r2, r3): (u64, u64, u64, u64);
+        // SAFETY: as for `p384_add` (32 bytes read at each of `a` and `b`).
+        unsafe {
+            core::arch::asm!(
+                "mov r8, qword ptr [rsi]",
+                "mov r9, qword ptr [rsi + 8]",
+                "mov r10, qword ptr [rsi + 16]",
+                "mov r11, qword ptr [rsi + 24]",
+                "mov edx, 0",
+                "add r8, qword ptr [rcx]",
+                "adc r9, qword ptr [rcx + 8]",
+                "adc r10, qword ptr [rcx + 16]",
+                "adc r11, qword ptr [rcx + 24]",
+                "adc rdx, 0",
+                // Subtract p; rdx becomes the mask of "the sum was below p".
+                "mov eax, 0xffffffff",
+                "mov rdi, 0xffffffff00000001",
+                "sub r8, -1",
+                "sbb r9, rax",
+                "sbb r10, 0",
+                "sbb r11, rdi",
+                "sbb rdx, 0",
+                p256_masked_add_p!(),
+                inout("rsi") a.as_ptr() => _,
+                inout("rcx") b.as_ptr() => _,
+                out("rax") _,
+                out("rdx") _,
+                out("rdi") _,
+                out("r8") r0,
+                out("r9") r1,
+                out("r10") r2,
+                out("r11") r3,
+                options(pure, readonly, nostack),
+            );
+        }
+        [r0, r1, r2, r3]
+    }
+
+    /// P-256 modular subtraction `a - b mod p` of fully reduced inputs.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    #[allow(dead_code)]
+    pub(crate) fn p256_sub(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+        let (r0, r1, r2, r3): (u64, u64, u64, u64);
+        // SAFETY: as for `p384_add` (32 bytes read at each of `a` and `b`).
+        unsafe {
+            core::arch::asm!(
+                "mov r8, qword ptr [rsi]",
+                "mov r9, qword ptr [rsi + 8]",
+                "mov r10, qword ptr [rsi + 16]",
+                "mov r11, qword ptr [rsi + 24]",
+                "sub r8, qword ptr [rcx]",
+                "sbb r9, qword ptr [rcx + 8]",
+                "sbb r10, qword ptr [rcx + 16]",
+                "sbb r11, qword ptr [rcx + 24]",
+                "sbb rdx, rdx",
+                p256_masked_add_p!(),
+                inout("rsi") a.as_ptr() => _,
+                inout("rcx") b.as_ptr() => _,
+                out("rax") _,
+                out("rdx") _,
+                out("rdi") _,
+                out("r8") r0,
+                out("r9") r1,
+                out("r10") r2,
+                out("r11") r3,
+                options(pure, readonly, nostack),
+            );
+        }
+        [r0, r1, r2, r3]
+    }
 }
 
 #[cfg(all(test, target_arch = "x86_64"))]
@@ -986,6 +1080,45 @@ mod tests {
         }
     }
 
+    /// `a + b mod p` by plain 128-bit arithmetic: the sum, then `p` subtracted once if it fits.
+    fn p256_add_reference(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+        let mut sum = [0u64; 5];
+        let mut c = 0u128;
+        for j in 0..4 {
+            let x = a[j] as u128 + b[j] as u128 + c;
+            sum[j] = x as u64;
+            c = x >> 64;
+        }
+        sum[4] = c as u64;
+        let mut d = [0u64; 4];
+        let mut borrow = 0u128;
+        for j in 0..4 {
+            let x = (sum[j] as u128).wrapping_sub(P256[j] as u128 + borrow);
+            d[j] = x as u64;
+            borrow = (x >> 127) & 1;
+        }
+        if sum[4] == 0 && borrow == 1 {
+            [sum[0], sum[1], sum[2], sum[3]]
+        } else {
+            d
+        }
+    }
+
+    /// `a - b mod p`: `a + (p - b)` for `b != 0`.
+    fn p256_sub_reference(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+        if *b == [0; 4] {
+            return *a;
+        }
+        let mut neg = [0u64; 4];
+        let mut borrow = 0u128;
+        for j in 0..4 {
+            let x = (P256[j] as u128).wrapping_sub(b[j] as u128 + borrow);
+            neg[j] = x as u64;
+            borrow = (x >> 127) & 1;
+        }
+        p256_add_reference(a, &neg)
+    }
+
     fn p256_below_p(v: &[u64; 4]) -> bool {
         (0..4)
             .rev()
@@ -1027,6 +1160,12 @@ mod tests {
                     p256_reference(a, b),
                     "{a:x?} {b:x?}"
                 );
+            }
+        }
+        for a in &edges {
+            for b in &edges {
+                assert_eq!(adx.p256_add(a, b), p256_add_reference(a, b), "{a:x?} + {b:x?}");
+                assert_eq!(adx.p256_sub(a, b), p256_sub_reference(a, b), "{a:x?} - {b:x?}");
             }
         }
         let mut rng = rand::rngs::StdRng::seed_from_u64(0x256);
