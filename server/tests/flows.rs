@@ -26,28 +26,22 @@ async fn voprf_single_flow_then_double_spend_refused() {
     let (status, body) = redeem(&c, &s, &token).await;
     assert_eq!((status, body.as_str()), (401, "token already spent\n"));
     // Quoted values are accepted too (RFC 9577 §2.2.2); still spent.
-    let r = c
-        .get(url(&s, "/private"))
-        .header(
-            "authorization",
-            format!("PrivateToken token=\"{}\", x=1", B64URL.encode(&token)),
-        )
-        .send()
-        .await
-        .unwrap();
+    let r = get_with_auth(
+        &c,
+        &s,
+        &format!("PrivateToken token=\"{}\", x=1", B64URL.encode(&token)),
+    )
+    .await;
     assert_eq!(r.status(), 401);
     assert_eq!(r.text().await.unwrap(), "token already spent\n");
     // A second token with a quoted, parameter-laden header is granted.
     let t2 = voprf_token(&c, &s).await;
-    let r = c
-        .get(url(&s, "/private"))
-        .header(
-            "authorization",
-            format!("PrivateToken realm=\"a\", token=\"{}\"", B64URL.encode(&t2)),
-        )
-        .send()
-        .await
-        .unwrap();
+    let r = get_with_auth(
+        &c,
+        &s,
+        &format!("PrivateToken realm=\"a\", token=\"{}\"", B64URL.encode(&t2)),
+    )
+    .await;
     assert_eq!(r.status(), 200);
     s.stop().await.unwrap();
 }
@@ -57,25 +51,10 @@ async fn amortized_batch_flow() {
     let dir = tempfile::tempdir().unwrap();
     let s = start_redb(dir.path()).await;
     let c = http();
-    let (challenge, key) = get_challenge(&c, &s, 1).await;
-    let pk = PublicKey::<P384Sha384>::from_bytes(&key).unwrap();
+    let (challenge, pk) = voprf_challenge(&c, &s).await;
     let (req, state) = Client::request_batch(&pk, &challenge, 10, &mut rand::thread_rng()).unwrap();
-    let r = c
-        .post(url(&s, "/token-request"))
-        .header(
-            "content-type",
-            "application/private-token-amortized-batch-request",
-        )
-        .body(req.to_bytes())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    assert_eq!(
-        r.headers()["content-type"],
-        "application/private-token-amortized-batch-response"
-    );
-    let body = r.bytes().await.unwrap();
+    let r = post(&c, &s, BATCH, req.to_bytes()).await;
+    let body = expect_ok(r, "application/private-token-amortized-batch-response").await;
     let tokens = state
         .finalize_batch(&BatchTokenResponse::from_bytes(&body).unwrap())
         .unwrap();
@@ -99,19 +78,15 @@ async fn arc_flow_rate_limit_and_double_spend() {
     let ch = arc_pp::TokenChallenge::from_bytes(&challenge).unwrap();
     let mut rng = rand::thread_rng();
     let (req, state) = arc_pp::Client::request(&ch, &pk, &mut rng).unwrap();
-    let r = c
-        .post(url(&s, "/token-request"))
-        .header("content-type", "application/private-credential-request")
-        .body(req.to_bytes())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    assert_eq!(
-        r.headers()["content-type"],
-        "application/private-credential-response"
-    );
-    let resp = arc_pp::CredentialResponse::from_bytes(&r.bytes().await.unwrap()).unwrap();
+    let r = post(
+        &c,
+        &s,
+        "application/private-credential-request",
+        req.to_bytes(),
+    )
+    .await;
+    let body = expect_ok(r, "application/private-credential-response").await;
+    let resp = arc_pp::CredentialResponse::from_bytes(&body).unwrap();
     let mut cred = state.finalize(&resp).unwrap();
     let mut ts = arc_pp::Client::token_state(&mut cred, &ch, &pk, 10).unwrap();
     let first = ts.token(&mut rng).unwrap().to_bytes();
@@ -308,8 +283,7 @@ async fn issuance_status_codes() {
         }
         r.send()
     };
-    let (challenge, key) = get_challenge(&c, &s, 1).await;
-    let pk = PublicKey::<P384Sha384>::from_bytes(&key).unwrap();
+    let (challenge, pk) = voprf_challenge(&c, &s).await;
     let (req, _) = Client::request(&pk, &challenge, &mut rand::thread_rng()).unwrap();
     let good = req.to_bytes().to_vec();
     let single = Some("application/private-token-request");
@@ -377,8 +351,7 @@ async fn redemption_order_rejects_foreign_challenge_and_unknown_key() {
     let dir = tempfile::tempdir().unwrap();
     let s = start_redb(dir.path()).await;
     let c = http();
-    let (_, key) = get_challenge(&c, &s, 1).await;
-    let pk = PublicKey::<P384Sha384>::from_bytes(&key).unwrap();
+    let (_, pk) = voprf_challenge(&c, &s).await;
     // A token for another origin's challenge, issued by this issuer: refused before verify.
     let foreign = privacy_tokens::voprf::privacy_pass::TokenChallenge::new(
         1,
@@ -389,16 +362,12 @@ async fn redemption_order_rejects_foreign_challenge_and_unknown_key() {
     .unwrap()
     .to_bytes();
     let (req, st) = Client::request(&pk, &foreign, &mut rand::thread_rng()).unwrap();
-    let r = c
-        .post(url(&s, "/token-request"))
-        .header("content-type", "application/private-token-request")
-        .body(req.to_bytes().to_vec())
-        .send()
-        .await
-        .unwrap();
-    let resp =
-        privacy_tokens::voprf::privacy_pass::TokenResponse::from_bytes(&r.bytes().await.unwrap())
-            .unwrap();
+    let body = expect_ok(
+        post(&c, &s, SINGLE, req.to_bytes().to_vec()).await,
+        "application/private-token-response",
+    )
+    .await;
+    let resp = privacy_tokens::voprf::privacy_pass::TokenResponse::from_bytes(&body).unwrap();
     let t = st.finalize(&resp).unwrap().to_bytes();
     assert_eq!(redeem(&c, &s, &t).await.1, "unknown challenge\n");
     // A good token with a flipped key id: unknown key; flipped authenticator: invalid.
@@ -411,14 +380,7 @@ async fn redemption_order_rejects_foreign_challenge_and_unknown_key() {
     assert_eq!(redeem(&c, &s, &a).await.1, "invalid token\n");
     // Neither attempt spent it.
     assert_eq!(redeem(&c, &s, &t).await.0, 200);
-    let m = c
-        .get(url(&s, "/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let m = metrics_text(&c, &s).await;
     for needle in [
         "pt_redemptions_total{token_type=\"1\",result=\"unknown_challenge\"} 1",
         "pt_redemptions_total{token_type=\"1\",result=\"ok\"} 1",
@@ -457,13 +419,13 @@ async fn rotation_old_key_redeems_until_expiry() {
     let pk1 = PublicKey::<P384Sha384>::from_bytes(&k1).unwrap();
     let (challenge, _) = get_challenge(&c, &s, 1).await;
     let (req, _) = Client::request(&pk1, &challenge, &mut rand::thread_rng()).unwrap();
-    let r = c
-        .post(url(&s, "/token-request"))
-        .header("content-type", "application/private-token-request")
-        .body(req.to_bytes().to_vec())
-        .send()
-        .await
-        .unwrap();
+    let r = post(
+        &c,
+        &s,
+        "application/private-token-request",
+        req.to_bytes().to_vec(),
+    )
+    .await;
     assert_eq!(r.status(), 422);
     // Two epochs later the old key has expired (redeem_epochs = 1).
     s.state.set_clock_offset(3000 - now % 1000);

@@ -34,13 +34,7 @@ async fn redeem_theirs(
     s: &privacy_tokens_server::RunningServer,
     value: &str,
 ) -> u16 {
-    c.get(url(s, "/private"))
-        .header("authorization", value)
-        .send()
-        .await
-        .unwrap()
-        .status()
-        .as_u16()
+    get_with_auth(c, s, value).await.status().as_u16()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -53,19 +47,15 @@ async fn privacypass_crate_single_and_amortized_tokens() {
     let ch = their_challenge(&c, &s).await;
     let pk = deserialize_public_key::<NistP384>(ch.token_key()).unwrap();
     let (req, state) = TokenRequest::<NistP384>::new(pk, ch.token_challenge()).unwrap();
-    let r = c
-        .post(url(&s, "/token-request"))
-        .header("content-type", "application/private-token-request")
-        .body(req.tls_serialize_detached().unwrap())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    assert_eq!(
-        r.headers()["content-type"],
-        "application/private-token-response"
-    );
-    let resp = TokenResponse::<NistP384>::try_from_bytes(&r.bytes().await.unwrap()).unwrap();
+    let r = post(
+        &c,
+        &s,
+        "application/private-token-request",
+        req.tls_serialize_detached().unwrap(),
+    )
+    .await;
+    let body = expect_ok(r, "application/private-token-response").await;
+    let resp = TokenResponse::<NistP384>::try_from_bytes(&body).unwrap();
     let token = resp.issue_token(&state).unwrap();
     let (_, value) = build_authorization_header(&token).unwrap();
     let value = value.to_str().unwrap().to_string();
@@ -79,24 +69,9 @@ async fn privacypass_crate_single_and_amortized_tokens() {
         let pk = deserialize_public_key::<NistP384>(ch.token_key()).unwrap();
         let (req, state) =
             AmortizedBatchTokenRequest::<NistP384>::new(pk, ch.token_challenge(), nr).unwrap();
-        let r = c
-            .post(url(&s, "/token-request"))
-            .header(
-                "content-type",
-                "application/private-token-amortized-batch-request",
-            )
-            .body(req.tls_serialize_detached().unwrap())
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), 200);
-        assert_eq!(
-            r.headers()["content-type"],
-            "application/private-token-amortized-batch-response"
-        );
-        let resp =
-            AmortizedBatchTokenResponse::<NistP384>::try_from_bytes(&r.bytes().await.unwrap())
-                .unwrap();
+        let r = post(&c, &s, BATCH, req.tls_serialize_detached().unwrap()).await;
+        let body = expect_ok(r, "application/private-token-amortized-batch-response").await;
+        let resp = AmortizedBatchTokenResponse::<NistP384>::try_from_bytes(&body).unwrap();
         let tokens = resp.issue_tokens(&state).unwrap();
         assert_eq!(tokens.len(), usize::from(nr));
         for t in &tokens {

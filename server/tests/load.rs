@@ -33,8 +33,7 @@ async fn bounded_load_issuance_and_redemption() {
     let dir = tempfile::tempdir().unwrap();
     let s = start_redb(dir.path()).await;
     let c = http();
-    let (challenge, key) = get_challenge(&c, &s, 1).await;
-    let pk = PublicKey::<P384Sha384>::from_bytes(&key).unwrap();
+    let (challenge, pk) = voprf_challenge(&c, &s).await;
     let base = url(&s, "/token-request");
 
     for (name, n) in [("issue batch 1", 1usize), ("issue batch 10", 10)] {

@@ -109,14 +109,7 @@ async fn redis_outage_answers_503_and_nothing_is_accepted_twice_after() {
         assert_eq!(redeem(&c, &s, t).await.0, 200);
         assert_eq!(redeem(&c, &s, t).await.1, "token already spent\n");
     }
-    let m = c
-        .get(url(&s, "/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let m = metrics_text(&c, &s).await;
     assert!(m.contains("pt_store_errors_total 3"), "{m}");
     s.stop().await.unwrap();
 }

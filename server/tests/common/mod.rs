@@ -50,6 +50,46 @@ pub fn http() -> reqwest::Client {
         .unwrap()
 }
 
+/// The type 0x0001 request media type.
+pub const SINGLE: &str = "application/private-token-request";
+/// The amortized batch request media type.
+pub const BATCH: &str = "application/private-token-amortized-batch-request";
+
+/// Checks a 200 with the media type `media`; returns the body.
+pub async fn expect_ok(r: reqwest::Response, media: &str) -> Vec<u8> {
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["content-type"], media);
+    r.bytes().await.unwrap().to_vec()
+}
+
+/// `POST /token-request` with a media type.
+pub async fn post(
+    c: &reqwest::Client,
+    s: &RunningServer,
+    media: &str,
+    body: Vec<u8>,
+) -> reqwest::Response {
+    c.post(url(s, "/token-request"))
+        .header("content-type", media)
+        .body(body)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// `GET /private` with an `Authorization` value.
+pub async fn get_with_auth(
+    c: &reqwest::Client,
+    s: &RunningServer,
+    value: &str,
+) -> reqwest::Response {
+    c.get(url(s, "/private"))
+        .header("authorization", value)
+        .send()
+        .await
+        .unwrap()
+}
+
 /// The parameters of the `WWW-Authenticate` line of `token_type` in a 401 (values unquoted, as
 /// this server sends them): `(challenge, token_key, line)`.
 pub fn challenge_of(resp: &reqwest::Response, token_type: u16) -> (Vec<u8>, Vec<u8>, String) {
@@ -85,24 +125,39 @@ pub async fn get_challenge(
     (ch, key)
 }
 
+/// The type 0x0001 challenge and token key of a 401 from `/private`.
+pub async fn voprf_challenge(
+    c: &reqwest::Client,
+    s: &RunningServer,
+) -> (Vec<u8>, PublicKey<P384Sha384>) {
+    let (challenge, key) = get_challenge(c, s, 1).await;
+    (
+        challenge,
+        PublicKey::<P384Sha384>::from_bytes(&key).unwrap(),
+    )
+}
+
+/// The `/metrics` text.
+pub async fn metrics_text(c: &reqwest::Client, s: &RunningServer) -> String {
+    c.get(url(s, "/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
 /// Obtains one type 0x0001 token over HTTP with this crate's client; returns its bytes.
 pub async fn voprf_token(c: &reqwest::Client, s: &RunningServer) -> Vec<u8> {
     let (challenge, key) = get_challenge(c, s, 1).await;
     let pk = PublicKey::<P384Sha384>::from_bytes(&key).unwrap();
     let (req, state) = Client::request(&pk, &challenge, &mut rand::thread_rng()).unwrap();
-    let r = c
-        .post(url(s, "/token-request"))
-        .header("content-type", "application/private-token-request")
-        .body(req.to_bytes().to_vec())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    assert_eq!(
-        r.headers()["content-type"],
-        "application/private-token-response"
-    );
-    let body = r.bytes().await.unwrap();
+    let body = expect_ok(
+        post(c, s, SINGLE, req.to_bytes().to_vec()).await,
+        "application/private-token-response",
+    )
+    .await;
     state
         .finalize(&TokenResponse::from_bytes(&body).unwrap())
         .unwrap()
