@@ -8,8 +8,6 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use privacy_tokens::voprf::privacy_pass::{BatchTokenResponse, Client};
-use privacy_tokens::voprf::PublicKey;
-use privacy_tokens::P384Sha384;
 
 const CLIENTS: usize = 4;
 const PHASE: Duration = Duration::from_millis(1500);
