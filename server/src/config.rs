@@ -238,4 +238,11 @@ mod tests {
             assert!(Config::from_toml(bad).is_err(), "{bad}");
         }
     }
+
+    #[test]
+    fn the_example_config_parses() {
+        let c = Config::from_toml(include_str!("../config.example.toml")).unwrap();
+        assert_eq!(c.origin_info, "origin.example");
+        assert_eq!(c.pst.key_lifetime_secs, 60 * 86_400);
+    }
 }

@@ -18,7 +18,7 @@ pub mod store;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, RwLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
 use axum::http::{header, StatusCode};
@@ -29,6 +29,8 @@ use axum::Router;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::timeout::TimeoutLayer;
 
 use crate::config::Config;
 use crate::keys::{KeyError, KeyRing, MasterSecret};
@@ -181,6 +183,13 @@ pub fn router(st: Arc<AppState>) -> Router {
         .route("/metrics", get(metrics_handler))
         .route_layer(axum::middleware::from_fn_with_state(st.clone(), track))
         .layer(DefaultBodyLimit::max(st.config.max_body_bytes()))
+        // A request still running after 30 s gets 408; a panic (none is known) would answer
+        // 500 for that request instead of dropping the connection.
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            Duration::from_secs(30),
+        ))
+        .layer(CatchPanicLayer::new())
         .with_state(st)
 }
 
