@@ -1,6 +1,6 @@
 //! A bounded load test on loopback (about 1.5 s per phase, 4 concurrent clients): requests/s
 //! and p50/p99 latency for issuance at batch 1 and 10 and for redemption, with the embedded
-//! store. Run with `--nocapture` to see the figures (the README quotes them).
+//! store (redemption also with Redis). Run with `--nocapture` to see the figures (the README quotes them).
 
 mod common;
 
@@ -78,22 +78,18 @@ async fn bounded_load_issuance_and_redemption() {
         report(name, lat, start.elapsed());
     }
 
-    // Redemption: tokens issued beforehand in batches of 20.
+    // Redemption: tokens issued beforehand in batches of 20, redeemed at this server (embedded
+    // store) and at a second instance with the same master secret on Redis.
     let mut tokens = Vec::new();
-    for _ in 0..40 {
+    for _ in 0..60 {
         let (req, state) =
             Client::request_batch(&pk, &challenge, 20, &mut rand::thread_rng()).unwrap();
-        let r = c
-            .post(&base)
-            .header(
-                "content-type",
-                "application/private-token-amortized-batch-request",
-            )
-            .body(req.to_bytes())
-            .send()
-            .await
-            .unwrap();
-        let resp = BatchTokenResponse::from_bytes(&r.bytes().await.unwrap()).unwrap();
+        let body = expect_ok(
+            post(&c, &s, BATCH, req.to_bytes()).await,
+            "application/private-token-amortized-batch-response",
+        )
+        .await;
+        let resp = BatchTokenResponse::from_bytes(&body).unwrap();
         tokens.extend(
             state
                 .finalize_batch(&resp)
@@ -102,12 +98,28 @@ async fn bounded_load_issuance_and_redemption() {
                 .map(|t| t.to_bytes().to_vec()),
         );
     }
+    let redis = Redis::start();
+    let r = start(config(), [42; 32], redis.store().await).await;
+    let half = tokens.split_off(tokens.len() / 2);
+    redeem_phase("redeem (redb)", &c, &s, tokens).await;
+    redeem_phase("redeem (redis)", &c, &r, half).await;
+    s.stop().await.unwrap();
+    r.stop().await.unwrap();
+}
+
+/// Redeems `tokens` from `CLIENTS` tasks for at most `PHASE`; every answer must be 200.
+async fn redeem_phase(
+    name: &str,
+    c: &reqwest::Client,
+    s: &privacy_tokens_server::RunningServer,
+    tokens: Vec<Vec<u8>>,
+) {
     let total = tokens.len();
     let queue = std::sync::Arc::new(std::sync::Mutex::new(tokens));
     let start = Instant::now();
     let mut tasks = Vec::new();
     for _ in 0..CLIENTS {
-        let (c, queue, u) = (c.clone(), queue.clone(), url(&s, "/private"));
+        let (c, queue, u) = (c.clone(), queue.clone(), url(s, "/private"));
         tasks.push(tokio::spawn(async move {
             let mut lat = Vec::new();
             while start.elapsed() < PHASE {
@@ -132,6 +144,5 @@ async fn bounded_load_issuance_and_redemption() {
         lat.extend(t.await.unwrap());
     }
     assert!(lat.len() <= total);
-    report("redeem (redb)", lat, start.elapsed());
-    s.stop().await.unwrap();
+    report(name, lat, start.elapsed());
 }
