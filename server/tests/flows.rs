@@ -432,3 +432,66 @@ async fn rotation_old_key_redeems_until_expiry() {
     assert_eq!(redeem(&c, &s, &t1b).await.1, "unknown token key\n");
     s.stop().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pst_rotation_commitment_id_grows_and_old_keys_expire() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = std::sync::Arc::new(
+        privacy_tokens_server::store::RedbStore::open(&dir.path().join("s.redb")).unwrap(),
+    );
+    let mut cfg = config();
+    cfg.pst.key_lifetime_secs = 1000;
+    let s = start(cfg, [6; 32], store).await;
+    let c = http();
+    let std = base64::engine::general_purpose::STANDARD;
+    let version = "PrivateStateTokenV1VOPRF";
+    let method = trust_token::Method::PstV1Voprf;
+    let now = privacy_tokens_server::unix_now() as i64;
+    let at = |secs: i64| s.state.set_clock_offset(secs - now % 1000);
+    let commitment = || async {
+        let r = c
+            .get(url(&s, "/.well-known/private-state-token/key-commitment"))
+            .send()
+            .await
+            .unwrap();
+        let doc: Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+        doc[version].clone()
+    };
+    let send = |path: &'static str, msg: Vec<u8>| {
+        c.post(url(&s, path))
+            .header("sec-private-state-token", std.encode(msg))
+            .header("sec-private-state-token-crypto-version", version)
+            .send()
+    };
+    at(1000);
+    let com = commitment().await;
+    let id0 = com["id"].as_u64().unwrap();
+    let mut client = trust_token::Client::new(method, 20);
+    for k in com["keys"].as_object().unwrap().values() {
+        client
+            .add_key_bytes(&std.decode(k["Y"].as_str().unwrap()).unwrap())
+            .unwrap();
+    }
+    let req = client.begin_issuance(2, &mut rand::thread_rng()).unwrap();
+    let r = send("/pst/issue", req.message.clone()).await.unwrap();
+    let resp = std
+        .decode(r.headers()["sec-private-state-token"].as_bytes())
+        .unwrap();
+    let tokens = client.finish_issuance(req.state, &resp).unwrap();
+    // One rotation later: a new commitment id, the signing key still listed and redeeming.
+    at(2000);
+    let com = commitment().await;
+    assert_eq!(com["id"].as_u64().unwrap(), id0 + 1);
+    let signer = tokens[0].key_id().to_string();
+    assert!(com["keys"].get(&signer).is_some());
+    let rr = client.begin_redemption(&tokens[0], b"").unwrap();
+    assert_eq!(send("/pst/redeem", rr).await.unwrap().status(), 200);
+    // Two rotations later the key has expired: gone from the commitment, its tokens refused.
+    at(3000);
+    let com = commitment().await;
+    assert!(com["keys"].get(&signer).is_none());
+    assert_eq!(com["keys"].as_object().unwrap().len(), 3);
+    let rr = client.begin_redemption(&tokens[1], b"").unwrap();
+    assert_eq!(send("/pst/redeem", rr).await.unwrap().status(), 403);
+    s.stop().await.unwrap();
+}
