@@ -41,6 +41,8 @@ use crate::store::SpentStore;
 pub const ISSUER_REQUEST_PATH: &str = "/token-request";
 /// The issuer directory path (RFC 9578 §4).
 pub const DIRECTORY_PATH: &str = "/.well-known/private-token-issuer-directory";
+/// The directory's legacy alias (served by deployed issuers beside the RFC path).
+pub const LEGACY_DIRECTORY_PATH: &str = "/.well-known/token-issuer-directory";
 /// The protected resource of the joint origin.
 pub const PRIVATE_PATH: &str = "/private";
 
@@ -123,6 +125,25 @@ impl AppState {
     }
 }
 
+impl AppState {
+    /// Re-derives the keys in the background every `period` (off the request path: requests
+    /// then find the new epoch's keys ready, and derive them only if they come first).
+    pub fn spawn_rotation(self: &Arc<Self>, period: Duration) -> JoinHandle<()> {
+        let st = self.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(period);
+            loop {
+                tick.tick().await;
+                let s = st.clone();
+                if let Ok(Err(e)) = tokio::task::spawn_blocking(move || s.ring().map(|_| ())).await
+                {
+                    tracing::error!(error = %e, "background key derivation failed");
+                }
+            }
+        })
+    }
+}
+
 /// A plain-text response.
 pub(crate) fn text(status: StatusCode, msg: &'static str) -> Response {
     (status, [(header::CONTENT_TYPE, "text/plain")], msg).into_response()
@@ -175,6 +196,7 @@ async fn metrics_handler(State(st): State<Arc<AppState>>) -> Response {
 pub fn router(st: Arc<AppState>) -> Router {
     Router::new()
         .route(DIRECTORY_PATH, get(issuer::directory))
+        .route(LEGACY_DIRECTORY_PATH, get(issuer::directory))
         .route(ISSUER_REQUEST_PATH, post(issuer::token_request))
         .route(PRIVATE_PATH, get(origin::private))
         .route(pst::COMMITMENT_PATH, get(pst::key_commitment))
@@ -201,6 +223,7 @@ pub struct RunningServer {
     pub state: Arc<AppState>,
     shutdown: Option<oneshot::Sender<()>>,
     task: JoinHandle<std::io::Result<()>>,
+    rotation: JoinHandle<()>,
 }
 
 impl RunningServer {
@@ -209,6 +232,7 @@ impl RunningServer {
     /// # Errors
     /// The server's I/O error, if it failed.
     pub async fn stop(mut self) -> std::io::Result<()> {
+        self.rotation.abort();
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
@@ -227,6 +251,7 @@ pub fn serve(st: Arc<AppState>, listener: TcpListener) -> std::io::Result<Runnin
     let addr = listener.local_addr()?;
     let (tx, rx) = oneshot::channel::<()>();
     let app = router(st.clone());
+    let rotation = st.spawn_rotation(Duration::from_secs(5));
     let task = tokio::spawn(async move {
         axum::serve(listener, app)
             .with_graceful_shutdown(async move {
@@ -239,5 +264,6 @@ pub fn serve(st: Arc<AppState>, listener: TcpListener) -> std::io::Result<Runnin
         state: st,
         shutdown: Some(tx),
         task,
+        rotation,
     })
 }

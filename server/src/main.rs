@@ -81,6 +81,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         }
     };
     let state = AppState::new(config, master, store.clone())?;
+    state.spawn_rotation(Duration::from_secs(5));
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     tracing::info!(
         addr = %listener.local_addr()?,

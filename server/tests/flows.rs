@@ -261,6 +261,14 @@ async fn directory_lists_current_and_next_keys_with_etag_and_cache_control() {
     assert_eq!(r.status(), 304);
     assert_eq!(r.headers()["etag"].to_str().unwrap(), etag);
     assert!(r.bytes().await.unwrap().is_empty());
+    // The legacy alias serves the same body.
+    let r = c
+        .get(url(&s, "/.well-known/token-issuer-directory"))
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 304);
     let r = c
         .get(url(&s, "/.well-known/private-token-issuer-directory"))
         .header("if-none-match", "\"other\"")
