@@ -150,32 +150,37 @@ async fn random_and_oversized_input_gets_4xx_and_the_server_keeps_serving() {
 async fn the_binary_serves_directory_challenge_and_survives_garbage() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
-    let addr = format!("127.0.0.1:{port}");
+    // Port 0: the binary logs the address it bound (JSON logs on stdout).
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_privacy-tokens-server"))
-        .args(["--listen", &addr, "--data-dir"])
+        .args(["--listen", "127.0.0.1:0", "--json-logs", "--data-dir"])
         .arg(&data)
-        .env("RUST_LOG", "warn")
+        .env("RUST_LOG", "info")
+        .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        use std::io::BufRead as _;
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) {
+                if v["fields"]["message"] == "serving" {
+                    let _ = tx.send(v["fields"]["addr"].as_str().unwrap_or_default().to_string());
+                }
+            }
+        }
+    });
+    let addr = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("the binary did not start");
     let c = http();
     let base = format!("http://{addr}");
-    let mut dir_resp = None;
-    for _ in 0..100 {
-        if let Ok(r) = c
-            .get(format!("{base}/.well-known/private-token-issuer-directory"))
-            .send()
-            .await
-        {
-            dir_resp = Some(r);
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    let r = dir_resp.expect("the binary did not start");
+    let r = c
+        .get(format!("{base}/.well-known/private-token-issuer-directory"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 200);
     let doc: serde_json::Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
     let types: Vec<u64> = doc["token-keys"]
