@@ -134,9 +134,9 @@ impl AppState {
             let mut tick = tokio::time::interval(period);
             loop {
                 tick.tick().await;
-                let s = st.clone();
-                if let Ok(Err(e)) = tokio::task::spawn_blocking(move || s.ring().map(|_| ())).await
-                {
+                // Inline rather than on the blocking pool: aborting this task then drops its
+                // last reference to the state (a derivation takes milliseconds once an epoch).
+                if let Err(e) = st.ring() {
                     tracing::error!(error = %e, "background key derivation failed");
                 }
             }
@@ -232,7 +232,10 @@ impl RunningServer {
     /// # Errors
     /// The server's I/O error, if it failed.
     pub async fn stop(mut self) -> std::io::Result<()> {
+        // Wait for the rotation task to be gone, so that no reference to the state (and its
+        // store) outlives the server.
         self.rotation.abort();
+        let _ = (&mut self.rotation).await;
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
