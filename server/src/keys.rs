@@ -42,7 +42,7 @@ use privacy_tokens::voprf::privacy_pass::Issuer as VoprfIssuer;
 use privacy_tokens::voprf::VoprfServer;
 use rand::RngCore as _;
 use sha2::Sha256;
-use zeroize::Zeroizing;
+use zeroize::{Zeroize as _, Zeroizing};
 
 use crate::config::{Config, KeySchedule};
 
@@ -84,9 +84,11 @@ pub enum KeyError {
 impl MasterSecret {
     /// The master secret from its bytes.
     pub fn from_bytes(bytes: &[u8; MASTER_SECRET_LEN]) -> Self {
-        let (prk, _) = Hkdf::<Sha256>::extract(Some(SALT), bytes);
+        let (mut prk, _) = Hkdf::<Sha256>::extract(Some(SALT), bytes);
         let mut out = Zeroizing::new([0u8; 32]);
         out.copy_from_slice(&prk);
+        let prk: &mut [u8] = &mut prk;
+        prk.zeroize();
         Self { prk: out }
     }
 
