@@ -150,30 +150,8 @@ async fn random_and_oversized_input_gets_4xx_and_the_server_keeps_serving() {
 async fn the_binary_serves_directory_challenge_and_survives_garbage() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    // Port 0: the binary logs the address it bound (JSON logs on stdout).
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_privacy-tokens-server"))
-        .args(["--listen", "127.0.0.1:0", "--json-logs", "--data-dir"])
-        .arg(&data)
-        .env("RUST_LOG", "info")
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        use std::io::BufRead as _;
-        for line in std::io::BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) {
-                if v["fields"]["message"] == "serving" {
-                    let _ = tx.send(v["fields"]["addr"].as_str().unwrap_or_default().to_string());
-                }
-            }
-        }
-    });
-    let addr = rx
-        .recv_timeout(std::time::Duration::from_secs(30))
-        .expect("the binary did not start");
+    let (mut child, addr, store) = spawn_binary(&data, &[]);
+    assert_eq!(store, "redb");
     let c = http();
     let base = format!("http://{addr}");
     let r = c
@@ -222,4 +200,91 @@ async fn the_binary_serves_directory_challenge_and_survives_garbage() {
         .status();
     let status = child.wait().unwrap();
     assert!(status.success(), "{status:?}");
+}
+
+/// Starts the binary on port 0 with `--data-dir data` and `extra` flags; returns it, the address
+/// and the store it logged (JSON logs on stdout).
+fn spawn_binary(data: &std::path::Path, extra: &[&str]) -> (std::process::Child, String, String) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_privacy-tokens-server"))
+        .args(["--listen", "127.0.0.1:0", "--json-logs", "--data-dir"])
+        .arg(data)
+        .args(extra)
+        .env("RUST_LOG", "info")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        use std::io::BufRead as _;
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) {
+                if v["fields"]["message"] == "serving" {
+                    let f = |k: &str| v["fields"][k].as_str().unwrap_or_default().to_string();
+                    let _ = tx.send((f("addr"), f("store")));
+                }
+            }
+        }
+    });
+    let (addr, store) = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("the binary did not start");
+    (child, addr, store)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_binary_with_redis_spends_in_redis() {
+    let redis = Redis::start();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut child, addr, store) =
+        spawn_binary(&dir.path().join("data"), &["--redis", &redis.url()]);
+    assert_eq!(store, "redis");
+    let c = http();
+    let base = format!("http://{addr}");
+    let r = c.get(format!("{base}/private")).send().await.unwrap();
+    let (challenge, key, _) = challenge_of(&r, 1);
+    let pk =
+        privacy_tokens::voprf::PublicKey::<privacy_tokens::P384Sha384>::from_bytes(&key).unwrap();
+    let (req, state) = privacy_tokens::voprf::privacy_pass::Client::request(
+        &pk,
+        &challenge,
+        &mut rand::thread_rng(),
+    )
+    .unwrap();
+    let r = c
+        .post(format!("{base}/token-request"))
+        .header("content-type", SINGLE)
+        .body(req.to_bytes().to_vec())
+        .send()
+        .await
+        .unwrap();
+    let body = expect_ok(r, "application/private-token-response").await;
+    let token = state
+        .finalize(&privacy_tokens::voprf::privacy_pass::TokenResponse::from_bytes(&body).unwrap())
+        .unwrap();
+    let auth = format!(
+        "PrivateToken token={}",
+        privacy_tokens_server::auth::b64url(&token.to_bytes())
+    );
+    let redeem = || {
+        c.get(format!("{base}/private"))
+            .header("authorization", &auth)
+            .send()
+    };
+    assert_eq!(redeem().await.unwrap().status(), 200);
+    assert_eq!(redeem().await.unwrap().status(), 401);
+    // The record is in Redis: a direct spend of the same id is a double spend.
+    let mut id = vec![0, 1];
+    id.extend_from_slice(&token.nonce);
+    let direct = redis.store().await;
+    let exp = privacy_tokens_server::unix_now() + 60;
+    assert_eq!(
+        direct.spend(&id, exp).await.unwrap(),
+        privacy_tokens_server::store::Spend::AlreadySpent
+    );
+    let _ = std::process::Command::new("kill")
+        .arg(child.id().to_string())
+        .status();
+    assert!(child.wait().unwrap().success());
 }
