@@ -76,3 +76,21 @@ fn wrong_key_id_and_type_are_rejected() {
     assert!(TokenChallenge::new(b"i", &[1; 5], b"o", &[]).is_err());
     assert!(TokenChallenge::new(b"", &[], b"o", &[]).is_err());
 }
+
+#[test]
+fn token_exposes_its_challenge_digest_and_key_id() {
+    let mut rng = StdRng::seed_from_u64(9);
+    let issuer = Issuer::new(ServerPrivateKey::<ArcV2P256>::random(&mut rng));
+    let other = Issuer::new(ServerPrivateKey::<ArcV2P256>::random(&mut rng));
+    let ch = TokenChallenge::new(b"issuer.example", &[3u8; 32], b"origin.example", &[]).unwrap();
+    let (req, st) = Client::request(&ch, issuer.public_key(), &mut rng).unwrap();
+    let mut cred = st.finalize(&issuer.issue(&req, &mut rng).unwrap()).unwrap();
+    let mut ts = Client::token_state(&mut cred, &ch, issuer.public_key(), 3).unwrap();
+    let bytes = ts.token(&mut rng).unwrap().to_bytes();
+    let t = Token::from_bytes(&bytes).unwrap();
+    assert_eq!(t.challenge_digest(), &ch.digest());
+    assert_eq!(t.challenge_digest()[..], bytes[6..38]);
+    assert_eq!(t.issuer_key_id(), issuer.key_id());
+    assert_ne!(t.issuer_key_id(), other.key_id());
+    assert_eq!(t.issuer_key_id()[..], bytes[38..70]);
+}

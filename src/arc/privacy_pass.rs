@@ -326,6 +326,18 @@ impl Token {
     pub fn presentation(&self) -> &Presentation<S> {
         &self.presentation
     }
+
+    /// `challenge_digest = SHA-256(TokenChallenge)`: lets an origin find the challenge the token
+    /// answers (among those it issued) before any verification work.
+    pub fn challenge_digest(&self) -> &[u8; 32] {
+        &self.challenge_digest
+    }
+
+    /// `issuer_key_id = SHA-256(pkI_serialized)`: lets an origin with several keys in rotation
+    /// pick the [`Issuer`] to verify with before any verification work.
+    pub fn issuer_key_id(&self) -> &[u8; NID] {
+        &self.issuer_key_id
+    }
 }
 
 /// The client side: issuance requests, credentials and tokens.

@@ -1,0 +1,248 @@
+//! The TOML configuration file: everything but the listen address, the data directory and the
+//! Redis URL (those are command-line flags).
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+/// Privacy Pass token type 0x0001, VOPRF(P-384, SHA-384) (RFC 9578 §5).
+pub const TYPE_VOPRF: u16 = privacy_tokens::voprf::privacy_pass::TOKEN_TYPE;
+/// Privacy Pass token type 0xE5AC, ARC (P-256) (draft-ietf-privacypass-arc-protocol).
+pub const TYPE_ARC: u16 = privacy_tokens::arc::privacy_pass::TOKEN_TYPE;
+
+/// The server configuration. Every field has a default, so an empty file (or none) is valid.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// The issuer name that challenges carry (`issuer_name`, RFC 9577 §2.1), normally the host
+    /// clients reach this server at.
+    pub issuer_name: String,
+    /// The origin's `origin_info` in challenges (RFC 9577 §2.1); empty for any origin.
+    pub origin_info: String,
+    /// The Privacy Pass token types served: 1 (VOPRF P-384) and/or 58796 (0xE5AC, ARC).
+    pub token_types: Vec<u16>,
+    /// The Private State Token methods served: `"pst_v1_voprf"` and/or `"pst_v1_pmb"`.
+    pub pst_methods: Vec<String>,
+    /// The most tokens one amortized batch or one PST issuance may ask for.
+    pub max_batch: u16,
+    /// The key schedule of the Privacy Pass token types.
+    pub keys: KeySchedule,
+    /// The origin's challenges.
+    pub challenge: ChallengeConfig,
+    /// ARC (0xE5AC) options.
+    pub arc: ArcConfig,
+    /// Private State Token options.
+    pub pst: PstConfig,
+}
+
+/// A key schedule: keys rotate every `lifetime_secs`; a key stays valid for redemption
+/// `redeem_epochs` rotations after it stops issuing.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct KeySchedule {
+    /// Seconds between rotations (the epoch length). Each key issues for one epoch.
+    pub lifetime_secs: u64,
+    /// Epochs after its own during which a key still redeems (1 to 4).
+    pub redeem_epochs: u64,
+    /// Seconds into the next epoch during which the previous key still issues (clients whose
+    /// directory was fetched just before the rotation).
+    pub issue_grace_secs: u64,
+}
+
+/// The origin's challenges (RFC 9577 §2.1).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ChallengeConfig {
+    /// Seconds a challenge stays valid. Its `redemption_context` is derived from the master
+    /// secret and the time window, so every instance issues and accepts the same challenges
+    /// without shared state; the current and the previous window are accepted. 0 issues
+    /// challenges with an empty `redemption_context` that never change.
+    pub lifetime_secs: u64,
+}
+
+/// ARC options.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ArcConfig {
+    /// The presentation limit per challenge (`rate-limit`, at least 2).
+    pub rate_limit: u32,
+}
+
+/// Private State Token options.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PstConfig {
+    /// Seconds between PST key rotations (Chrome ignores commitments changing more often than
+    /// every 60 days).
+    pub key_lifetime_secs: u64,
+    /// The private metadata bit set on issued PMB tokens.
+    pub private_metadata: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            issuer_name: "issuer.example".into(),
+            origin_info: String::new(),
+            token_types: vec![TYPE_VOPRF, TYPE_ARC],
+            pst_methods: vec!["pst_v1_voprf".into(), "pst_v1_pmb".into()],
+            max_batch: 100,
+            keys: KeySchedule::default(),
+            challenge: ChallengeConfig::default(),
+            arc: ArcConfig::default(),
+            pst: PstConfig::default(),
+        }
+    }
+}
+
+impl Default for KeySchedule {
+    fn default() -> Self {
+        Self {
+            lifetime_secs: 86_400,
+            redeem_epochs: 1,
+            issue_grace_secs: 300,
+        }
+    }
+}
+
+impl Default for ChallengeConfig {
+    fn default() -> Self {
+        Self {
+            lifetime_secs: 3600,
+        }
+    }
+}
+
+impl Default for ArcConfig {
+    fn default() -> Self {
+        Self { rate_limit: 10 }
+    }
+}
+
+impl Default for PstConfig {
+    fn default() -> Self {
+        Self {
+            key_lifetime_secs: 60 * 86_400,
+            private_metadata: false,
+        }
+    }
+}
+
+/// A configuration error.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("reading the config file: {0}")]
+    Io(#[from] std::io::Error),
+    /// The file is not valid TOML for [`Config`].
+    #[error("parsing the config file: {0}")]
+    Toml(#[from] toml::de::Error),
+    /// A value is out of range.
+    #[error("invalid config: {0}")]
+    Invalid(String),
+}
+
+impl Config {
+    /// Reads and checks a TOML file.
+    ///
+    /// # Errors
+    /// [`ConfigError`] for an unreadable file, invalid TOML, or a value out of range.
+    pub fn from_file(path: &Path) -> Result<Self, ConfigError> {
+        Self::from_toml(&std::fs::read_to_string(path)?)
+    }
+
+    /// Parses and checks TOML text.
+    ///
+    /// # Errors
+    /// [`ConfigError`] for invalid TOML or a value out of range.
+    pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
+        let config: Self = toml::from_str(text)?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks the ranges the server relies on.
+    ///
+    /// # Errors
+    /// [`ConfigError::Invalid`] naming the first bad value.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |m: &str| Err(ConfigError::Invalid(m.into()));
+        if self.issuer_name.is_empty() || self.issuer_name.len() > 1024 {
+            return bad("issuer_name must be 1 to 1024 bytes");
+        }
+        if self.origin_info.len() > 4096 {
+            return bad("origin_info must be at most 4096 bytes");
+        }
+        if let Some(t) = self
+            .token_types
+            .iter()
+            .find(|t| ![TYPE_VOPRF, TYPE_ARC].contains(t))
+        {
+            return bad(&format!("unsupported token type {t}"));
+        }
+        if let Some(m) = self
+            .pst_methods
+            .iter()
+            .find(|m| !["pst_v1_voprf", "pst_v1_pmb"].contains(&m.as_str()))
+        {
+            return bad(&format!("unsupported PST method {m:?}"));
+        }
+        if self.max_batch == 0 || self.max_batch > 1000 {
+            return bad("max_batch must be 1 to 1000");
+        }
+        if self.keys.lifetime_secs < 2 || self.pst.key_lifetime_secs < 2 {
+            return bad("key lifetimes must be at least 2 seconds");
+        }
+        if !(1..=4).contains(&self.keys.redeem_epochs) {
+            return bad("keys.redeem_epochs must be 1 to 4");
+        }
+        if self.keys.issue_grace_secs >= self.keys.lifetime_secs {
+            return bad("keys.issue_grace_secs must be shorter than keys.lifetime_secs");
+        }
+        if self.arc.rate_limit < 2 {
+            return bad("arc.rate_limit must be at least 2");
+        }
+        Ok(())
+    }
+
+    /// The largest request body the issuer reads: an amortized batch of `max_batch` P-384
+    /// elements (the largest valid request), with room for its header and length prefix.
+    pub fn max_body_bytes(&self) -> usize {
+        let batch = 3 + 8 + usize::from(self.max_batch) * privacy_tokens::voprf::privacy_pass::NE;
+        batch.max(privacy_tokens::arc::privacy_pass::CredentialRequest::LEN)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_file_is_the_default_and_bad_values_are_refused() {
+        let c = Config::from_toml("").unwrap();
+        assert_eq!(c.token_types, vec![1, 0xE5AC]);
+        let c = Config::from_toml(
+            "issuer_name = \"a.example\"\nmax_batch = 10\n[keys]\nlifetime_secs = 600\n",
+        )
+        .unwrap();
+        assert_eq!((c.max_batch, c.keys.lifetime_secs), (10, 600));
+        for bad in [
+            "token_types = [2]",
+            "max_batch = 0",
+            "pst_methods = [\"experiment_v1\"]",
+            "[keys]\nredeem_epochs = 0",
+            "[arc]\nrate_limit = 1",
+            "unknown = 1",
+            "issuer_name = \"\"",
+        ] {
+            assert!(Config::from_toml(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_example_config_parses() {
+        let c = Config::from_toml(include_str!("../config.example.toml")).unwrap();
+        assert_eq!(c.origin_info, "origin.example");
+        assert_eq!(c.pst.key_lifetime_secs, 60 * 86_400);
+    }
+}

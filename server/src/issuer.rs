@@ -1,0 +1,222 @@
+//! The Privacy Pass issuer: the directory (RFC 9578 §4) and the issuer request URI, dispatched
+//! on `Content-Type` (RFC 9578 §5, draft-ietf-privacypass-batched-tokens §4,
+//! draft-ietf-privacypass-arc-protocol).
+//!
+//! Status codes: 415 for a media type this issuer does not take; 422 for an unsupported token
+//! type, an unknown truncated key id, a wrong size or an element that does not decode (RFC 9578
+//! §5.2; also the amortized batch over the cap, and ARC); 400 for an amortized batch whose
+//! framing is malformed (bad or non-minimal length prefix, length disagreeing with the body);
+//! 413 for a body over the size cap, refused before it is read in full.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use privacy_tokens::voprf::privacy_pass::TokenRequest;
+use privacy_tokens::Error;
+use serde_json::json;
+use sha2::{Digest as _, Sha256};
+
+use crate::auth::b64url;
+use crate::config::{TYPE_ARC, TYPE_VOPRF};
+use crate::keys::KeyTimes;
+use crate::{key_failure, text, AppState};
+
+/// Media type of a type 0x0001 token request (RFC 9578 §8.3).
+pub const TOKEN_REQUEST: &str = "application/private-token-request";
+/// Media type of a type 0x0001 token response.
+pub const TOKEN_RESPONSE: &str = "application/private-token-response";
+/// Media type of an amortized batch request (draft-ietf-privacypass-batched-tokens).
+pub const BATCH_REQUEST: &str = "application/private-token-amortized-batch-request";
+/// Media type of an amortized batch response.
+pub const BATCH_RESPONSE: &str = "application/private-token-amortized-batch-response";
+/// Media type of the issuer directory (RFC 9578 §8.1).
+pub const DIRECTORY: &str = "application/private-token-issuer-directory";
+
+/// The media type of a request, lowercased, without parameters.
+fn media_type(headers: &HeaderMap) -> Option<String> {
+    let v = headers.get(header::CONTENT_TYPE)?.to_str().ok()?;
+    Some(v.split(';').next()?.trim().to_ascii_lowercase())
+}
+
+/// Whether a key issues at `now`: from its `not-before` to its end of issuance.
+fn issues(t: &KeyTimes, now: u64) -> bool {
+    t.not_before <= now && now < t.issue_until
+}
+
+fn ok(media: &'static str, body: Vec<u8>) -> Response {
+    (StatusCode::OK, [(header::CONTENT_TYPE, media)], body).into_response()
+}
+
+fn unprocessable(msg: &'static str) -> Response {
+    text(StatusCode::UNPROCESSABLE_ENTITY, msg)
+}
+
+/// `POST /token-request`.
+pub async fn token_request(
+    State(st): State<Arc<AppState>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let media = media_type(&headers);
+    let kind = match media.as_deref() {
+        Some(TOKEN_REQUEST) => TYPE_VOPRF,
+        Some(BATCH_REQUEST) => 0,
+        Some(privacy_tokens::arc::privacy_pass::REQUEST_MEDIA_TYPE) => TYPE_ARC,
+        _ => {
+            return text(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported media type\n",
+            )
+        }
+    };
+    let wanted = if kind == 0 { TYPE_VOPRF } else { kind };
+    if !st.config.token_types.contains(&wanted) {
+        return unprocessable("unsupported token type\n");
+    }
+    let ring = match st.ring() {
+        Ok(r) => r,
+        Err(e) => return key_failure(&e),
+    };
+    let now = st.now();
+    let mut rng = rand::thread_rng();
+    match kind {
+        TYPE_VOPRF => {
+            let Ok(req) = TokenRequest::from_bytes(&body) else {
+                return unprocessable("malformed token request\n");
+            };
+            let Some(key) = ring.voprf.iter().find(|k| {
+                issues(&k.times, now)
+                    && k.issuer.truncated_token_key_id() == req.truncated_token_key_id()
+            }) else {
+                return unprocessable("unknown token key\n");
+            };
+            match key.issuer.issue(&mut rng, &req) {
+                Ok(resp) => {
+                    st.metrics.issued("1", 1);
+                    ok(TOKEN_RESPONSE, resp.to_bytes().to_vec())
+                }
+                Err(_) => unprocessable("token request refused\n"),
+            }
+        }
+        TYPE_ARC => {
+            let Ok(req) = privacy_tokens::arc::privacy_pass::CredentialRequest::from_bytes(&body)
+            else {
+                return unprocessable("malformed credential request\n");
+            };
+            let Some(key) = ring
+                .arc
+                .iter()
+                .find(|k| issues(&k.times, now) && k.issuer.key_id()[31] == body[2])
+            else {
+                return unprocessable("unknown issuer key\n");
+            };
+            match key.issuer.issue(&req, &mut rng) {
+                Ok(resp) => {
+                    st.metrics.issued("58796", 1);
+                    ok(
+                        privacy_tokens::arc::privacy_pass::RESPONSE_MEDIA_TYPE,
+                        resp.to_bytes(),
+                    )
+                }
+                Err(_) => unprocessable("credential request refused\n"),
+            }
+        }
+        _ => {
+            // Amortized batch: type, key id and count are checked before any element is
+            // decoded (Issuer::issue_batch_from_bytes).
+            let (Some(ty), Some(&truncated)) = (body.get(..2), body.get(2)) else {
+                return text(StatusCode::BAD_REQUEST, "malformed batch request\n");
+            };
+            if ty != TYPE_VOPRF.to_be_bytes() {
+                return unprocessable("unsupported token type\n");
+            }
+            let Some(key) = ring
+                .voprf
+                .iter()
+                .find(|k| issues(&k.times, now) && k.issuer.truncated_token_key_id() == truncated)
+            else {
+                return unprocessable("unknown token key\n");
+            };
+            match key.issuer.issue_batch_from_bytes(&mut rng, &body) {
+                Ok(resp) => {
+                    st.metrics
+                        .issued("1", resp.evaluated_elements().len() as u64);
+                    ok(BATCH_RESPONSE, resp.to_bytes())
+                }
+                Err(Error::InvalidLength) => {
+                    text(StatusCode::BAD_REQUEST, "malformed batch request\n")
+                }
+                Err(Error::Batch) => unprocessable("batch empty or over the cap\n"),
+                Err(_) => unprocessable("batch request refused\n"),
+            }
+        }
+    }
+}
+
+/// `GET /.well-known/private-token-issuer-directory` (RFC 9578 §4): the current and the next key
+/// of each type with their `not-before`, `Cache-Control: public, max-age` up to the next
+/// rotation, a strong ETag (SHA-256 of the body) and 304 on a matching `If-None-Match`.
+pub async fn directory(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    let ring = match st.ring() {
+        Ok(r) => r,
+        Err(e) => return key_failure(&e),
+    };
+    let now = st.now();
+    let e = ring.epoch;
+    let mut keys = Vec::new();
+    for k in ring.voprf.iter().filter(|k| k.times.epoch >= e) {
+        keys.push(json!({
+            "token-type": TYPE_VOPRF,
+            "token-key": b64url(&k.issuer.public_key().to_bytes()[..]),
+            "not-before": k.times.not_before,
+        }));
+    }
+    for k in ring.arc.iter().filter(|k| k.times.epoch >= e) {
+        keys.push(json!({
+            "token-type": TYPE_ARC,
+            "token-key": b64url(&k.issuer.public_key().to_bytes()),
+            "not-before": k.times.not_before,
+        }));
+    }
+    let body = json!({
+        "issuer-request-uri": crate::ISSUER_REQUEST_PATH,
+        "token-keys": keys,
+    })
+    .to_string();
+    let digest = Sha256::digest(body.as_bytes());
+    let etag = format!("\"{}\"", hex_lower(&digest[..16]));
+    let max_age = st.config.keys.secs_to_rotation(now).min(86_400);
+    let cache = format!("public, max-age={max_age}");
+    let matches = headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|t| {
+            let t = t.trim();
+            t == "*" || t.trim_start_matches("W/") == etag
+        });
+    let mut resp = if matches {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        (StatusCode::OK, [(header::CONTENT_TYPE, DIRECTORY)], body).into_response()
+    };
+    let h = resp.headers_mut();
+    if let (Ok(etag), Ok(cache)) = (HeaderValue::from_str(&etag), HeaderValue::from_str(&cache)) {
+        h.insert(header::ETAG, etag);
+        h.insert(header::CACHE_CONTROL, cache);
+    }
+    resp
+}
+
+/// Lowercase hex.
+pub(crate) fn hex_lower(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}

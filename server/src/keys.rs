@@ -1,0 +1,500 @@
+//! The master secret and the keys derived from it, per token type and epoch.
+//!
+//! # Derivation (domain-separated)
+//! `PRK = HKDF-Extract(salt = "privacy-tokens-server/v1", IKM = master secret)` (HKDF-SHA256,
+//! RFC 5869), then for each key `HKDF-Expand(PRK, info, L)` with
+//! `info = "privacy-tokens-server/v1/" ‖ label ‖ 0x00 ‖ u64 epoch ‖ u32 attempt`
+//! (big-endian integers), where `label` is one of:
+//!
+//! | label | L | key |
+//! | --- | --- | --- |
+//! | `voprf-p384` | 48 | `DeriveKeyPair(seed, "PrivacyPass")` (RFC 9578 §6.5, RFC 9497 §3.2.1) |
+//! | `arc-p256` | 128 | ARC `x0 ‖ x1 ‖ x2 ‖ x0Blinding`, a new attempt if a scalar is not canonical |
+//! | `pst_v1_voprf`, `pst_v1_pmb` | 32 | `TRUST_TOKEN_derive_key_from_secret(method, key_id, seed)` |
+//! | `challenge` | 32 | the HMAC key of the origin's redemption contexts (attempt 0, epoch 0) |
+//! | `redemption-record` | 32 | the HMAC key of PST redemption records (attempt 0, epoch 0) |
+//!
+//! # Schedule
+//! With period `P` (`keys.lifetime_secs`), epoch `e = floor(now / P)`. The key of epoch `k` has
+//! `not-before = k·P`, issues until `(k+1)·P + issue_grace`, and redeems until
+//! `expires_at = (k + 1 + R)·P` (`R = keys.redeem_epochs`). So the live keys at epoch `e` are
+//! those of epochs `e-R ..= e+1` (the next key is published ahead), `N = R + 2` of them.
+//!
+//! # Truncated key ids
+//! Requests name their key by one byte (`truncated_token_key_id`, RFC 9578 §5.1), so live keys
+//! must differ in it. Attempts whose truncated id is not `≡ k (mod N)` are skipped; then any
+//! `N` consecutive epochs (all the keys live at once) have distinct truncated ids, and each
+//! key is found from the master secret and its epoch alone, with no state shared between
+//! instances. PST keys use the epoch (mod 2^32) as their u32 key id.
+//!
+//! Secrets: the master secret and every seed are `Zeroizing`; the library's key types zeroize
+//! on drop. Only public keys leave this module.
+
+use std::io::Write as _;
+use std::os::unix::fs::OpenOptionsExt as _;
+use std::path::Path;
+
+use hkdf::Hkdf;
+use privacy_tokens::arc::privacy_pass::Issuer as ArcIssuer;
+use privacy_tokens::arc::{ArcV2P256, ServerPrivateKey};
+use privacy_tokens::trust_token::{self, derive_key_from_secret, Method};
+use privacy_tokens::voprf::privacy_pass::Issuer as VoprfIssuer;
+use privacy_tokens::voprf::VoprfServer;
+use rand::RngCore as _;
+use sha2::Sha256;
+use zeroize::{Zeroize as _, Zeroizing};
+
+use crate::config::{Config, KeySchedule};
+
+/// The length of the master secret in bytes.
+pub const MASTER_SECRET_LEN: usize = 32;
+/// The name of the master secret file in the data directory.
+pub const MASTER_SECRET_FILE: &str = "master.key";
+const SALT: &[u8] = b"privacy-tokens-server/v1";
+/// More attempts than this for one key means a broken derivation (each succeeds with
+/// probability about 1/N).
+const MAX_ATTEMPTS: u32 = 100_000;
+
+/// The master secret every key is derived from. Zeroized on drop; `Debug` is redacted.
+pub struct MasterSecret {
+    /// `HKDF-Extract(salt, master secret)`.
+    prk: Zeroizing<[u8; 32]>,
+}
+
+impl std::fmt::Debug for MasterSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MasterSecret(<redacted>)")
+    }
+}
+
+/// A key-derivation failure.
+#[derive(Debug, thiserror::Error)]
+pub enum KeyError {
+    /// Reading or creating the master secret file failed.
+    #[error("master secret file: {0}")]
+    Io(#[from] std::io::Error),
+    /// The master secret file has the wrong length or permissions.
+    #[error("master secret file: {0}")]
+    BadFile(String),
+    /// The library refused every derived candidate (not expected to happen).
+    #[error("key derivation found no valid key for {0}")]
+    Derivation(&'static str),
+}
+
+impl MasterSecret {
+    /// The master secret from its bytes.
+    pub fn from_bytes(bytes: &[u8; MASTER_SECRET_LEN]) -> Self {
+        let (mut prk, _) = Hkdf::<Sha256>::extract(Some(SALT), bytes);
+        let mut out = Zeroizing::new([0u8; 32]);
+        out.copy_from_slice(&prk);
+        let prk: &mut [u8] = &mut prk;
+        prk.zeroize();
+        Self { prk: out }
+    }
+
+    /// Reads `dir/master.key`, or creates it (mode 0600, 32 random bytes from the OS) with `dir`
+    /// (mode 0700) when absent.
+    ///
+    /// # Errors
+    /// [`KeyError::Io`] on a file error; [`KeyError::BadFile`] when the file is not 32 bytes or
+    /// is readable by group or others.
+    pub fn load_or_create(dir: &Path) -> Result<Self, KeyError> {
+        use std::os::unix::fs::{DirBuilderExt as _, PermissionsExt as _};
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+        let path = dir.join(MASTER_SECRET_FILE);
+        let mut secret = Zeroizing::new([0u8; MASTER_SECRET_LEN]);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+        {
+            Ok(mut f) => {
+                rand::rngs::OsRng.fill_bytes(secret.as_mut());
+                f.write_all(secret.as_ref())?;
+                f.sync_all()?;
+                tracing::info!(path = %path.display(), "created a new master secret");
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                let mode = std::fs::metadata(&path)?.permissions().mode();
+                if mode & 0o077 != 0 {
+                    return Err(KeyError::BadFile(format!(
+                        "{} has mode {:o}; it must be 0600",
+                        path.display(),
+                        mode & 0o777
+                    )));
+                }
+                let bytes = Zeroizing::new(std::fs::read(&path)?);
+                if bytes.len() != MASTER_SECRET_LEN {
+                    return Err(KeyError::BadFile(format!(
+                        "{} holds {} bytes, not {MASTER_SECRET_LEN}",
+                        path.display(),
+                        bytes.len()
+                    )));
+                }
+                secret.copy_from_slice(&bytes);
+            }
+            Err(e) => return Err(e.into()),
+        }
+        Ok(Self::from_bytes(&secret))
+    }
+
+    /// `HKDF-Expand(PRK, "privacy-tokens-server/v1/" ‖ label ‖ 0 ‖ u64 epoch ‖ u32 attempt, L)`.
+    fn expand<const L: usize>(&self, label: &str, epoch: u64, attempt: u32) -> Zeroizing<[u8; L]> {
+        let mut info = Vec::with_capacity(SALT.len() + 1 + label.len() + 13);
+        info.extend_from_slice(SALT);
+        info.push(b'/');
+        info.extend_from_slice(label.as_bytes());
+        info.push(0);
+        info.extend_from_slice(&epoch.to_be_bytes());
+        info.extend_from_slice(&attempt.to_be_bytes());
+        let mut out = Zeroizing::new([0u8; L]);
+        // A 32-byte PRK is always accepted and L <= 255 * 32 for every caller, so neither step
+        // can fail. (The transient HMAC state inside `hkdf` is not wiped: hkdf 0.12 has no
+        // zeroize support; the PRK and the output are.)
+        if let Ok(hk) = Hkdf::<Sha256>::from_prk(self.prk.as_ref()) {
+            let _ = hk.expand(&info, out.as_mut());
+        }
+        out
+    }
+
+    /// A 32-byte subkey for a purpose other than token keys (`challenge`, `redemption-record`).
+    pub fn subkey(&self, label: &str) -> Zeroizing<[u8; 32]> {
+        self.expand::<32>(label, 0, 0)
+    }
+}
+
+/// The time window of a key: when it starts, stops issuing, and expires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyTimes {
+    /// The key's epoch.
+    pub epoch: u64,
+    /// UNIX seconds from which clients may use the key (`not-before`).
+    pub not_before: u64,
+    /// UNIX seconds until which the key issues.
+    pub issue_until: u64,
+    /// UNIX seconds until which the key redeems; spent records of its tokens live as long.
+    pub expires_at: u64,
+}
+
+impl KeySchedule {
+    /// The epoch of `now`.
+    pub fn epoch(&self, now: u64) -> u64 {
+        now / self.lifetime_secs
+    }
+
+    /// How many keys are live at once: `redeem_epochs + 2`.
+    pub fn window(&self) -> u64 {
+        self.redeem_epochs + 2
+    }
+
+    /// The times of the key of epoch `k`.
+    pub fn times(&self, k: u64) -> KeyTimes {
+        let p = self.lifetime_secs;
+        KeyTimes {
+            epoch: k,
+            not_before: k.saturating_mul(p),
+            issue_until: (k + 1).saturating_mul(p) + self.issue_grace_secs,
+            expires_at: (k + 1 + self.redeem_epochs).saturating_mul(p),
+        }
+    }
+
+    /// The epochs live at epoch `e`, oldest first: `e-R ..= e+1`.
+    pub fn live_epochs(&self, e: u64) -> impl Iterator<Item = u64> {
+        e.saturating_sub(self.redeem_epochs)..=e + 1
+    }
+
+    /// Seconds from `now` to the next rotation (at least 1).
+    pub fn secs_to_rotation(&self, now: u64) -> u64 {
+        ((self.epoch(now) + 1) * self.lifetime_secs)
+            .saturating_sub(now)
+            .max(1)
+    }
+}
+
+/// A type 0x0001 key of one epoch.
+pub struct VoprfKey {
+    /// Its schedule.
+    pub times: KeyTimes,
+    /// The library issuer (holds the secret key, zeroized on drop).
+    pub issuer: VoprfIssuer,
+}
+
+/// An ARC (0xE5AC) key of one epoch.
+pub struct ArcKey {
+    /// Its schedule.
+    pub times: KeyTimes,
+    /// The library issuer (holds the secret key, zeroized on drop).
+    pub issuer: ArcIssuer,
+}
+
+/// The Private State Token keys of one method: one library issuer holding every live key.
+pub struct PstKeys {
+    /// The method.
+    pub method: Method,
+    /// The issuer with the keys of every live epoch added.
+    pub issuer: trust_token::Issuer,
+    /// The live keys' times and public key blobs (`u32 key_id ‖ points`), oldest first.
+    pub public: Vec<(KeyTimes, Vec<u8>)>,
+}
+
+/// Derives the type 0x0001 key of epoch `k`.
+///
+/// # Errors
+/// [`KeyError::Derivation`] if no attempt gives a valid key in the slot.
+pub fn derive_voprf(
+    master: &MasterSecret,
+    schedule: &KeySchedule,
+    k: u64,
+    max_batch: u16,
+) -> Result<VoprfKey, KeyError> {
+    let n = schedule.window();
+    for attempt in 0..MAX_ATTEMPTS {
+        let seed = master.expand::<48>("voprf-p384", k, attempt);
+        let Ok(server) = VoprfServer::derive(seed.as_ref(), b"PrivacyPass") else {
+            continue;
+        };
+        let issuer = VoprfIssuer::new(server).with_max_batch(max_batch);
+        if u64::from(issuer.truncated_token_key_id()) % n == k % n {
+            return Ok(VoprfKey {
+                times: schedule.times(k),
+                issuer,
+            });
+        }
+    }
+    Err(KeyError::Derivation("voprf-p384"))
+}
+
+/// Derives the ARC key of epoch `k`.
+///
+/// # Errors
+/// [`KeyError::Derivation`] if no attempt gives a valid key in the slot.
+pub fn derive_arc(
+    master: &MasterSecret,
+    schedule: &KeySchedule,
+    k: u64,
+) -> Result<ArcKey, KeyError> {
+    let n = schedule.window();
+    for attempt in 0..MAX_ATTEMPTS {
+        let seed = master.expand::<128>("arc-p256", k, attempt);
+        let Ok(key) = ServerPrivateKey::<ArcV2P256>::from_bytes(seed.as_ref()) else {
+            continue;
+        };
+        let issuer = ArcIssuer::new(key);
+        if u64::from(issuer.key_id()[31]) % n == k % n {
+            return Ok(ArcKey {
+                times: schedule.times(k),
+                issuer,
+            });
+        }
+    }
+    Err(KeyError::Derivation("arc-p256"))
+}
+
+/// The u32 PST key id of epoch `k`.
+pub fn pst_key_id(k: u64) -> u32 {
+    k as u32
+}
+
+/// Derives the PST keys of `method` live at epoch `e` of `schedule` (whose window must fit
+/// [`Method::max_keys`]).
+///
+/// # Errors
+/// [`KeyError::Derivation`] if the library refuses a key.
+pub fn derive_pst(
+    master: &MasterSecret,
+    schedule: &KeySchedule,
+    method: Method,
+    e: u64,
+    max_batch: u16,
+) -> Result<PstKeys, KeyError> {
+    let mut issuer = trust_token::Issuer::new(method, max_batch);
+    let mut public = Vec::new();
+    for k in schedule.live_epochs(e) {
+        let seed = master.expand::<32>(method.name(), k, 0);
+        let (private, pk) = derive_key_from_secret(method, pst_key_id(k), seed.as_ref())
+            .map_err(|_| KeyError::Derivation("pst"))?;
+        issuer
+            .add_key(private)
+            .map_err(|_| KeyError::Derivation("pst"))?;
+        public.push((schedule.times(k), pk.to_bytes()));
+    }
+    Ok(PstKeys {
+        method,
+        issuer,
+        public,
+    })
+}
+
+/// Every key live at one moment.
+pub struct KeyRing {
+    /// The Privacy Pass epoch this ring was built for.
+    pub epoch: u64,
+    /// The PST epoch this ring was built for.
+    pub pst_epoch: u64,
+    /// Type 0x0001 keys of the live epochs, oldest first (empty if the type is off).
+    pub voprf: Vec<VoprfKey>,
+    /// ARC keys of the live epochs, oldest first (empty if the type is off).
+    pub arc: Vec<ArcKey>,
+    /// PST keys per configured method.
+    pub pst: Vec<PstKeys>,
+}
+
+impl KeyRing {
+    /// Derives every key live at `now`.
+    ///
+    /// # Errors
+    /// [`KeyError::Derivation`] if the library refuses a key.
+    pub fn derive(master: &MasterSecret, config: &Config, now: u64) -> Result<Self, KeyError> {
+        let s = &config.keys;
+        let e = s.epoch(now);
+        let pst_schedule = pst_schedule(config);
+        let pst_epoch = pst_schedule.epoch(now);
+        let mut ring = KeyRing {
+            epoch: e,
+            pst_epoch,
+            voprf: Vec::new(),
+            arc: Vec::new(),
+            pst: Vec::new(),
+        };
+        if config.token_types.contains(&crate::config::TYPE_VOPRF) {
+            for k in s.live_epochs(e) {
+                ring.voprf
+                    .push(derive_voprf(master, s, k, config.max_batch)?);
+            }
+        }
+        if config.token_types.contains(&crate::config::TYPE_ARC) {
+            for k in s.live_epochs(e) {
+                ring.arc.push(derive_arc(master, s, k)?);
+            }
+        }
+        for name in &config.pst_methods {
+            let method = Method::from_name(name).ok_or(KeyError::Derivation("pst method"))?;
+            ring.pst.push(derive_pst(
+                master,
+                &pst_schedule,
+                method,
+                pst_epoch,
+                config.max_batch,
+            )?);
+        }
+        Ok(ring)
+    }
+
+    /// Whether this ring is the one for `now`.
+    pub fn is_current(&self, config: &Config, now: u64) -> bool {
+        self.epoch == config.keys.epoch(now) && self.pst_epoch == pst_schedule(config).epoch(now)
+    }
+}
+
+/// The PST schedule: `pst.key_lifetime_secs`, one epoch of redemption after issuing (PMB
+/// issuers hold at most 3 keys: previous, current, next).
+pub fn pst_schedule(config: &Config) -> KeySchedule {
+    KeySchedule {
+        lifetime_secs: config.pst.key_lifetime_secs,
+        redeem_epochs: 1,
+        issue_grace_secs: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schedule() -> KeySchedule {
+        KeySchedule {
+            lifetime_secs: 100,
+            redeem_epochs: 1,
+            issue_grace_secs: 10,
+        }
+    }
+
+    #[test]
+    fn derivation_is_deterministic_and_domain_separated() {
+        let m = MasterSecret::from_bytes(&[7; 32]);
+        let a = m.expand::<32>("voprf-p384", 5, 0);
+        assert_eq!(a, m.expand::<32>("voprf-p384", 5, 0));
+        assert_ne!(a, m.expand::<32>("voprf-p384", 6, 0));
+        assert_ne!(a, m.expand::<32>("voprf-p384", 5, 1));
+        assert_ne!(a, m.expand::<32>("arc-p256", 5, 0));
+        assert_ne!(
+            a,
+            MasterSecret::from_bytes(&[8; 32]).expand::<32>("voprf-p384", 5, 0)
+        );
+        let k1 = derive_voprf(&m, &schedule(), 5, 10).unwrap();
+        let k2 = derive_voprf(&m, &schedule(), 5, 10).unwrap();
+        assert_eq!(k1.issuer.token_key_id(), k2.issuer.token_key_id());
+        assert_eq!(format!("{m:?}"), "MasterSecret(<redacted>)");
+    }
+
+    #[test]
+    fn live_keys_never_share_a_truncated_id() {
+        let m = MasterSecret::from_bytes(&[1; 32]);
+        let s = schedule();
+        let ids: Vec<u8> = (0..40)
+            .map(|k| {
+                derive_voprf(&m, &s, k, 10)
+                    .unwrap()
+                    .issuer
+                    .truncated_token_key_id()
+            })
+            .collect();
+        let arc: Vec<u8> = (0..40)
+            .map(|k| derive_arc(&m, &s, k).unwrap().issuer.key_id()[31])
+            .collect();
+        for ids in [ids, arc] {
+            for w in ids.windows(s.window() as usize) {
+                let mut v = w.to_vec();
+                v.sort_unstable();
+                v.dedup();
+                assert_eq!(v.len(), w.len(), "{w:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn schedule_times() {
+        let s = schedule();
+        assert_eq!(s.epoch(250), 2);
+        assert_eq!(
+            s.times(2),
+            KeyTimes {
+                epoch: 2,
+                not_before: 200,
+                issue_until: 310,
+                expires_at: 400
+            }
+        );
+        assert_eq!(s.live_epochs(2).collect::<Vec<_>>(), vec![1, 2, 3]);
+        assert_eq!(s.live_epochs(0).collect::<Vec<_>>(), vec![0, 1]);
+        assert_eq!(s.secs_to_rotation(250), 50);
+    }
+
+    #[test]
+    fn master_secret_file_is_created_0600_and_reloaded() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("data");
+        let a = MasterSecret::load_or_create(&d).unwrap();
+        let path = d.join(MASTER_SECRET_FILE);
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert_eq!(std::fs::read(&path).unwrap().len(), 32);
+        let b = MasterSecret::load_or_create(&d).unwrap();
+        assert_eq!(a.subkey("challenge"), b.subkey("challenge"));
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert!(matches!(
+            MasterSecret::load_or_create(&d),
+            Err(KeyError::BadFile(_))
+        ));
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        std::fs::write(&path, [0u8; 5]).unwrap();
+        assert!(matches!(
+            MasterSecret::load_or_create(&d),
+            Err(KeyError::BadFile(_))
+        ));
+    }
+}

@@ -1,0 +1,272 @@
+//! A deployable Privacy Pass and Private State Token issuer, with the joint origin (RFC 9576
+//! §4.3) that redeems its privately verifiable tokens.
+//!
+//! The binary `privacy-tokens-server` wires these modules together; tests start the same
+//! router in-process with [`serve`]. See `README.md` for the endpoints and the deployment.
+
+#![forbid(unsafe_code)]
+
+pub mod auth;
+pub mod config;
+pub mod issuer;
+pub mod keys;
+pub mod metrics;
+pub mod origin;
+pub mod pst;
+pub mod store;
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::timeout::TimeoutLayer;
+
+use crate::config::Config;
+use crate::keys::{KeyError, KeyRing, MasterSecret};
+use crate::metrics::{Metrics, RouteLabel};
+use crate::store::SpentStore;
+
+/// The issuer request URI served in the directory (relative to it, RFC 9578 §4).
+pub const ISSUER_REQUEST_PATH: &str = "/token-request";
+/// The issuer directory path (RFC 9578 §4).
+pub const DIRECTORY_PATH: &str = "/.well-known/private-token-issuer-directory";
+/// The directory's legacy alias (served by deployed issuers beside the RFC path).
+pub const LEGACY_DIRECTORY_PATH: &str = "/.well-known/token-issuer-directory";
+/// The protected resource of the joint origin.
+pub const PRIVATE_PATH: &str = "/private";
+
+/// UNIX time in seconds (0 if the clock is before 1970).
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Everything a request handler reads: configuration, keys, the spent store, metrics.
+pub struct AppState {
+    /// The configuration.
+    pub config: Config,
+    master: MasterSecret,
+    ring: RwLock<Arc<KeyRing>>,
+    /// The spent-token store.
+    pub store: Arc<dyn SpentStore>,
+    /// The metrics.
+    pub metrics: Metrics,
+    /// Seconds added to the system clock (tests of the key schedule move time with it).
+    clock_offset: AtomicI64,
+}
+
+impl AppState {
+    /// A state with the keys live now.
+    ///
+    /// # Errors
+    /// [`KeyError`] if a key cannot be derived.
+    pub fn new(
+        config: Config,
+        master: MasterSecret,
+        store: Arc<dyn SpentStore>,
+    ) -> Result<Arc<Self>, KeyError> {
+        let ring = KeyRing::derive(&master, &config, unix_now())?;
+        Ok(Arc::new(Self {
+            config,
+            master,
+            ring: RwLock::new(Arc::new(ring)),
+            store,
+            metrics: Metrics::default(),
+            clock_offset: AtomicI64::new(0),
+        }))
+    }
+
+    /// The server's time, UNIX seconds.
+    pub fn now(&self) -> u64 {
+        let off = self.clock_offset.load(Ordering::Relaxed);
+        unix_now().saturating_add_signed(off)
+    }
+
+    /// Moves the server's clock by `secs` from the system clock (for tests of rotation).
+    pub fn set_clock_offset(&self, secs: i64) {
+        self.clock_offset.store(secs, Ordering::Relaxed);
+    }
+
+    /// The master secret (for subkeys).
+    pub(crate) fn master(&self) -> &MasterSecret {
+        &self.master
+    }
+
+    /// The keys live now, re-derived when the epoch changed.
+    ///
+    /// # Errors
+    /// [`KeyError`] if a key cannot be derived.
+    pub fn ring(&self) -> Result<Arc<KeyRing>, KeyError> {
+        let now = self.now();
+        {
+            let r = self.ring.read().unwrap_or_else(|e| e.into_inner());
+            if r.is_current(&self.config, now) {
+                return Ok(r.clone());
+            }
+        }
+        let mut w = self.ring.write().unwrap_or_else(|e| e.into_inner());
+        if !w.is_current(&self.config, now) {
+            *w = Arc::new(KeyRing::derive(&self.master, &self.config, now)?);
+            tracing::info!(epoch = w.epoch, pst_epoch = w.pst_epoch, "keys rotated");
+        }
+        Ok(w.clone())
+    }
+}
+
+impl AppState {
+    /// Re-derives the keys in the background every `period` (off the request path: requests
+    /// then find the new epoch's keys ready, and derive them only if they come first).
+    pub fn spawn_rotation(self: &Arc<Self>, period: Duration) -> JoinHandle<()> {
+        let st = self.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(period);
+            loop {
+                tick.tick().await;
+                // Inline rather than on the blocking pool: aborting this task then drops its
+                // last reference to the state (a derivation takes milliseconds once an epoch).
+                if let Err(e) = st.ring() {
+                    tracing::error!(error = %e, "background key derivation failed");
+                }
+            }
+        })
+    }
+}
+
+/// A plain-text response.
+pub(crate) fn text(status: StatusCode, msg: &'static str) -> Response {
+    (status, [(header::CONTENT_TYPE, "text/plain")], msg).into_response()
+}
+
+/// The answer when keys cannot be derived (a server fault, not the client's).
+pub(crate) fn key_failure(e: &KeyError) -> Response {
+    tracing::error!(error = %e, "key derivation failed");
+    text(StatusCode::INTERNAL_SERVER_ERROR, "key derivation failed\n")
+}
+
+async fn track(State(st): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", |p| p.as_str())
+        .to_owned();
+    let method = req.method().clone();
+    let start = Instant::now();
+    let resp = next.run(req).await;
+    let secs = start.elapsed().as_secs_f64();
+    st.metrics
+        .latency
+        .get_or_create(&RouteLabel {
+            route: route.clone(),
+        })
+        .observe(secs);
+    tracing::info!(
+        %method,
+        route,
+        status = resp.status().as_u16(),
+        micros = (secs * 1e6) as u64,
+        "request"
+    );
+    resp
+}
+
+async fn metrics_handler(State(st): State<Arc<AppState>>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        st.metrics.encode(),
+    )
+        .into_response()
+}
+
+/// The router: issuer, origin, PST, metrics.
+pub fn router(st: Arc<AppState>) -> Router {
+    Router::new()
+        .route(DIRECTORY_PATH, get(issuer::directory))
+        .route(LEGACY_DIRECTORY_PATH, get(issuer::directory))
+        .route(ISSUER_REQUEST_PATH, post(issuer::token_request))
+        .route(PRIVATE_PATH, get(origin::private))
+        .route(pst::COMMITMENT_PATH, get(pst::key_commitment))
+        .route(pst::ISSUE_PATH, get(pst::issue).post(pst::issue))
+        .route(pst::REDEEM_PATH, get(pst::redeem).post(pst::redeem))
+        .route("/metrics", get(metrics_handler))
+        .route_layer(axum::middleware::from_fn_with_state(st.clone(), track))
+        .layer(DefaultBodyLimit::max(st.config.max_body_bytes()))
+        // A request still running after 30 s gets 408; a panic (none is known) would answer
+        // 500 for that request instead of dropping the connection.
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            Duration::from_secs(30),
+        ))
+        .layer(CatchPanicLayer::new())
+        .with_state(st)
+}
+
+/// A server running on a task.
+pub struct RunningServer {
+    /// The address it listens on.
+    pub addr: SocketAddr,
+    /// Its state.
+    pub state: Arc<AppState>,
+    shutdown: Option<oneshot::Sender<()>>,
+    task: JoinHandle<std::io::Result<()>>,
+    rotation: JoinHandle<()>,
+}
+
+impl RunningServer {
+    /// Stops accepting, lets in-flight requests finish, and waits for the server to end.
+    ///
+    /// # Errors
+    /// The server's I/O error, if it failed.
+    pub async fn stop(mut self) -> std::io::Result<()> {
+        // Wait for the rotation task to be gone, so that no reference to the state (and its
+        // store) outlives the server.
+        self.rotation.abort();
+        let _ = (&mut self.rotation).await;
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        match (&mut self.task).await {
+            Ok(r) => r,
+            Err(e) => Err(std::io::Error::other(e)),
+        }
+    }
+}
+
+/// Serves `st` on `listener` until [`RunningServer::stop`] (graceful shutdown).
+///
+/// # Errors
+/// The listener's address error.
+pub fn serve(st: Arc<AppState>, listener: TcpListener) -> std::io::Result<RunningServer> {
+    let addr = listener.local_addr()?;
+    let (tx, rx) = oneshot::channel::<()>();
+    let app = router(st.clone());
+    let rotation = st.spawn_rotation(Duration::from_secs(5));
+    let task = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = rx.await;
+            })
+            .await
+    });
+    Ok(RunningServer {
+        addr,
+        state: st,
+        shutdown: Some(tx),
+        task,
+        rotation,
+    })
+}

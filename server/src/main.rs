@@ -1,0 +1,118 @@
+//! `privacy-tokens-server --listen ADDR --data-dir DIR [--redis URL] [--config FILE]`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Parser;
+use privacy_tokens_server::config::Config;
+use privacy_tokens_server::keys::MasterSecret;
+use privacy_tokens_server::store::{RedbStore, RedisStore, SpentStore};
+use privacy_tokens_server::AppState;
+
+/// A Privacy Pass (0x0001, amortized batches, ARC 0xE5AC) and Private State Token issuer with
+/// its joint origin.
+#[derive(Parser, Debug)]
+#[command(version)]
+struct Args {
+    /// The address to listen on, e.g. 127.0.0.1:8080.
+    #[arg(long)]
+    listen: SocketAddr,
+    /// The data directory: master secret (`master.key`, mode 0600) and the embedded store.
+    #[arg(long)]
+    data_dir: PathBuf,
+    /// Keep spent tokens in Redis instead of the embedded store (`redis://host:port`,
+    /// `redis+unix:///path/to.sock`).
+    #[arg(long)]
+    redis: Option<String>,
+    /// The TOML configuration file (defaults apply without it).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Log as JSON lines.
+    #[arg(long)]
+    json_logs: bool,
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+    tracing::info!("shutting down: finishing in-flight requests");
+}
+
+async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let config = match &args.config {
+        Some(p) => Config::from_file(p)?,
+        None => Config::default(),
+    };
+    let master = MasterSecret::load_or_create(&args.data_dir)?;
+    let store: Arc<dyn SpentStore> = match &args.redis {
+        Some(url) => Arc::new(RedisStore::connect(url, Duration::from_secs(2)).await?),
+        None => {
+            let redb = Arc::new(RedbStore::open(&args.data_dir.join("spent.redb"))?);
+            let sweeper = redb.clone();
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(Duration::from_secs(3600));
+                loop {
+                    tick.tick().await;
+                    let s = sweeper.clone();
+                    let now = privacy_tokens_server::unix_now();
+                    match tokio::task::spawn_blocking(move || s.sweep(now)).await {
+                        Ok(Ok(n)) => tracing::info!(removed = n, "swept expired spent records"),
+                        Ok(Err(e)) => tracing::warn!(error = %e, "sweep failed"),
+                        Err(e) => tracing::warn!(error = %e, "sweep task failed"),
+                    }
+                }
+            });
+            redb
+        }
+    };
+    let state = AppState::new(config, master, store.clone())?;
+    state.spawn_rotation(Duration::from_secs(5));
+    let listener = tokio::net::TcpListener::bind(args.listen).await?;
+    tracing::info!(
+        addr = %listener.local_addr()?,
+        store = store.name(),
+        issuer_name = %state.config.issuer_name,
+        "serving"
+    );
+    axum::serve(listener, privacy_tokens_server::router(state))
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let args = Args::parse();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    if args.json_logs {
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .json()
+            .init();
+    } else {
+        tracing_subscriber::fmt().with_env_filter(filter).init();
+    }
+    match run(args).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!(error = %e, "fatal");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

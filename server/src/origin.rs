@@ -1,0 +1,269 @@
+//! The joint origin (RFC 9576 §4.3): `GET /private` challenges with `WWW-Authenticate:
+//! PrivateToken` (RFC 9577 §2.1) and redeems `Authorization: PrivateToken token=...`
+//! (RFC 9577 §2.2) in the order parse → key → challenge → verify → spend.
+//!
+//! # Challenges
+//! `redemption_context = HMAC-SHA256(K_challenge, "redemption-context" ‖ u16 token_type ‖
+//! u64 window)` with `window = floor(now / challenge.lifetime_secs)` and `K_challenge` the
+//! master secret's `challenge` subkey: every instance issues the same challenges and accepts
+//! those of the current and the previous window, without shared state. With
+//! `challenge.lifetime_secs = 0` the context is empty and the challenge fixed.
+//!
+//! Answers: 200 for a fresh valid token; 401 with fresh challenges for a missing, malformed,
+//! invalid, unknown-key, unknown-challenge or already-spent token (the body says which); 503
+//! when the spent store fails (nothing is granted).
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::Response;
+use hmac::{Hmac, Mac as _};
+use privacy_tokens::arc::privacy_pass::{Token as ArcToken, TokenChallenge as ArcChallenge};
+use privacy_tokens::voprf::privacy_pass::{Token, TokenChallenge};
+use sha2::{Digest as _, Sha256};
+
+use crate::auth::{parse_authorization, www_authenticate};
+use crate::config::{TYPE_ARC, TYPE_VOPRF};
+use crate::keys::KeyRing;
+use crate::store::Spend;
+use crate::{key_failure, text, AppState};
+
+impl AppState {
+    fn window(&self, now: u64) -> u64 {
+        match self.config.challenge.lifetime_secs {
+            0 => 0,
+            l => now / l,
+        }
+    }
+
+    fn redemption_context(&self, token_type: u16, window: u64) -> Vec<u8> {
+        if self.config.challenge.lifetime_secs == 0 {
+            return Vec::new();
+        }
+        let key = self.master().subkey("challenge");
+        let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(key.as_ref()) else {
+            return Vec::new();
+        };
+        mac.update(b"redemption-context");
+        mac.update(&token_type.to_be_bytes());
+        mac.update(&window.to_be_bytes());
+        mac.finalize().into_bytes().to_vec()
+    }
+
+    /// The type 0x0001 challenge of `window` (RFC 9577 §2.1).
+    pub fn voprf_challenge(&self, window: u64) -> Option<TokenChallenge> {
+        TokenChallenge::new(
+            TYPE_VOPRF,
+            self.config.issuer_name.as_bytes().to_vec(),
+            self.redemption_context(TYPE_VOPRF, window),
+            self.config.origin_info.as_bytes().to_vec(),
+        )
+        .ok()
+    }
+
+    /// The ARC challenge of `window` (empty `credential_context`).
+    pub fn arc_challenge(&self, window: u64) -> Option<ArcChallenge> {
+        ArcChallenge::new(
+            self.config.issuer_name.as_bytes(),
+            &self.redemption_context(TYPE_ARC, window),
+            self.config.origin_info.as_bytes(),
+            &[],
+        )
+        .ok()
+    }
+
+    /// The windows whose challenges are accepted at `now`: the current and the previous.
+    fn accepted_windows(&self, now: u64) -> Vec<u64> {
+        let w = self.window(now);
+        if self.config.challenge.lifetime_secs == 0 || w == 0 {
+            vec![w]
+        } else {
+            vec![w, w - 1]
+        }
+    }
+
+    /// Seconds the current challenge stays valid for a client: to the end of the current window
+    /// (or to the next key rotation for fixed challenges).
+    fn challenge_max_age(&self, now: u64) -> u64 {
+        match self.config.challenge.lifetime_secs {
+            0 => self.config.keys.secs_to_rotation(now),
+            l => (l - now % l).max(1),
+        }
+    }
+}
+
+/// The 401 answer: one `WWW-Authenticate` line per token type (so a client that knows only one
+/// type can parse its line), with the current issuing key.
+fn challenge_response(st: &AppState, ring: &KeyRing, reason: &'static str) -> Response {
+    let now = st.now();
+    let w = st.window(now);
+    let max_age = st.challenge_max_age(now);
+    let mut resp = text(StatusCode::UNAUTHORIZED, reason);
+    let current = |t: &crate::keys::KeyTimes| t.epoch == ring.epoch;
+    let mut lines = Vec::new();
+    if let (Some(c), Some(k)) = (
+        st.voprf_challenge(w),
+        ring.voprf.iter().find(|k| current(&k.times)),
+    ) {
+        lines.push(www_authenticate(
+            &c.to_bytes(),
+            &k.issuer.public_key().to_bytes()[..],
+            max_age,
+            None,
+        ));
+    }
+    if let (Some(c), Some(k)) = (
+        st.arc_challenge(w),
+        ring.arc.iter().find(|k| current(&k.times)),
+    ) {
+        lines.push(www_authenticate(
+            &c.to_bytes(),
+            &k.issuer.public_key().to_bytes(),
+            max_age,
+            Some(st.config.arc.rate_limit),
+        ));
+    }
+    for l in lines {
+        if let Ok(v) = HeaderValue::from_str(&l) {
+            resp.headers_mut().append(header::WWW_AUTHENTICATE, v);
+        }
+    }
+    resp
+}
+
+/// What a redemption came to.
+enum Outcome {
+    Granted,
+    Refused(&'static str, &'static str),
+    StoreError,
+}
+
+/// `GET /private`.
+pub async fn private(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    let ring = match st.ring() {
+        Ok(r) => r,
+        Err(e) => return key_failure(&e),
+    };
+    let Some(auth) = headers.get(header::AUTHORIZATION) else {
+        return challenge_response(&st, &ring, "token required\n");
+    };
+    let Some(bytes) = parse_authorization(auth.as_bytes()) else {
+        return challenge_response(&st, &ring, "malformed authorization\n");
+    };
+    let (label, outcome) = match bytes.get(..2) {
+        Some(t) if t == TYPE_VOPRF.to_be_bytes() && !ring.voprf.is_empty() => {
+            ("1", redeem_voprf(&st, &ring, &bytes).await)
+        }
+        Some(t) if t == TYPE_ARC.to_be_bytes() && !ring.arc.is_empty() => {
+            ("58796", redeem_arc(&st, &ring, &bytes).await)
+        }
+        _ => (
+            "other",
+            Outcome::Refused("invalid", "unsupported token type\n"),
+        ),
+    };
+    match outcome {
+        Outcome::Granted => {
+            st.metrics.redeemed(label, "ok");
+            text(StatusCode::OK, "access granted\n")
+        }
+        Outcome::Refused(result, reason) => {
+            st.metrics.redeemed(label, result);
+            challenge_response(&st, &ring, reason)
+        }
+        Outcome::StoreError => {
+            st.metrics.redeemed(label, "store_error");
+            text(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "spent-token store unavailable\n",
+            )
+        }
+    }
+}
+
+/// Spends `id` until `expires_at`, timing the store and counting its errors.
+pub(crate) async fn spend(st: &AppState, id: &[u8], expires_at: u64) -> Result<Spend, ()> {
+    let start = std::time::Instant::now();
+    let r = st.store.spend(id, expires_at).await;
+    st.metrics
+        .store_latency
+        .observe(start.elapsed().as_secs_f64());
+    r.map_err(|e| {
+        st.metrics.store_errors.inc();
+        tracing::warn!(store = st.store.name(), error = %e, "spent-token store error");
+    })
+}
+
+fn spent_outcome(r: Result<Spend, ()>) -> Outcome {
+    match r {
+        Ok(Spend::Fresh) => Outcome::Granted,
+        Ok(Spend::AlreadySpent) => Outcome::Refused("double_spend", "token already spent\n"),
+        Err(()) => Outcome::StoreError,
+    }
+}
+
+async fn redeem_voprf(st: &AppState, ring: &KeyRing, bytes: &[u8]) -> Outcome {
+    let now = st.now();
+    let Ok(token) = Token::from_bytes(bytes) else {
+        return Outcome::Refused("invalid", "malformed token\n");
+    };
+    let Some(key) = ring
+        .voprf
+        .iter()
+        .find(|k| k.issuer.token_key_id() == &token.token_key_id && now < k.times.expires_at)
+    else {
+        return Outcome::Refused("unknown_key", "unknown token key\n");
+    };
+    let known = st
+        .accepted_windows(now)
+        .into_iter()
+        .filter_map(|w| st.voprf_challenge(w))
+        .any(|c| c.digest() == token.challenge_digest);
+    if !known {
+        return Outcome::Refused("unknown_challenge", "unknown challenge\n");
+    }
+    if !matches!(key.issuer.verify_token(&token), Ok(true)) {
+        return Outcome::Refused("invalid", "invalid token\n");
+    }
+    let mut id = Vec::with_capacity(34);
+    id.extend_from_slice(&TYPE_VOPRF.to_be_bytes());
+    id.extend_from_slice(&token.nonce);
+    spent_outcome(spend(st, &id, key.times.expires_at).await)
+}
+
+async fn redeem_arc(st: &AppState, ring: &KeyRing, bytes: &[u8]) -> Outcome {
+    let now = st.now();
+    let Ok(token) = ArcToken::from_bytes(bytes) else {
+        return Outcome::Refused("invalid", "malformed token\n");
+    };
+    let Some(key) = ring
+        .arc
+        .iter()
+        .find(|k| k.issuer.key_id() == token.issuer_key_id() && now < k.times.expires_at)
+    else {
+        return Outcome::Refused("unknown_key", "unknown issuer key\n");
+    };
+    let Some(challenge) = st
+        .accepted_windows(now)
+        .into_iter()
+        .filter_map(|w| st.arc_challenge(w))
+        .find(|c| &c.digest() == token.challenge_digest())
+    else {
+        return Outcome::Refused("unknown_challenge", "unknown challenge\n");
+    };
+    let Ok(tag) = key
+        .issuer
+        .verify(&token, &challenge, st.config.arc.rate_limit)
+    else {
+        return Outcome::Refused("invalid", "invalid token\n");
+    };
+    // The tag is the double-spend key, per presentation context (never the token bytes).
+    let mut id = Vec::with_capacity(2 + 32 + 33);
+    id.extend_from_slice(&TYPE_ARC.to_be_bytes());
+    id.extend_from_slice(&Sha256::digest(
+        challenge.presentation_context(key.issuer.key_id()),
+    ));
+    id.extend_from_slice(tag.as_bytes());
+    spent_outcome(spend(st, &id, key.times.expires_at).await)
+}

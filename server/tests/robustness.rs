@@ -1,0 +1,290 @@
+//! Random and oversized input on every endpoint: always a 4xx, never a 5xx or a panic, and the
+//! server keeps serving. Also the binary itself, started as the README says.
+
+mod common;
+
+use common::*;
+use rand::{Rng as _, SeedableRng as _};
+
+const MEDIA: [&str; 6] = [
+    "application/private-token-request",
+    "application/private-token-amortized-batch-request",
+    "application/private-credential-request",
+    "application/octet-stream",
+    "",
+    "text/plain; charset=utf-8",
+];
+
+fn random_bytes(rng: &mut impl rand::Rng, max: usize) -> Vec<u8> {
+    let n = rng.gen_range(0..max);
+    let mut v = vec![0u8; n];
+    rng.fill_bytes(&mut v);
+    // Sometimes a plausible prefix, to get past the first checks.
+    if n >= 3 && rng.gen_bool(0.5) {
+        let t: [u8; 2] = if rng.gen_bool(0.5) {
+            [0, 1]
+        } else {
+            [0xE5, 0xAC]
+        };
+        v[..2].copy_from_slice(&t);
+    }
+    v
+}
+
+fn header_text(rng: &mut impl rand::Rng, max: usize) -> String {
+    let n = rng.gen_range(0..max);
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_\", ";
+    (0..n)
+        .map(|_| alphabet[rng.gen_range(0..alphabet.len())] as char)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_and_oversized_input_gets_4xx_and_the_server_keeps_serving() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = start_redb(dir.path()).await;
+    let c = http();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x5eed);
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let mut count = 0;
+    for i in 0..400 {
+        let r = match i % 5 {
+            0 => {
+                let mut r = c
+                    .post(url(&s, "/token-request"))
+                    .body(random_bytes(&mut rng, 1200));
+                let m = MEDIA[rng.gen_range(0..MEDIA.len())];
+                if !m.is_empty() {
+                    r = r.header("content-type", m);
+                }
+                r
+            }
+            1 => {
+                let token = random_bytes(&mut rng, 800);
+                let v = match rng.gen_range(0..3) {
+                    0 => format!(
+                        "PrivateToken token={}",
+                        privacy_tokens_server::auth::b64url(&token)
+                    ),
+                    1 => format!("PrivateToken {}", header_text(&mut rng, 300)),
+                    _ => header_text(&mut rng, 300),
+                };
+                c.get(url(&s, "/private")).header("authorization", v)
+            }
+            2 | 3 => {
+                let path = if i % 5 == 2 {
+                    "/pst/issue"
+                } else {
+                    "/pst/redeem"
+                };
+                let version = ["PrivateStateTokenV1VOPRF", "PrivateStateTokenV1PMB", "x"]
+                    [rng.gen_range(0..3)];
+                let v = if rng.gen_bool(0.7) {
+                    let mut raw = random_bytes(&mut rng, 1500);
+                    if raw.len() >= 2 && rng.gen_bool(0.5) {
+                        // A plausible count or length prefix.
+                        raw[0] = 0;
+                        raw[1] = rng.gen_range(0..30);
+                    }
+                    b64.encode(raw)
+                } else {
+                    header_text(&mut rng, 400)
+                };
+                c.post(url(&s, path))
+                    .header("sec-private-state-token", v)
+                    .header("sec-private-state-token-crypto-version", version)
+            }
+            _ => {
+                let paths = [
+                    "/.well-known/private-token-issuer-directory",
+                    "/.well-known/private-state-token/key-commitment",
+                    "/metrics",
+                    "/nope",
+                    "/private",
+                ];
+                let p = paths[rng.gen_range(0..paths.len())];
+                c.put(url(&s, p)).body(random_bytes(&mut rng, 100))
+            }
+        };
+        let status = r.send().await.unwrap().status().as_u16();
+        assert!((400..500).contains(&status), "request {i}: {status}");
+        count += 1;
+    }
+    assert_eq!(count, 400);
+    // Oversized: a 10 MB body on every POST route, a 64 KB header.
+    for path in ["/token-request", "/pst/issue", "/pst/redeem"] {
+        let r = c
+            .post(url(&s, path))
+            .header("content-type", MEDIA[1])
+            .body(vec![0u8; 10 << 20])
+            .send()
+            .await;
+        // The server may close the connection early on a body it refuses.
+        if let Ok(r) = r {
+            assert!((400..500).contains(&r.status().as_u16()), "{path}");
+        }
+    }
+    let big = "A".repeat(64 * 1024);
+    for path in ["/private", "/pst/redeem"] {
+        let r = c
+            .get(url(&s, path))
+            .header("authorization", format!("PrivateToken token={big}"))
+            .header("sec-private-state-token", &big)
+            .header(
+                "sec-private-state-token-crypto-version",
+                "PrivateStateTokenV1VOPRF",
+            )
+            .send()
+            .await;
+        if let Ok(r) = r {
+            assert!((400..500).contains(&r.status().as_u16()), "{path}");
+        }
+    }
+    // Still serving: a full issuance and redemption.
+    let t = voprf_token(&c, &s).await;
+    assert_eq!(redeem(&c, &s, &t).await.0, 200);
+    s.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_binary_serves_directory_challenge_and_survives_garbage() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let (mut child, addr, store) = spawn_binary(&data, &[]);
+    assert_eq!(store, "redb");
+    let c = http();
+    let base = format!("http://{addr}");
+    let r = c
+        .get(format!("{base}/.well-known/private-token-issuer-directory"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let doc: serde_json::Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+    let types: Vec<u64> = doc["token-keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["token-type"].as_u64().unwrap())
+        .collect();
+    assert!(types.contains(&1) && types.contains(&0xE5AC), "{types:?}");
+    // The master secret file, mode 0600.
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = std::fs::metadata(data.join("master.key"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let r = c.get(format!("{base}/private")).send().await.unwrap();
+    assert_eq!(r.status(), 401);
+    assert!(r.headers()["www-authenticate"]
+        .to_str()
+        .unwrap()
+        .starts_with("PrivateToken challenge="));
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    for _ in 0..50 {
+        let r = c
+            .post(format!("{base}/token-request"))
+            .header("content-type", MEDIA[rng.gen_range(0..3)])
+            .body(random_bytes(&mut rng, 600))
+            .send()
+            .await
+            .unwrap();
+        assert!((400..500).contains(&r.status().as_u16()));
+    }
+    let r = c.get(format!("{base}/private")).send().await.unwrap();
+    assert_eq!(r.status(), 401);
+    // Graceful shutdown on SIGTERM.
+    let _ = std::process::Command::new("kill")
+        .arg(child.id().to_string())
+        .status();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+}
+
+/// Starts the binary on port 0 with `--data-dir data` and `extra` flags; returns it, the address
+/// and the store it logged (JSON logs on stdout).
+fn spawn_binary(data: &std::path::Path, extra: &[&str]) -> (std::process::Child, String, String) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_privacy-tokens-server"))
+        .args(["--listen", "127.0.0.1:0", "--json-logs", "--data-dir"])
+        .arg(data)
+        .args(extra)
+        .env("RUST_LOG", "info")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        use std::io::BufRead as _;
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) {
+                if v["fields"]["message"] == "serving" {
+                    let f = |k: &str| v["fields"][k].as_str().unwrap_or_default().to_string();
+                    let _ = tx.send((f("addr"), f("store")));
+                }
+            }
+        }
+    });
+    let (addr, store) = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("the binary did not start");
+    (child, addr, store)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_binary_with_redis_spends_in_redis() {
+    let redis = Redis::start();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut child, addr, store) =
+        spawn_binary(&dir.path().join("data"), &["--redis", &redis.url()]);
+    assert_eq!(store, "redis");
+    let c = http();
+    let base = format!("http://{addr}");
+    let r = c.get(format!("{base}/private")).send().await.unwrap();
+    let (challenge, key, _) = challenge_of(&r, 1);
+    let pk =
+        privacy_tokens::voprf::PublicKey::<privacy_tokens::P384Sha384>::from_bytes(&key).unwrap();
+    let (req, state) = privacy_tokens::voprf::privacy_pass::Client::request(
+        &pk,
+        &challenge,
+        &mut rand::thread_rng(),
+    )
+    .unwrap();
+    let r = c
+        .post(format!("{base}/token-request"))
+        .header("content-type", SINGLE)
+        .body(req.to_bytes().to_vec())
+        .send()
+        .await
+        .unwrap();
+    let body = expect_ok(r, "application/private-token-response").await;
+    let token = state
+        .finalize(&privacy_tokens::voprf::privacy_pass::TokenResponse::from_bytes(&body).unwrap())
+        .unwrap();
+    let auth = format!(
+        "PrivateToken token={}",
+        privacy_tokens_server::auth::b64url(&token.to_bytes())
+    );
+    let redeem = || {
+        c.get(format!("{base}/private"))
+            .header("authorization", &auth)
+            .send()
+    };
+    assert_eq!(redeem().await.unwrap().status(), 200);
+    assert_eq!(redeem().await.unwrap().status(), 401);
+    // The record is in Redis: a direct spend of the same id is a double spend.
+    let mut id = vec![0, 1];
+    id.extend_from_slice(&token.nonce);
+    let direct = redis.store().await;
+    let exp = privacy_tokens_server::unix_now() + 60;
+    assert_eq!(
+        direct.spend(&id, exp).await.unwrap(),
+        privacy_tokens_server::store::Spend::AlreadySpent
+    );
+    let _ = std::process::Command::new("kill")
+        .arg(child.id().to_string())
+        .status();
+    assert!(child.wait().unwrap().success());
+}
