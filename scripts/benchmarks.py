@@ -220,6 +220,7 @@ class Report:
         self.parts: list[str] = []
         self.covered = 0
         self.missing: list[str] = []
+        self.peers_meta: dict = {}
 
     @property
     def default(self) -> Build:
@@ -448,7 +449,39 @@ class Report:
         for step in ("present", "verify"):
             row(f"ARC v2 {step}, limit 100", f"arc/v2/P256/{step}/100", 1, None, None)
         head = ["operation", "per token (default)", "per token (rayon)", "peer, per token"]
-        return table(head, rows)
+        loads = [m.get(k, "") for m in [b.meta for b in self.builds] + [self.peers_meta]
+                 for k in ("load_before", "load_after")]
+        first = [float(x.split(",")[0]) for x in loads if x]
+        note = ""
+        if first:
+            note = (f"\n1-minute load average during the run: {min(first):.1f} to {max(first):.1f} "
+                    "on 2 cores"
+                    + (" (criterion `--quick`)" if self.default.meta.get("quick") else "")
+                    + ". ARC is not split by `rayon`: its default/rayon difference is the noise "
+                    "of the run.\n")
+        return table(head, rows) + note
+
+    # ---- rayon speed-up
+    def speedup(self) -> None:
+        rayon = next((b for b in self.builds if b.name == "rayon"), None)
+        if rayon is None:
+            return
+        ids = [f"voprf/{suite}/{mode}/{step}/100" for suite in SUITES for mode in MODES
+               for step in ("blind_evaluate", "finalize") if not (mode == "OPRF" and step == "finalize")]
+        ids += [f"privacy_pass/{s}/100" for s in ("issue_batch", "finalize_batch")]
+        ids += [f"trust_token/{m}/{s}/100" for m in TT_METHODS for s in ("issue", "finish_issuance")]
+        rows = []
+        for bid in ids:
+            d, r = self.default.time(bid), rayon.time(bid)
+            ratio = f"{d / r:.2f}x" if d and r else "–"
+            rows.append([f"`{bid}`", fmt_time(d), fmt_time(r), ratio])
+        self.parts.append("## `--features rayon` at batch 100\n\n"
+                          "The split paths at batch 100, default build against `--features "
+                          "rayon` (rayon's global pool: one worker per core), from the same run; "
+                          "the speed-up is bounded by the free cores: see the load averages "
+                          "above.\n\n")
+        self.parts.append(table(["bench id", "default", "rayon", "speed-up"], rows))
+        self.parts.append("\n")
 
     # ---- group
     def curves(self) -> None:
@@ -488,10 +521,12 @@ def main() -> int:
     peers = read_criterion(a.peers / "criterion") if a.peers else {}
     peers_meta = read_json(a.peers / "meta.json") if a.peers else {}
     r = Report(builds, peers, a.plots, a.out)
+    r.peers_meta = peers_meta
     r.voprf()
     r.privacy_pass()
     r.trust_token()
     r.arc()
+    r.speedup()
     r.curves()
 
     head = ["# Benchmarks\n",

@@ -65,7 +65,7 @@ run() {
     done
     env "$@" cargo run --release --quiet --example alloc_counts "${f[@]}" >"$dir/allocs.json"
     local envs="$*"
-    meta "$dir" "${envs:+$envs }cargo bench ${f[*]:-} -- ${crit[*]}" "$before"
+    meta "$dir" "${envs:+$envs }cargo bench --bench {voprf,privacy_pass,trust_token,arc} ${f[*]:-} -- ${crit[*]}" "$before"
 }
 
 run default peer-bench

@@ -36,8 +36,12 @@ pub const PAR_MIN_BATCH: usize = 4;
 /// calling thread.
 #[cfg(feature = "rayon")]
 fn split_size(n: usize) -> Option<usize> {
+    // The count first: asking for the pool's size starts rayon's global pool.
+    if n < PAR_MIN_BATCH {
+        return None;
+    }
     let threads = rayon::current_num_threads();
-    if n < PAR_MIN_BATCH || threads < 2 {
+    if threads < 2 {
         return None;
     }
     // Two pieces per thread: balanced when the other cores are busy, few hand-offs.

@@ -13,6 +13,10 @@
 //! prover's seven nonces (`k0`, `k1` among them), the ARC presentation's nonces, the VOPRF blind
 //! and its inverse, Trust Token blinds and an ARC request secret: by-value arithmetic in the
 //! curve crates and in the provers leaves copies in frames no `Zeroizing` reaches. With it, none.
+//!
+//! With `--features rayon`, `split_batches_leave_no_secret_on_worker_stacks` also scans the
+//! stale stacks of rayon's workers after every split batch path (each worker's share of a batch
+//! runs inside the same wipe, `src/par.rs`).
 
 #[path = "support/secret_scan.rs"]
 mod secret_scan;
