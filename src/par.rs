@@ -32,6 +32,14 @@ use crate::Result;
 /// lose that in the hand-off. `examples/par_threshold.rs` times both sides at small batches.
 pub const PAR_MIN_BATCH: usize = 4;
 
+/// One worker's share of a batch: in a frame of its own on the worker's stack, which the
+/// stack wipe overwrites once the share is done (the calling thread's wipe cannot reach it).
+#[cfg(feature = "rayon")]
+#[inline(always)]
+fn share<R>(body: impl FnOnce() -> R) -> R {
+    crate::stack::token(body)
+}
+
 /// The size of the pieces a batch of `n` elements is split into, or `None` to run it on the
 /// calling thread.
 #[cfg(feature = "rayon")]
@@ -53,7 +61,7 @@ pub(crate) fn fill<U: Send>(out: &mut [U], f: impl Fn(usize) -> U + Sync + Send)
     #[cfg(feature = "rayon")]
     if let Some(size) = split_size(out.len()) {
         out.par_chunks_mut(size).enumerate().for_each(|(c, piece)| {
-            crate::stack::token(|| {
+            share(|| {
                 for (j, o) in piece.iter_mut().enumerate() {
                     *o = f(c * size + j);
                 }
@@ -78,7 +86,7 @@ pub(crate) fn try_fill<U: Send>(
             .par_chunks_mut(size)
             .enumerate()
             .map(|(c, piece)| {
-                crate::stack::token(|| {
+                share(|| {
                     for (j, o) in piece.iter_mut().enumerate() {
                         *o = f(c * size + j).map_err(|e| (c, e))?;
                     }
@@ -112,7 +120,7 @@ pub(crate) fn map_pieces<T: Sync, U: Send>(
     if let Some(size) = split_size(input.len()) {
         let pieces: Vec<Vec<U>> = input
             .par_chunks(size)
-            .map(|piece| crate::stack::token(|| f(piece)))
+            .map(|piece| share(|| f(piece)))
             .collect();
         return pieces.into_iter().flatten().collect();
     }
