@@ -11,12 +11,9 @@
 //! redeem 434. Its finish measurement includes `TRUST_TOKEN_CLIENT_dup_for_testing`; ours
 //! consumes a state rebuilt from its secret bytes outside the timed part.
 
-use std::time::Duration;
+mod support;
 
-use criterion::measurement::WallTime;
-use criterion::{
-    black_box, BatchSize, BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput,
-};
+use criterion::{black_box, BatchSize, BenchmarkId, Criterion};
 use privacy_tokens::trust_token::{generate_key, Client, IssuanceState, Issuer, Method};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -24,17 +21,6 @@ use rand::SeedableRng;
 const BATCHES: [usize; 3] = [1, 10, 100];
 const KEY_ID: u32 = 7;
 const CLIENT_DATA: &[u8] = b"\x70TEST CLIENT DATA";
-
-fn configure(g: &mut BenchmarkGroup<'_, WallTime>, n: usize) {
-    g.throughput(Throughput::Elements(n as u64));
-    if n > 1 {
-        g.sampling_mode(SamplingMode::Flat)
-            .measurement_time(Duration::from_secs(if n >= 100 { 4 } else { 2 }));
-    } else {
-        g.sampling_mode(SamplingMode::Auto)
-            .measurement_time(Duration::from_secs(1));
-    }
-}
 
 fn method_benches(c: &mut Criterion, method: Method) {
     let mut rng = StdRng::seed_from_u64(1);
@@ -46,7 +32,7 @@ fn method_benches(c: &mut Criterion, method: Method) {
     let bit = method.has_private_metadata();
     let mut g = c.benchmark_group(format!("trust_token/{}", method.name()));
     for n in BATCHES {
-        configure(&mut g, n);
+        support::configure(&mut g, n);
         g.bench_function(BenchmarkId::new("begin_issuance", n), |b| {
             b.iter(|| {
                 client
@@ -99,16 +85,9 @@ fn method_benches(c: &mut Criterion, method: Method) {
     g.finish();
 }
 
-fn config() -> Criterion {
-    Criterion::default()
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(1))
-}
-
 fn main() {
     // `criterion_main!` expanded by hand: its `pub fn` would trip `missing_docs`.
-    let mut c = config().configure_from_args();
+    let mut c = support::criterion();
     for method in Method::ALL {
         method_benches(&mut c, method);
     }

@@ -17,6 +17,7 @@ mod dleqor;
 mod error;
 pub mod group;
 pub mod hazmat;
+mod par;
 mod stack;
 pub mod suite;
 pub mod transcript;
@@ -25,4 +26,5 @@ pub mod voprf;
 mod wire;
 
 pub use error::{Error, Result};
+pub use par::PAR_MIN_BATCH;
 pub use suite::{P256Sha256, P384Sha384, Suite};

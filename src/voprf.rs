@@ -462,11 +462,9 @@ pub(crate) fn unblind_batch<S: Suite>(
     let mut scratch = Zeroizing::new(vec![Scalar::<S::Curve>::ZERO; n]);
     group::batch_invert::<S::Curve>(blinds, &mut scratch)?;
     scratch.zeroize();
-    let pts: Vec<group::Point<S::Curve>> = evaluated
-        .iter()
-        .zip(blinds.iter())
-        .map(|(e, b)| group::mul_affine(e, b))
-        .collect();
+    let mut pts = vec![group::identity::<S::Curve>(); n];
+    let unblinds = &*blinds;
+    crate::par::fill(&mut pts, |i| group::mul_affine(&evaluated[i], &unblinds[i]));
     blinds.zeroize();
     let mut aff = vec![group::affine_identity::<S::Curve>(); n];
     group::normalize_slice::<S::Curve>(&pts, &mut aff)?;

@@ -286,16 +286,23 @@ pub(crate) fn issue(
     let mut salts = vec![[0u8; NONCE_SIZE]; n];
     // proj = [S'_0..S'_n, W'_0..W'_n, Ws'_0..Ws'_n], normalized with one inversion.
     let mut proj = vec![Point::<C>::IDENTITY; 3 * n];
-    let mut ts = Vec::with_capacity(n);
-    for (i, t) in tp.iter().enumerate() {
-        rng.fill_bytes(&mut salts[i]);
-        let s = hash_s(p, &encode_point(t), &salts[i])?;
-        ts.push([Point::<C>::from(*t), s]);
-        proj[i] = s;
+    for salt in salts.iter_mut() {
+        rng.fill_bytes(salt);
     }
+    crate::par::try_fill(&mut proj[..n], |i| {
+        hash_s(p, &encode_point(&tp[i]), &salts[i])
+    })?;
+    let ts: Vec<[Point<C>; 2]> = tp
+        .iter()
+        .zip(&proj[..n])
+        .map(|(t, s)| [Point::<C>::from(*t), *s])
+        .collect();
     // W' = xb T' + yb S' and Ws' = xs T' + ys S' for every token: the window tables of T' and
-    // S' are shared by both products and normalised together for the whole batch.
-    let wws = group::mul_multi_shared_batch_ct::<C, 2, 2>(&ts, &keys, &state.blind);
+    // S' are shared by both products and normalised together for the whole batch (for each
+    // piece of it when the batch is split over cores).
+    let wws = crate::par::map_pieces(&ts, |piece| {
+        group::mul_multi_shared_batch_ct::<C, 2, 2>(piece, &keys, &state.blind)
+    });
     for (i, [w, ws]) in wws.iter().enumerate() {
         proj[n + i] = *w;
         proj[2 * n + i] = *ws;
@@ -362,12 +369,11 @@ pub(crate) fn unblind(
     }
     r.finish()?;
 
-    let mut proj = Vec::with_capacity(n);
-    let mut tp = Vec::with_capacity(n);
-    for (pt, salt) in pretokens.iter().zip(salts.iter()) {
-        proj.push(hash_s(p, &encode_point(&pt.blinded), salt)?);
-        tp.push(pt.blinded);
-    }
+    let mut proj = vec![Point::<C>::IDENTITY; n];
+    crate::par::try_fill(&mut proj, |i| {
+        hash_s(p, &encode_point(&pretokens[i].blinded), &salts[i])
+    })?;
+    let tp: Vec<Affine<C>> = pretokens.iter().map(|pt| pt.blinded).collect();
     let mut s_aff = vec![group::affine_identity::<C>(); n];
     group::normalize_slice::<C>(&proj, &mut s_aff)?;
     let pubs = key.points();
@@ -385,11 +391,11 @@ pub(crate) fn unblind(
 
     // Unblind: [S_0..S_n, W_0..W_n, Ws_0..Ws_n], one inversion.
     let mut proj = vec![Point::<C>::IDENTITY; 3 * n];
-    for (i, pt) in pretokens.iter().enumerate() {
-        proj[i] = group::mul_affine(&s_aff[i], &pt.unblind);
-        proj[n + i] = group::mul_affine(&w_aff[i], &pt.unblind);
-        proj[2 * n + i] = group::mul_affine(&ws_aff[i], &pt.unblind);
-    }
+    crate::par::fill(&mut proj, |j| {
+        let (part, i) = (j / n, j % n);
+        let q = [&s_aff, w_aff, ws_aff][part];
+        group::mul_affine(&q[i], &pretokens[i].unblind)
+    });
     let mut aff = vec![group::affine_identity::<C>(); 3 * n];
     group::normalize_slice::<C>(&proj, &mut aff)?;
     let kid = key.key_id().to_be_bytes();

@@ -140,7 +140,8 @@ pub(crate) fn issue(
         bt.push(C::decode_uncompressed(enc)?);
     }
     let k = &key.scalars()[0];
-    let proj: Vec<Point<C>> = bt.iter().map(|b| group::mul_affine(b, k)).collect();
+    let mut proj = vec![Point::<C>::IDENTITY; n];
+    crate::par::fill(&mut proj, |i| group::mul_affine(&bt[i], k));
     let mut z = vec![group::affine_identity::<C>(); n];
     group::normalize_slice::<C>(&proj, &mut z)?;
     for zi in &z {
@@ -203,11 +204,10 @@ pub(crate) fn unblind(
             return Err(Error::InvalidProof);
         }
     }
-    let proj: Vec<Point<C>> = z
-        .iter()
-        .zip(pretokens.iter())
-        .map(|(zi, pt)| group::mul_affine(zi, &pt.unblind))
-        .collect();
+    let mut proj = vec![Point::<C>::IDENTITY; n];
+    crate::par::fill(&mut proj, |i| {
+        group::mul_affine(&z[i], &pretokens[i].unblind)
+    });
     let mut nn = vec![group::affine_identity::<C>(); n];
     group::normalize_slice::<C>(&proj, &mut nn)?;
     let kid = key.key_id().to_be_bytes();

@@ -117,11 +117,11 @@ impl<S: Suite> OprfServer<S> {
         blinded: &[BlindedElement<S>],
     ) -> Result<Vec<EvaluationElement<S>>> {
         crate::stack::token(|| {
-            check_batch(&[blinded.len()])?;
-            let pts: Vec<_> = blinded
-                .iter()
-                .map(|b| group::mul_affine(&b.point, &self.key.scalar))
-                .collect();
+            let n = check_batch(&[blinded.len()])?;
+            let mut pts = vec![group::identity::<S::Curve>(); n];
+            crate::par::fill(&mut pts, |i| {
+                group::mul_affine(&blinded[i].point, &self.key.scalar)
+            });
             let mut out = vec![group::affine_identity::<S::Curve>(); pts.len()];
             group::normalize_slice::<S::Curve>(&pts, &mut out)?;
             Ok(out

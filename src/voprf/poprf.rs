@@ -311,9 +311,10 @@ impl<S: Suite> PoprfServer<S> {
             return proof_generate(&ctx, &t, &tweaked_key, &[ev], &[blinded[0].point], r);
         }
         // The evaluated elements and the tweaked key share one field inversion.
-        let mut pts: Vec<_> = Vec::with_capacity(n + 1);
-        pts.extend(blinded.iter().map(|b| group::mul_affine(&b.point, &t_inv)));
-        pts.push(tk);
+        let mut pts = vec![tk; n + 1];
+        crate::par::fill(&mut pts[..n], |i| {
+            group::mul_affine(&blinded[i].point, &t_inv)
+        });
         let mut ev = vec![group::affine_identity::<S::Curve>(); n + 1];
         group::normalize_slice::<S::Curve>(&pts, &mut ev)?;
         let tweaked_key = ev[n];

@@ -264,10 +264,8 @@ impl<S: Suite> VoprfServer<S> {
                 r,
             );
         }
-        let pts: Vec<_> = blinded
-            .iter()
-            .map(|b| group::mul_affine(&b.point, k))
-            .collect();
+        let mut pts = vec![group::identity::<S::Curve>(); n];
+        crate::par::fill(&mut pts, |i| group::mul_affine(&blinded[i].point, k));
         let mut ds = vec![group::affine_identity::<S::Curve>(); n];
         group::normalize_slice::<S::Curve>(&pts, &mut ds)?;
         let cs: Vec<Affine<S::Curve>> = blinded.iter().map(|b| b.point).collect();

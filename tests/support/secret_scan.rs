@@ -152,7 +152,7 @@ pub fn assert_scan_sees_stale_stack() {
 
 /// Fills the `SCAN` bytes below the caller's frame with a pattern.
 #[inline(never)]
-fn paint() {
+pub fn paint() {
     let mut frame = [0x6bu8; SCAN + 8192];
     black_box(&mut frame);
 }
@@ -165,6 +165,13 @@ fn paint() {
 pub fn stack_use_of(f: impl FnOnce()) -> (usize, bool) {
     paint();
     f();
+    painted_use()
+}
+
+/// After [`paint`] from a frame at this depth and some work: how deep the work wrote (bytes
+/// below this frame) and whether its deepest writes were a wipe, as [`stack_use_of`].
+#[inline(never)]
+pub fn painted_use() -> (usize, bool) {
     let marker = 0u8;
     let stale = stale_below(&marker);
     let lowest = stale.iter().position(|&b| b != 0x6b).unwrap_or(SCAN);
