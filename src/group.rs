@@ -623,12 +623,7 @@ pub fn mul_batch_affine<C: Curve>(
     if points.len() != out.len() {
         return Err(Error::InvalidLength);
     }
-    // The points as Jacobian, written into `out` and read back by the ladder.
-    for (o, p) in out.iter_mut().zip(points.iter()) {
-        *o = Point::<C>::from(*p);
-    }
-    let jac: Vec<Point<C>> = out.to_vec();
-    mul::mul_batch_ct::<C>(&jac, k, out);
+    mul::mul_batch_ct::<C>(points, k, out);
     Ok(())
 }
 

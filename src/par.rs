@@ -112,6 +112,25 @@ pub(crate) fn try_fill<U: Send>(
 /// `f(input)` for a batch function `f` that maps each element to one result: split, `f` runs on
 /// consecutive pieces and the results are concatenated in order (one extra buffer per piece
 /// and one for the whole); otherwise `f(input)` on the calling thread.
+/// `f(start, piece)` over consecutive pieces of `out` (`piece` starts at index `start`), split
+/// across the pool as [`fill`] does, for work that is cheaper done a piece at a time (a batched
+/// ladder); the first error by index is returned.
+pub(crate) fn try_fill_pieces<U: Send>(
+    out: &mut [U],
+    f: impl Fn(usize, &mut [U]) -> Result<()> + Sync + Send,
+) -> Result<()> {
+    #[cfg(feature = "rayon")]
+    if let Some(size) = split_size(out.len()) {
+        let errors: Vec<Result<()>> = out
+            .par_chunks_mut(size)
+            .enumerate()
+            .map(|(c, piece)| share(|| f(c * size, piece)))
+            .collect();
+        return errors.into_iter().collect();
+    }
+    f(0, out)
+}
+
 pub(crate) fn map_pieces<T: Sync, U: Send>(
     input: &[T],
     f: impl Fn(&[T]) -> Vec<U> + Sync + Send,

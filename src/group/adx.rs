@@ -1164,8 +1164,16 @@ mod tests {
         }
         for a in &edges {
             for b in &edges {
-                assert_eq!(adx.p256_add(a, b), p256_add_reference(a, b), "{a:x?} + {b:x?}");
-                assert_eq!(adx.p256_sub(a, b), p256_sub_reference(a, b), "{a:x?} - {b:x?}");
+                assert_eq!(
+                    adx.p256_add(a, b),
+                    p256_add_reference(a, b),
+                    "{a:x?} + {b:x?}"
+                );
+                assert_eq!(
+                    adx.p256_sub(a, b),
+                    p256_sub_reference(a, b),
+                    "{a:x?} - {b:x?}"
+                );
             }
         }
         let mut rng = rand::rngs::StdRng::seed_from_u64(0x256);

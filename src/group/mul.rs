@@ -142,7 +142,7 @@ pub(crate) fn mul_ct<C: Curve>(p: &Point<C>, k: &Scalar<C>) -> Point<C> {
 /// (7M + 4S instead of 11M + 5S). The exceptional cases are those of [`mul_ct`]: they depend on
 /// the scalar alone, so none arises for a scalar below `n`; the fallback stays as a safety net.
 /// Allocates its two working buffers once per call.
-pub(crate) fn mul_batch_ct<C: Curve>(points: &[Point<C>], k: &Scalar<C>, out: &mut [Point<C>]) {
+pub(crate) fn mul_batch_ct<C: Curve>(points: &[Affine<C>], k: &Scalar<C>, out: &mut [Point<C>]) {
     let mut digits = [0i8; MAX_DIGITS];
     let n = signed_digits::<C>(k, &mut digits);
     let chunk = BATCH_CHUNK.min(points.len());
@@ -152,7 +152,7 @@ pub(crate) fn mul_batch_ct<C: Curve>(points: &[Point<C>], k: &Scalar<C>, out: &m
     for (ps, outs) in points.chunks(BATCH_CHUNK).zip(out.chunks_mut(BATCH_CHUNK)) {
         tables.clear();
         for p in ps {
-            let ([table], e) = build_tables::<C, 1>(&[*p]);
+            let ([table], e) = build_tables::<C, 1>(&[Point::<C>::from(*p)]);
             tables.push(table);
             exceptional |= e;
         }
@@ -174,7 +174,7 @@ pub(crate) fn mul_batch_ct<C: Curve>(points: &[Point<C>], k: &Scalar<C>, out: &m
     zeroize::Zeroize::zeroize(&mut digits);
     if bool::from(exceptional) {
         for (p, o) in points.iter().zip(out.iter_mut()) {
-            *o = fallback_mul::<C>(p, k);
+            *o = fallback_mul::<C>(&Point::<C>::from(*p), k);
         }
     }
 }
@@ -455,8 +455,9 @@ mod tests {
                 pts[1] = Point::<C>::generator();
                 pts[2] = pts[n - 1];
             }
+            let affine: Vec<Affine<C>> = pts.iter().map(|p| p.to_affine()).collect();
             let mut out = vec![Point::<C>::identity(); n];
-            mul_batch_ct::<C>(&pts, &k, &mut out);
+            mul_batch_ct::<C>(&affine, &k, &mut out);
             for (p, o) in pts.iter().zip(out.iter()) {
                 let expect = Point::<C>::from_primeorder(&(p.to_primeorder() * k));
                 assert_eq!(*o, expect, "n = {n}");

@@ -141,7 +141,9 @@ pub(crate) fn issue(
     }
     let k = &key.scalars()[0];
     let mut proj = vec![Point::<C>::IDENTITY; n];
-    crate::par::fill(&mut proj, |i| group::mul_affine(&bt[i], k));
+    crate::par::try_fill_pieces(&mut proj, |start, piece| {
+        group::mul_batch_affine(&bt[start..start + piece.len()], k, piece)
+    })?;
     let mut z = vec![group::affine_identity::<C>(); n];
     group::normalize_slice::<C>(&proj, &mut z)?;
     for zi in &z {

@@ -265,10 +265,12 @@ impl<S: Suite> VoprfServer<S> {
             );
         }
         let mut pts = vec![group::identity::<S::Curve>(); n];
-        crate::par::fill(&mut pts, |i| group::mul_affine(&blinded[i].point, k));
+        let cs: Vec<Affine<S::Curve>> = blinded.iter().map(|b| b.point).collect();
+        crate::par::try_fill_pieces(&mut pts, |start, piece| {
+            group::mul_batch_affine(&cs[start..start + piece.len()], k, piece)
+        })?;
         let mut ds = vec![group::affine_identity::<S::Curve>(); n];
         group::normalize_slice::<S::Curve>(&pts, &mut ds)?;
-        let cs: Vec<Affine<S::Curve>> = blinded.iter().map(|b| b.point).collect();
         let proof = proof_generate(&ctx, k, &self.public_key().point, &cs, &ds, r)?;
         for (o, d) in out.iter_mut().zip(ds) {
             o.point = d;
