@@ -3,6 +3,14 @@
 //! Strict element and scalar codecs, hash-to-group and hash-to-scalar with caller-chosen DSTs,
 //! batched affine conversion (one field inversion per batch), batched scalar inversion, and the
 //! multiplication routines: constant time for secret scalars, `vartime_` for public data.
+//!
+//! The point arithmetic (Jacobian coordinates, `group/point.rs`) runs on the crate's own base
+//! fields, [`P256Fe`] (`group/p256_field.rs`) and [`P384Fe`] (`group/p384_field.rs`): Montgomery
+//! form like the curve crates' field elements, but inlined into the point formulas, with
+//! dedicated squarings and limb-level constant-time selects (shared code in `group/limbs.rs`).
+//! The curve crates still provide the scalars, `hash_to_field`, and the point types that the
+//! SEC1 encodings and the tests go through; field values cross between the two by their
+//! canonical encodings.
 
 mod ct_multi;
 mod field;

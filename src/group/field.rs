@@ -1,5 +1,6 @@
-//! Field inversion by Fermat's little theorem (`a^(p-2)`) and the `sqrt_ratio` exponentiation
-//! of hash-to-curve (`a^((p-3)/4)`) with fixed addition chains.
+//! The sealed [`FieldOps`] trait over the crate's own base fields ([`P256Fe`], [`P384Fe`]), field
+//! inversion by Fermat's little theorem (`a^(p-2)`) and the `sqrt_ratio` exponentiation of
+//! hash-to-curve (`a^((p-3)/4)`) with fixed addition chains.
 //!
 //! The curve crates invert with Bernstein–Yang divsteps, which cost about as much as 700 field
 //! multiplications on P-384; the chains below take 383 squarings and 14 multiplications
