@@ -100,20 +100,41 @@ const fn mac_row(mut t: [u64; 8], i: usize, x: u64, y: &[u64; 4], from: usize) -
     t
 }
 
-/// Montgomery multiplication `a * b / R mod p` (schoolbook product, then [`redc`]).
-#[inline]
+/// Montgomery multiplication `a * b / R mod p` (coarsely integrated operand scanning, each row's
+/// reduction step as in [`redc`]).
+#[inline(always)]
 pub(crate) const fn mont_mul(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
-    let mut t = [0u64; 8];
+    let mut t = [0u64; 6];
     let mut i = 0;
     while i < 4 {
-        t = mac_row(t, i, a[i], b, 0);
+        let mut c = 0;
+        let mut j = 0;
+        while j < 4 {
+            let (x, cc) = mac(t[j], a[j], b[i], c);
+            t[j] = x;
+            c = cc;
+            j += 1;
+        }
+        let (x, cc) = adc(t[4], c, 0);
+        t[4] = x;
+        t[5] = cc;
+        let m = t[0];
+        let (x, c) = adc(t[1], m << 32, 0);
+        t[0] = x;
+        let (x, c) = adc(t[2], m >> 32, c);
+        t[1] = x;
+        let (x, c) = mac(t[3], m, P[3], c);
+        t[2] = x;
+        let (x, c) = adc(t[4], c, 0);
+        t[3] = x;
+        t[4] = t[5] + c;
         i += 1;
     }
-    redc(t)
+    reduce_once([t[0], t[1], t[2], t[3]], t[4])
 }
 
 /// Montgomery squaring `a^2 / R mod p`: the 6 cross products once, doubled, plus the 4 squares.
-#[inline]
+#[inline(always)]
 pub(crate) const fn mont_sqr(a: &[u64; 4]) -> [u64; 4] {
     let mut t = [0u64; 8];
     let mut i = 0;
