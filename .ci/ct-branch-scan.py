@@ -36,6 +36,10 @@ REVIEWED = {
         3, "whether a Pedersen base has a `g` term (the statement's shape)"),
     r"PrivateKey::put_blob$": (1, "the method's scalar count (blob layout)"),
     r"PrivateKey::from_bytes$": (1, "the method's scalar count (blob layout)"),
+    # With P-256's squaring inlined, `sqn(x, 2)` becomes a two-trip loop whose flag is the
+    # constant `mov $0x1` set before it and tested at its back edge: the loop counter.
+    r"group::field::(invert_p256|pow_p256_c1)$": (
+        1, "the counter of a fixed two-trip squaring loop (a constant)"),
 }
 # The field and ladder functions that must be found (else the symbols changed and the scan is
 # blind): at least one function of each.
