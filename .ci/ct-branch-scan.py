@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Scans the release lib-test binary for the branch rustc once emitted on a secret borrow.
 
-The P-384 field's final conditional subtraction selects with a mask made from the borrow;
+The P-384 field's final conditional subtraction (and the P-256 field's, of the same shape)
+selects with a mask made from the borrow;
 without an optimisation barrier rustc 1.95 turned it into `test $0x1,%reg; jne/je ...`, a
 branch on secret data (found in review, fixed with `core::hint::black_box`). This scan fails
 if that shape comes back anywhere in the crate's code, including the field and ladder code once
 it is inlined into the protocol functions (`dleqor::prove`, `pmb::issue`, the ARC provers...),
-and in the curve crates' own arithmetic (P-256's field lives in `p256::arithmetic`).
+and in the curve crates' own arithmetic (`p256::arithmetic`, `p384::arithmetic`: the scalars).
 
 A few branches of this shape are on public data; each is listed in REVIEWED with the number of
 hits it may have and why it is public. Any other hit, or more hits than listed, fails. Give it
@@ -35,10 +36,14 @@ REVIEWED = {
         3, "whether a Pedersen base has a `g` term (the statement's shape)"),
     r"PrivateKey::put_blob$": (1, "the method's scalar count (blob layout)"),
     r"PrivateKey::from_bytes$": (1, "the method's scalar count (blob layout)"),
+    # With P-256's squaring inlined, `sqn(x, 2)` becomes a two-trip loop whose flag is the
+    # constant `mov $0x1` set before it and tested at its back edge: the loop counter.
+    r"group::field::(invert_p256|pow_p256_c1)$": (
+        1, "the counter of a fixed two-trip squaring loop (a constant)"),
 }
 # The field and ladder functions that must be found (else the symbols changed and the scan is
 # blind): at least one function of each.
-REQUIRED = ("p384_field", "group::")
+REQUIRED = ("p256_field", "p384_field", "group::")
 
 
 def scan(binary: str):

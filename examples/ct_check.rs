@@ -720,14 +720,14 @@ fn field_paths<C: Curve>(out: &mut Vec<Path>) {
     }
 }
 
-/// The same edges on the `p384` crate's own field (fiat-crypto's constant-time code, not used
-/// by this crate's arithmetic): a reference for the edge-value effect on [`group::P384Fe`]. If
-/// an independent constant-time implementation shows the same `|t|` on the same constants, the
+/// The same edges on the curve crates' own fields (`p256`: fiat-crypto-style Montgomery code,
+/// `p384`: fiat-crypto; neither is used by this crate's arithmetic), as `field/<curve>-fiat/...`:
+/// references for the edge-value effect on [`group::P256Fe`] and [`group::P384Fe`]. If an
+/// independent constant-time implementation shows the same `|t|` on the same constants, the
 /// difference lies in the machine, not in either code. `--all` only.
-fn reference_field_paths(out: &mut Vec<Path>) {
-    type Fe = p384::FieldElement;
-    type Edge = (&'static str, fn() -> Fe);
-    let edges: [Edge; 4] = [
+fn reference_field_paths<Fe: Field>(out: &mut Vec<Path>, curve: &str) {
+    type Edge<Fe> = (&'static str, fn() -> Fe);
+    let edges: [Edge<Fe>; 4] = [
         ("zero", || Fe::ZERO),
         ("one", || Fe::ONE),
         ("p-1", || -Fe::ONE),
@@ -735,30 +735,33 @@ fn reference_field_paths(out: &mut Vec<Path>) {
     ];
     for (op, square) in [("mul", false), ("square", true)] {
         for (edge, value) in edges {
-            out.push(path(format!("field/p384-fiat/{op}/{edge}"), move |cfg| {
-                let x = move |rng: &mut StdRng, class: usize| {
-                    if class == 0 {
-                        value()
-                    } else {
-                        Fe::random(&mut *rng)
-                    }
-                };
-                measure(
-                    cfg,
-                    |rng, class| (x(rng, class), x(rng, class)),
-                    |(a, b): (Fe, Fe)| {
-                        let mut r = Fe::ZERO;
-                        for _ in 0..FIELD_REPS {
-                            r = if square {
-                                black_box(black_box(a).square())
-                            } else {
-                                black_box(black_box(a) * black_box(b))
-                            };
+            out.push(path(
+                format!("field/{curve}-fiat/{op}/{edge}"),
+                move |cfg| {
+                    let x = move |rng: &mut StdRng, class: usize| {
+                        if class == 0 {
+                            value()
+                        } else {
+                            Fe::random(&mut *rng)
                         }
-                        r
-                    },
-                )
-            }));
+                    };
+                    measure(
+                        cfg,
+                        |rng, class| (x(rng, class), x(rng, class)),
+                        |(a, b): (Fe, Fe)| {
+                            let mut r = Fe::ZERO;
+                            for _ in 0..FIELD_REPS {
+                                r = if square {
+                                    black_box(black_box(a).square())
+                                } else {
+                                    black_box(black_box(a) * black_box(b))
+                                };
+                            }
+                            r
+                        },
+                    )
+                },
+            ));
         }
     }
 }
@@ -766,7 +769,7 @@ fn reference_field_paths(out: &mut Vec<Path>) {
 /// Whether the operation's last step on the Montgomery forms of `a` and `b` is the conditional
 /// correction by `p` (add: `A + B >= p`; sub: `A < B`; mul and square: the Montgomery
 /// reduction `(A·B + m·p) / R`, `m = -A·B·p^-1 mod R`, is `>= p`), with `R = 2^bits` for both
-/// fields (P-256's field in the `p256` crate and [`group::P384Fe`] are in Montgomery form).
+/// fields ([`group::P256Fe`] and [`group::P384Fe`] are in Montgomery form).
 fn final_correction<F: FieldOps>(op: FieldOp, a: &F, b: &F) -> bool {
     let int = |x: &F| {
         let repr = x.to_repr();
@@ -1371,7 +1374,8 @@ fn all_paths() -> (Vec<Path>, Vec<Path>) {
     ladder_paths::<P384>(&mut paths);
     field_paths::<p256::NistP256>(&mut paths);
     field_paths::<P384>(&mut paths);
-    reference_field_paths(&mut paths);
+    reference_field_paths::<p256::FieldElement>(&mut paths, "p256");
+    reference_field_paths::<p384::FieldElement>(&mut paths, "p384");
     final_correction_paths::<p256::NistP256>(&mut paths);
     final_correction_paths::<P384>(&mut paths);
     let mut controls = Vec::new();
@@ -1420,15 +1424,17 @@ fn parse_args() -> Result<Cfg, String> {
 
 /// The paths run without `--all` or `--only`: every protocol path and the hex decoding of
 /// secrets, the ladders on the scalar `n - 1` and on the chosen point relation, the final
-/// correction of both fields and the edge `p - 1` of the crate's own P-384 field. `--all` adds
-/// the remaining edge classes of every ladder and field operation (191 paths in all).
+/// correction of both fields and the edge `p - 1` of the crate's own P-256 and P-384 fields.
+/// `--all` adds the remaining edge classes of every ladder and field operation (207 paths in
+/// all).
 fn in_default_set(name: &str) -> bool {
     if name.starts_with("ladder/") {
         return name.ends_with("/n-1") || name.ends_with("/chosen-s");
     }
     if name.starts_with("field/") {
         return name.ends_with("/final-correction")
-            || (name.starts_with("field/p384/") && name.ends_with("/p-1"));
+            || ((name.starts_with("field/p256/") || name.starts_with("field/p384/"))
+                && name.ends_with("/p-1"));
     }
     true
 }

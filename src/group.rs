@@ -3,13 +3,23 @@
 //! Strict element and scalar codecs, hash-to-group and hash-to-scalar with caller-chosen DSTs,
 //! batched affine conversion (one field inversion per batch), batched scalar inversion, and the
 //! multiplication routines: constant time for secret scalars, `vartime_` for public data.
+//!
+//! The point arithmetic (Jacobian coordinates, `group/point.rs`) runs on the crate's own base
+//! fields, [`P256Fe`] (`group/p256_field.rs`) and [`P384Fe`] (`group/p384_field.rs`): Montgomery
+//! form like the curve crates' field elements, but inlined into the point formulas, with
+//! dedicated squarings and limb-level constant-time selects (shared code in `group/limbs.rs`).
+//! The curve crates still provide the scalars, `hash_to_field`, and the point types that the
+//! SEC1 encodings and the tests go through; field values cross between the two by their
+//! canonical encodings.
 
 #[cfg(target_arch = "x86_64")]
 mod adx;
 mod ct_multi;
 mod field;
 mod fixed_base;
+mod limbs;
 mod mul;
+mod p256_field;
 mod p384_field;
 mod point;
 mod sswu;
@@ -51,6 +61,7 @@ pub fn arithmetic_backend() -> &'static str {
         "portable"
     }
 }
+pub use p256_field::P256Fe;
 pub use p384_field::P384Fe;
 pub use point::{AffinePoint, JacobianPoint};
 
@@ -325,21 +336,6 @@ macro_rules! impl_curve {
     };
 }
 
-/// A field element from its big-endian 64-bit words, in a `const` context.
-macro_rules! const_fe {
-    ($fe:ty, $words:expr) => {{
-        const W: &[u64] = &$words;
-        let base = <$fe>::from_u64(1 << 32).square();
-        let mut acc = <$fe>::from_u64(W[0]);
-        let mut i = 1;
-        while i < W.len() {
-            acc = acc.multiply(&base).add(&<$fe>::from_u64(W[i]));
-            i += 1;
-        }
-        acc
-    }};
-}
-
 /// A field element from its canonical big-endian encoding (`None` unless canonical).
 fn fe_from_slice<F: FieldOps>(bytes: &[u8]) -> Option<F> {
     let mut repr = F::Repr::default();
@@ -356,17 +352,43 @@ fn fe_from_crate<F: FieldOps, G: PrimeField>(x: &G) -> F {
     fe_from_slice::<F>(x.to_repr().as_ref()).unwrap_or(F::ZERO)
 }
 
+/// A P-256 field element from its big-endian 64-bit words (below `p`), in a `const` context.
+const fn p256_fe(w: [u64; 4]) -> P256Fe {
+    P256Fe::from_canonical_limbs([w[3], w[2], w[1], w[0]])
+}
+
 /// `sqrt(10)` on P-256 (the even root): `c2 = sqrt(-Z)` of `sqrt_ratio` for `Z = -10` (RFC 9380
 /// Appendix F.2.1.2). Not the `OsswuMapParams::c2` of the curve crates: p384's is `sqrt(-Z^3)`
 /// (another formulation) and p256's holds canonical limbs as if they were Montgomery form.
-const P256_SQRT_10: p256::FieldElement = const_fe!(
-    p256::FieldElement,
-    [
-        0x25ac_71c3_1e27_6467,
-        0x3687_0398_ae7f_554d,
-        0x8472_e008_b3aa_2a49,
-        0xd332_cbd8_1bcc_3b80,
-    ]
+const P256_SQRT_10: P256Fe = p256_fe([
+    0x25ac_71c3_1e27_6467,
+    0x3687_0398_ae7f_554d,
+    0x8472_e008_b3aa_2a49,
+    0xd332_cbd8_1bcc_3b80,
+]);
+
+/// The P-256 coefficient `b` (SEC 2), checked against the curve crate in the tests.
+const P256_B: P256Fe = p256_fe([
+    0x5ac6_35d8_aa3a_93e7,
+    0xb3eb_bd55_7698_86bc,
+    0x651d_06b0_cc53_b0f6,
+    0x3bce_3c3e_27d2_604b,
+]);
+
+/// The P-256 generator (SEC 2), checked against the curve crate in the tests.
+const P256_G: (P256Fe, P256Fe) = (
+    p256_fe([
+        0x6b17_d1f2_e12c_4247,
+        0xf8bc_e6e5_63a4_40f2,
+        0x7703_7d81_2deb_33a0,
+        0xf4a1_3945_d898_c296,
+    ]),
+    p256_fe([
+        0x4fe3_42e2_fe1a_7f9b,
+        0x8ee7_eb4a_7c0f_9e16,
+        0x2bce_3357_6b31_5ece,
+        0xcbb6_4068_37bf_51f5,
+    ]),
 );
 
 /// A P-384 field element from its big-endian 64-bit words (below `p`), in a `const` context.
@@ -417,17 +439,17 @@ const P384_G: (P384Fe, P384Fe) = (
 impl_curve!(
     p256::NistP256,
     p256,
-    p256::FieldElement,
+    P256Fe,
     32,
     elliptic_curve::consts::U64,
     P256_GENERATOR_TABLE,
     field::invert_p256,
     field::pow_p256_c1,
-    <p256::FieldElement as elliptic_curve::hash2curve::OsswuMap>::PARAMS.z,
+    P256Fe::from_canonical_limbs([10, 0, 0, 0]).negate(),
     P256_SQRT_10,
-    <p256::NistP256 as PrimeCurveParams>::EQUATION_A,
-    <p256::NistP256 as PrimeCurveParams>::EQUATION_B,
-    <p256::NistP256 as PrimeCurveParams>::GENERATOR
+    P256Fe::from_canonical_limbs([3, 0, 0, 0]).negate(),
+    P256_B,
+    P256_G
 );
 impl_curve!(
     p384::NistP384,

@@ -267,7 +267,7 @@ trait FieldImpl {
 
 type Repr<F> = <<F as FieldImpl>::Ref as PrimeField>::Repr;
 
-/// The crate's own field of a curve (`P384Fe`; P-256's field through `FieldOps`), with the
+/// The crate's own field of a curve (`P256Fe`, `P384Fe`, through `FieldOps`), with the
 /// crate's inversion and square-root chains (`Curve::invert_field`, `Curve::pow_c1`).
 struct Ours<C>(PhantomData<C>);
 

@@ -1,4 +1,4 @@
-//! Differential arithmetic: the crate's own P-384 field, point formulas, scalar
+//! Differential arithmetic: the crate's own P-256 and P-384 fields, point formulas, scalar
 //! multiplications and hash-to-curve against the RustCrypto `p256` / `p384` crates. Any
 //! mismatch panics (the crash the fuzzer reports).
 
@@ -7,30 +7,40 @@ use elliptic_curve::group::Group;
 use elliptic_curve::hash2curve::{ExpandMsgXmd, GroupDigest};
 use primeorder::ProjectivePoint;
 use privacy_tokens::group::{
-    self, Affine, Curve, FixedBaseTable, JacobianPoint, P384Fe, Point, Scalar, Xmd,
+    self, Affine, Curve, FieldOps, FixedBaseTable, JacobianPoint, Point, Scalar, Xmd,
 };
 
 use crate::adapt;
 
-fn fe_eq(ours: &P384Fe, theirs: &p384::FieldElement, what: &str) {
+fn fe_eq<C: Curve, R: PrimeField>(ours: &C::Fe, theirs: &R, what: &str) {
     assert_eq!(
-        hex::encode(ours.to_bytes()),
+        hex::encode(FieldOps::to_repr(ours)),
         hex::encode(theirs.to_repr()),
-        "P384Fe {what} differs"
+        "{} {what} differs",
+        core::any::type_name::<C::Fe>()
     );
 }
 
-/// `diff_p384_field`: two 48-byte big-endian values; decoding must agree with `p384`, and so
-/// must every operation on the decoded elements.
-pub fn p384_field_target(data: &[u8]) {
-    let mut buf = [0u8; 96];
-    let n = data.len().min(96);
+/// `diff_p256_field`, `diff_p384_field`: two big-endian field encodings (`L` bytes each, `2L`
+/// in all, short inputs padded with zeros); decoding by the crate's own field of `C`
+/// (`group::P256Fe`, `group::P384Fe`) must agree with the curve crate's field element `R`, and
+/// so must every operation on the decoded elements.
+pub fn field_target<C: Curve, R: PrimeField<Repr = <C::Fe as FieldOps>::Repr>>(data: &[u8]) {
+    let len = <R::Repr as Default>::default().as_ref().len();
+    let mut buf = vec![0u8; 2 * len];
+    let n = data.len().min(2 * len);
     buf[..n].copy_from_slice(&data[..n]);
-    let (ab, bb) = buf.split_at(48);
-    let (ab, bb): (&[u8; 48], &[u8; 48]) = (ab.try_into().expect("48"), bb.try_into().expect("48"));
-    let (a, b) = (P384Fe::from_bytes(ab), P384Fe::from_bytes(bb));
-    let ra = p384::FieldElement::from_repr(p384::FieldBytes::from(*ab));
-    let rb = p384::FieldElement::from_repr(p384::FieldBytes::from(*bb));
+    let repr = |bytes: &[u8]| {
+        let mut r = R::Repr::default();
+        r.as_mut().copy_from_slice(bytes);
+        r
+    };
+    let (ab, bb) = (repr(&buf[..len]), repr(&buf[len..]));
+    let (a, b) = (
+        <C::Fe as FieldOps>::from_repr(ab),
+        <C::Fe as FieldOps>::from_repr(bb),
+    );
+    let (ra, rb) = (R::from_repr(ab), R::from_repr(bb));
     assert_eq!(
         bool::from(a.is_some()),
         bool::from(ra.is_some()),
@@ -41,47 +51,53 @@ pub fn p384_field_target(data: &[u8]) {
         bool::from(rb.is_some()),
         "canonical check differs"
     );
-    let (Some(a), Some(ra)) = (Option::from(a), Option::<p384::FieldElement>::from(ra)) else {
+    let (Some(a), Some(ra)) = (Option::<C::Fe>::from(a), Option::<R>::from(ra)) else {
         return;
     };
-    let (b, rb): (P384Fe, p384::FieldElement) =
-        match (Option::from(b), Option::<p384::FieldElement>::from(rb)) {
-            (Some(b), Some(rb)) => (b, rb),
-            _ => (a, ra),
-        };
-    assert_eq!(&a.to_bytes(), ab, "to_bytes is not the input");
-    fe_eq(&a, &ra, "decoding");
-    fe_eq(&(a * b), &(ra * rb), "mul");
-    fe_eq(&a.square(), &ra.square(), "square");
-    fe_eq(&(a + b), &(ra + rb), "add");
-    fe_eq(&(a - b), &(ra - rb), "sub");
-    fe_eq(&(-a), &(-ra), "negate");
-    fe_eq(&a.double(), &ra.double(), "double");
+    let (b, rb): (C::Fe, R) = match (Option::from(b), Option::<R>::from(rb)) {
+        (Some(b), Some(rb)) => (b, rb),
+        _ => (a, ra),
+    };
     assert_eq!(
-        bool::from(a.is_zero()),
+        FieldOps::to_repr(&a).as_ref(),
+        ab.as_ref(),
+        "to_bytes is not the input"
+    );
+    fe_eq::<C, R>(&a, &ra, "decoding");
+    fe_eq::<C, R>(&(a * b), &(ra * rb), "mul");
+    fe_eq::<C, R>(&FieldOps::square(&a), &ra.square(), "square");
+    fe_eq::<C, R>(&(a + b), &(ra + rb), "add");
+    fe_eq::<C, R>(&(a - b), &(ra - rb), "sub");
+    fe_eq::<C, R>(&(-a), &(-ra), "negate");
+    fe_eq::<C, R>(&FieldOps::double(&a), &ra.double(), "double");
+    assert_eq!(
+        bool::from(FieldOps::is_zero(&a)),
         bool::from(ra.is_zero()),
         "is_zero differs"
     );
     assert_eq!(
-        bool::from(a.is_odd()),
+        bool::from(FieldOps::is_odd(&a)),
         bool::from(ra.is_odd()),
         "is_odd differs"
     );
-    let inv = <p384::NistP384 as Curve>::invert_field(&a);
-    match Option::<p384::FieldElement>::from(ra.invert()) {
-        Some(ri) => fe_eq(&inv, &ri, "invert"),
-        None => assert!(bool::from(inv.is_zero()), "invert of zero is not zero"),
+    let inv = C::invert_field(&a);
+    match Option::<R>::from(ra.invert()) {
+        Some(ri) => fe_eq::<C, R>(&inv, &ri, "invert"),
+        None => assert!(
+            bool::from(FieldOps::is_zero(&inv)),
+            "invert of zero is not zero"
+        ),
     }
     // sqrt(a) = a^((p+1)/4) = a * a^((p-3)/4) for p = 3 mod 4.
-    let r = a * <p384::NistP384 as Curve>::pow_c1(&a);
-    match Option::<p384::FieldElement>::from(ra.sqrt()) {
+    let r = a * C::pow_c1(&a);
+    match Option::<R>::from(ra.sqrt()) {
         Some(rs) => {
-            assert_eq!(r.square(), a, "sqrt of a square is wrong");
-            let (x, y) = (hex::encode(r.to_bytes()), hex::encode(rs.to_repr()));
-            let z = hex::encode((-rs).to_repr());
+            assert_eq!(FieldOps::square(&r), a, "sqrt of a square is wrong");
+            let x = hex::encode(FieldOps::to_repr(&r));
+            let (y, z) = (hex::encode(rs.to_repr()), hex::encode((-rs).to_repr()));
             assert!(x == y || x == z, "sqrt differs");
         }
-        None => assert_ne!(r.square(), a, "sqrt of a non-square squares back"),
+        None => assert_ne!(FieldOps::square(&r), a, "sqrt of a non-square squares back"),
     }
 }
 

@@ -35,9 +35,14 @@ pub const TARGETS: &[(&str, fn(&[u8]), fn() -> Seeds)] = &[
     ("arc_issue", crate::arc::issue_target, arc_issue),
     ("serde_json", crate::serde_json_rt::target, serde_json),
     (
+        "diff_p256_field",
+        crate::arith::field_target::<p256::NistP256, p256::FieldElement>,
+        diff_field::<p256::FieldElement>,
+    ),
+    (
         "diff_p384_field",
-        crate::arith::p384_field_target,
-        diff_p384_field,
+        crate::arith::field_target::<p384::NistP384, p384::FieldElement>,
+        diff_field::<p384::FieldElement>,
     ),
     (
         "diff_point_p256",
@@ -292,24 +297,21 @@ fn filler(seed: u64, n: usize) -> Vec<u8> {
     out
 }
 
-fn diff_p384_field() -> Seeds {
-    let p = hex::decode(
-        "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffeffffffff0000000000000000ffffffff",
-    )
-    .expect("p");
-    let mut p_minus_1 = p.clone();
-    p_minus_1[47] -= 1;
-    let mut one = vec![0u8; 48];
-    one[47] = 1;
-    let zero = vec![0u8; 48];
+/// Pairs of field encodings: 0, 1, `p - 1`, `p`, all-ones and two fillers.
+fn diff_field<R: elliptic_curve::ff::PrimeField>() -> Seeds {
+    let p_minus_1 = (-R::ONE).to_repr().as_ref().to_vec();
+    let len = p_minus_1.len();
+    let mut p = p_minus_1.clone();
+    // p - 1 is even: its last byte is below 0xff.
+    p[len - 1] += 1;
     let vals = [
-        zero,
-        one,
+        R::ZERO.to_repr().as_ref().to_vec(),
+        R::ONE.to_repr().as_ref().to_vec(),
         p_minus_1,
         p,
-        vec![0xff; 48],
-        filler(1, 48),
-        filler(2, 48),
+        vec![0xff; len],
+        filler(1, len),
+        filler(2, len),
     ];
     let mut out = Vec::new();
     for a in &vals {

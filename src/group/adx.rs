@@ -785,8 +785,6 @@ impl Adx {
     /// reduced output; equal to the portable `p256_field::mont_mul` for all inputs below `p`.
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    // Wired into the P-256 field with its portable Montgomery code (next commit).
-    #[allow(dead_code)]
     pub(crate) fn p256_mont_mul(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
         let (r0, r1, r2, r3): (u64, u64, u64, u64);
         // SAFETY: `self` proves that the CPU executes `mulx` (BMI2) and `adcx`/`adox` (ADX). The
@@ -832,10 +830,17 @@ impl Adx {
         [r0, r1, r2, r3]
     }
 
+    /// P-256 Montgomery squaring, for now the product of `a` with itself (a dedicated squaring
+    /// would save 6 of the 16 word products; not written yet).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(crate) fn p256_mont_sqr(self, a: &[u64; 4]) -> [u64; 4] {
+        self.p256_mont_mul(a, a)
+    }
+
     /// P-256 modular addition `a + b mod p` of fully reduced inputs.
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    #[allow(dead_code)]
     pub(crate) fn p256_add(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
         let (r0, r1, r2, r3): (u64, u64, u64, u64);
         // SAFETY: as for `p384_add` (32 bytes read at each of `a` and `b`).
@@ -878,7 +883,6 @@ impl Adx {
     /// P-256 modular subtraction `a - b mod p` of fully reduced inputs.
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    #[allow(dead_code)]
     pub(crate) fn p256_sub(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
         let (r0, r1, r2, r3): (u64, u64, u64, u64);
         // SAFETY: as for `p384_add` (32 bytes read at each of `a` and `b`).

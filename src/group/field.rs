@@ -1,5 +1,6 @@
-//! Field inversion by Fermat's little theorem (`a^(p-2)`) and the `sqrt_ratio` exponentiation
-//! of hash-to-curve (`a^((p-3)/4)`) with fixed addition chains.
+//! The sealed [`FieldOps`] trait over the crate's own base fields ([`P256Fe`], [`P384Fe`]), field
+//! inversion by Fermat's little theorem (`a^(p-2)`) and the `sqrt_ratio` exponentiation of
+//! hash-to-curve (`a^((p-3)/4)`) with fixed addition chains.
 //!
 //! The curve crates invert with Bernstein–Yang divsteps, which cost about as much as 700 field
 //! multiplications on P-384; the chains below take 383 squarings and 14 multiplications
@@ -9,13 +10,15 @@
 use core::fmt;
 use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
+#[cfg(test)]
 use elliptic_curve::ff::{Field, PrimeField};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq, CtOption};
 
+use super::p256_field::P256Fe;
 use super::p384_field::P384Fe;
 
-/// The base-field operations the point arithmetic needs (sealed; P-256's field element from the
-/// `p256` crate and our own [`P384Fe`]). All constant time.
+/// The base-field operations the point arithmetic needs (sealed: the crate's own [`P256Fe`] and
+/// [`P384Fe`]). All constant time.
 pub trait FieldOps:
     Copy
     + Default
@@ -57,59 +60,41 @@ pub trait FieldOps:
     fn from_repr(repr: Self::Repr) -> CtOption<Self>;
 }
 
-impl FieldOps for p256::FieldElement {
-    const ZERO: Self = <Self as Field>::ZERO;
-    const ONE: Self = <Self as Field>::ONE;
-    type Repr = p256::FieldBytes;
-    #[inline(always)]
-    fn square(&self) -> Self {
-        <Self as Field>::square(self)
-    }
-    #[inline(always)]
-    fn double(&self) -> Self {
-        <Self as Field>::double(self)
-    }
-    #[inline(always)]
-    fn is_zero(&self) -> Choice {
-        <Self as Field>::is_zero(self)
-    }
-    fn is_odd(&self) -> Choice {
-        <Self as PrimeField>::is_odd(self)
-    }
-    fn to_repr(&self) -> Self::Repr {
-        <Self as PrimeField>::to_repr(self)
-    }
-    fn from_repr(repr: Self::Repr) -> CtOption<Self> {
-        <Self as PrimeField>::from_repr(repr)
-    }
+/// `FieldOps` for one of the crate's own field elements (`to_bytes`, `from_bytes` and the
+/// inherent operations).
+macro_rules! own_field_ops {
+    ($fe:ident, $repr:ty) => {
+        impl FieldOps for $fe {
+            const ZERO: Self = $fe::ZERO;
+            const ONE: Self = $fe::ONE;
+            type Repr = $repr;
+            #[inline(always)]
+            fn square(&self) -> Self {
+                $fe::square(self)
+            }
+            #[inline(always)]
+            fn double(&self) -> Self {
+                $fe::double(self)
+            }
+            #[inline(always)]
+            fn is_zero(&self) -> Choice {
+                $fe::is_zero(self)
+            }
+            fn is_odd(&self) -> Choice {
+                $fe::is_odd(self)
+            }
+            fn to_repr(&self) -> Self::Repr {
+                self.to_bytes().into()
+            }
+            fn from_repr(repr: Self::Repr) -> CtOption<Self> {
+                $fe::from_bytes(&repr.into())
+            }
+        }
+    };
 }
 
-impl FieldOps for P384Fe {
-    const ZERO: Self = P384Fe::ZERO;
-    const ONE: Self = P384Fe::ONE;
-    type Repr = p384::FieldBytes;
-    #[inline(always)]
-    fn square(&self) -> Self {
-        P384Fe::square(self)
-    }
-    #[inline(always)]
-    fn double(&self) -> Self {
-        P384Fe::double(self)
-    }
-    #[inline(always)]
-    fn is_zero(&self) -> Choice {
-        P384Fe::is_zero(self)
-    }
-    fn is_odd(&self) -> Choice {
-        P384Fe::is_odd(self)
-    }
-    fn to_repr(&self) -> Self::Repr {
-        self.to_bytes().into()
-    }
-    fn from_repr(repr: Self::Repr) -> CtOption<Self> {
-        P384Fe::from_bytes(&repr.into())
-    }
-}
+own_field_ops!(P256Fe, p256::FieldBytes);
+own_field_ops!(P384Fe, p384::FieldBytes);
 
 /// Test helpers: conversions to and from the curve crate's field element.
 #[cfg(test)]
@@ -139,7 +124,7 @@ pub(crate) trait TestField: FieldOps {
 }
 
 #[cfg(test)]
-impl TestField for p256::FieldElement {
+impl TestField for P256Fe {
     type Crate = p256::FieldElement;
 }
 
@@ -172,7 +157,7 @@ fn x30<F: FieldOps>(x1: F) -> (F, F, F, F) {
 
 /// `a^((p-3)/4)` for P-256, the exponent of `sqrt_ratio` (RFC 9380 Appendix F.2.1.2).
 /// `(p-3)/4 = (p-2) >> 2` = 1^32 0^31 1 0^96 1^94 (binary runs from the top).
-pub(crate) fn pow_p256_c1(a: &p256::FieldElement) -> p256::FieldElement {
+pub(crate) fn pow_p256_c1(a: &P256Fe) -> P256Fe {
     let x1 = *a;
     let (x2, _x3, _x15, x30) = x30(x1);
     let x32 = sqn(x30, 2) * x2;
@@ -185,7 +170,7 @@ pub(crate) fn pow_p256_c1(a: &p256::FieldElement) -> p256::FieldElement {
 
 /// `a^(p-2)` for P-256, `p - 2` = 1^32 0^31 1 0^96 1^94 0 1 (binary runs from the top), that is
 /// `a^((p-3)/4)` squared twice times `a`.
-pub(crate) fn invert_p256(a: &p256::FieldElement) -> p256::FieldElement {
+pub(crate) fn invert_p256(a: &P256Fe) -> P256Fe {
     sqn(pow_p256_c1(a), 2) * a
 }
 
@@ -216,14 +201,12 @@ mod tests {
     #[test]
     fn chains_match_the_curve_crates() {
         let mut rng = rand::thread_rng();
-        assert_eq!(
-            invert_p256(&p256::FieldElement::ZERO),
-            p256::FieldElement::ZERO
-        );
+        assert_eq!(invert_p256(&P256Fe::ZERO), P256Fe::ZERO);
         assert_eq!(invert_p384(&P384Fe::ZERO), P384Fe::ZERO);
         for _ in 0..50 {
             let a = p256::FieldElement::random(&mut rng);
-            assert_eq!(invert_p256(&a), a.invert().unwrap());
+            let oa = P256Fe::from_crate(&a);
+            assert_eq!(invert_p256(&oa).to_crate(), a.invert().unwrap());
             let b = p384::FieldElement::random(&mut rng);
             let ob = P384Fe::from_crate(&b);
             assert_eq!(invert_p384(&ob).to_crate(), b.invert().unwrap());
@@ -232,7 +215,10 @@ mod tests {
             use elliptic_curve::hash2curve::OsswuMap;
             let a = p256::FieldElement::random(&mut rng);
             let c1 = <p256::FieldElement as OsswuMap>::PARAMS.c1;
-            assert_eq!(pow_p256_c1(&a), a.pow_vartime(c1));
+            assert_eq!(
+                pow_p256_c1(&P256Fe::from_crate(&a)).to_crate(),
+                a.pow_vartime(c1)
+            );
             let b = p384::FieldElement::random(&mut rng);
             let c1 = <p384::FieldElement as OsswuMap>::PARAMS.c1;
             assert_eq!(
@@ -241,7 +227,10 @@ mod tests {
             );
         }
         for a in [p256::FieldElement::ONE, -p256::FieldElement::ONE] {
-            assert_eq!(invert_p256(&a), a.invert().unwrap());
+            assert_eq!(
+                invert_p256(&P256Fe::from_crate(&a)).to_crate(),
+                a.invert().unwrap()
+            );
         }
         for a in [p384::FieldElement::ONE, -p384::FieldElement::ONE] {
             assert_eq!(

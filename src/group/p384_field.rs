@@ -11,10 +11,7 @@
 //! values; the masks of the final conditional subtraction go through `core::hint::black_box`
 //! (const since Rust 1.86), without which the compiler emitted a branch on the secret borrow. Agreement with `p384::FieldElement` is tested on random and edge inputs.
 
-use core::fmt;
-use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
-
-use subtle::{Choice, ConditionallySelectable, ConstantTimeEq, CtOption};
+use super::limbs::{adc, mac, sbb};
 
 /// The modulus, little-endian limbs.
 const P: [u64; 6] = [
@@ -42,25 +39,6 @@ const R2: [u64; 6] = [
 /// An element of the P-384 base field (Montgomery form, fully reduced).
 #[derive(Clone, Copy, Default)]
 pub struct P384Fe(pub(crate) [u64; 6]);
-
-#[inline(always)]
-const fn mac(acc: u64, a: u64, b: u64, carry: u64) -> (u64, u64) {
-    let t = (acc as u128) + (a as u128) * (b as u128) + (carry as u128);
-    (t as u64, (t >> 64) as u64)
-}
-
-#[inline(always)]
-const fn adc(a: u64, b: u64, carry: u64) -> (u64, u64) {
-    let t = (a as u128) + (b as u128) + (carry as u128);
-    (t as u64, (t >> 64) as u64)
-}
-
-/// `a - b - borrow` where `borrow` is 0 or 1; returns the difference and the new borrow (0/1).
-#[inline(always)]
-const fn sbb(a: u64, b: u64, borrow: u64) -> (u64, u64) {
-    let t = (a as u128).wrapping_sub((b as u128) + (borrow as u128));
-    (t as u64, ((t >> 64) as u64) & 1)
-}
 
 /// Reduces `r + hi * 2^384` (known to be below `2p`) into `[0, p)`, constant time.
 #[inline(always)]
@@ -161,25 +139,7 @@ pub(super) const fn mont_sqr(a: &[u64; 6]) -> [u64; 6] {
         t[i + 6] = c;
         i += 1;
     }
-    let mut top = 0u64;
-    let mut i = 1;
-    while i < 12 {
-        let next = t[i] >> 63;
-        t[i] = (t[i] << 1) | top;
-        top = next;
-        i += 1;
-    }
-    let mut c = 0;
-    let mut i = 0;
-    while i < 6 {
-        let (x, cc) = mac(t[2 * i], a[i], a[i], c);
-        t[2 * i] = x;
-        let (x, cc2) = adc(t[2 * i + 1], cc, 0);
-        t[2 * i + 1] = x;
-        c = cc2;
-        i += 1;
-    }
-    redc(t)
+    redc(super::limbs::double_add_squares(t, a))
 }
 
 #[inline(always)]
@@ -220,74 +180,6 @@ pub(super) const fn sub_mod(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
     r
 }
 
-/// The run-time product: the x86-64 backend where the CPU has it (chosen once per process by
-/// [`super::adx::get`]), the portable [`mont_mul`] otherwise.
-#[inline(always)]
-fn mul(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(adx) = super::adx::get() {
-        return adx.p384_mont_mul(a, b);
-    }
-    portable_mul(a, b)
-}
-
-/// The run-time square (see [`mul`]).
-#[inline(always)]
-fn sqr(a: &[u64; 6]) -> [u64; 6] {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(adx) = super::adx::get() {
-        return adx.p384_mont_sqr(a);
-    }
-    portable_sqr(a)
-}
-
-/// The run-time sum (see [`mul`]).
-#[inline(always)]
-fn add(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(adx) = super::adx::get() {
-        return adx.p384_add(a, b);
-    }
-    add_mod(a, b)
-}
-
-/// The run-time difference (see [`mul`]).
-#[inline(always)]
-fn sub(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(adx) = super::adx::get() {
-        return adx.p384_sub(a, b);
-    }
-    sub_mod(a, b)
-}
-
-/// The portable product out of line, so that each call site inlines only the selected routine.
-#[inline(never)]
-fn portable_mul(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
-    mont_mul(a, b)
-}
-
-/// The portable square out of line (see [`portable_mul`]).
-#[inline(never)]
-fn portable_sqr(a: &[u64; 6]) -> [u64; 6] {
-    mont_sqr(a)
-}
-
-/// The portable routines, the oracle of the backend tests.
-#[cfg(test)]
-pub(super) mod portable {
-    pub(in crate::group) use super::{add_mod, mont_mul, mont_sqr, sub_mod};
-
-    /// Whether little-endian limbs are below `p`.
-    pub(in crate::group) fn below_p(v: &[u64; 6]) -> bool {
-        let mut borrow = 0;
-        for (x, p) in v.iter().zip(super::P.iter()) {
-            borrow = super::sbb(*x, *p, borrow).1;
-        }
-        borrow == 1
-    }
-}
-
 impl P384Fe {
     /// Zero.
     pub const ZERO: Self = Self([0; 6]);
@@ -310,288 +202,47 @@ impl P384Fe {
     pub(crate) const fn to_canonical_limbs(self) -> [u64; 6] {
         mont_mul(&self.0, &[1, 0, 0, 0, 0, 0])
     }
-
-    /// Strict decoding of 48 big-endian bytes; `None` unless the value is below `p`.
-    pub fn from_bytes(bytes: &[u8; 48]) -> CtOption<Self> {
-        let mut l = [0u64; 6];
-        for (i, limb) in l.iter_mut().enumerate() {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&bytes[48 - 8 * (i + 1)..48 - 8 * i]);
-            *limb = u64::from_be_bytes(w);
-        }
-        // Canonical iff l - p borrows.
-        let mut borrow = 0;
-        for (x, p) in l.iter().zip(P.iter()) {
-            borrow = sbb(*x, *p, borrow).1;
-        }
-        CtOption::new(Self::from_canonical_limbs(l), Choice::from(borrow as u8))
-    }
-
-    /// The canonical 48-byte big-endian encoding.
-    pub fn to_bytes(&self) -> [u8; 48] {
-        let l = self.to_canonical_limbs();
-        let mut out = [0u8; 48];
-        for (i, limb) in l.iter().enumerate() {
-            out[48 - 8 * (i + 1)..48 - 8 * i].copy_from_slice(&limb.to_be_bytes());
-        }
-        out
-    }
-
-    /// `self^2`.
-    #[inline(always)]
-    pub fn square(&self) -> Self {
-        Self(sqr(&self.0))
-    }
-
-    /// `2 * self`.
-    #[inline(always)]
-    pub fn double(&self) -> Self {
-        Self(add(&self.0, &self.0))
-    }
-
-    /// `-self` in a `const` context.
-    #[inline(always)]
-    pub const fn negate(&self) -> Self {
-        Self(sub_mod(&[0; 6], &self.0))
-    }
-
-    /// Whether this is zero.
-    #[inline(always)]
-    pub fn is_zero(&self) -> Choice {
-        let acc = self.0.iter().fold(0u64, |acc, l| acc | l);
-        acc.ct_eq(&0)
-    }
-
-    /// Whether the canonical value is odd.
-    pub fn is_odd(&self) -> Choice {
-        Choice::from((self.to_canonical_limbs()[0] & 1) as u8)
-    }
 }
 
-impl fmt::Debug for P384Fe {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "P384Fe(0x")?;
-        for b in self.to_bytes() {
-            write!(f, "{b:02x}")?;
-        }
-        write!(f, ")")
-    }
-}
+super::limbs::runtime_ops!(6, p384_mont_mul, p384_mont_sqr, p384_add, p384_sub);
+super::limbs::field_impls!(P384Fe, 48, P, add, sub, mul, sqr, sub_mod);
 
-impl ConditionallySelectable for P384Fe {
-    #[inline(always)]
-    fn conditional_select(a: &Self, b: &Self, choice: Choice) -> Self {
-        let mask = core::hint::black_box(0u64.wrapping_sub(u64::from(choice.unwrap_u8())));
-        let mut out = [0u64; 6];
-        for ((o, x), y) in out.iter_mut().zip(a.0.iter()).zip(b.0.iter()) {
-            *o = x ^ (mask & (x ^ y));
-        }
-        Self(out)
-    }
+/// The portable routines, the oracle of the backend tests.
+#[cfg(test)]
+pub(super) mod portable {
+    pub(in crate::group) use super::{add_mod, mont_mul, mont_sqr, sub_mod};
 
-    #[inline(always)]
-    fn conditional_assign(&mut self, other: &Self, choice: Choice) {
-        let mask = core::hint::black_box(0u64.wrapping_sub(u64::from(choice.unwrap_u8())));
-        for (x, y) in self.0.iter_mut().zip(other.0.iter()) {
-            *x ^= mask & (*x ^ y);
-        }
-    }
-}
-
-impl ConstantTimeEq for P384Fe {
-    #[inline]
-    fn ct_eq(&self, other: &Self) -> Choice {
-        let acc = self
-            .0
-            .iter()
-            .zip(other.0.iter())
-            .fold(0u64, |acc, (a, b)| acc | (a ^ b));
-        acc.ct_eq(&0)
-    }
-}
-
-impl PartialEq for P384Fe {
-    fn eq(&self, other: &Self) -> bool {
-        self.ct_eq(other).into()
-    }
-}
-
-impl Eq for P384Fe {}
-
-impl zeroize::DefaultIsZeroes for P384Fe {}
-
-macro_rules! binop {
-    ($tr:ident, $f:ident, $assign_tr:ident, $assign_f:ident, $op:expr) => {
-        impl $tr for P384Fe {
-            type Output = P384Fe;
-            #[inline(always)]
-            fn $f(self, rhs: P384Fe) -> P384Fe {
-                #[allow(clippy::redundant_closure_call)]
-                P384Fe(($op)(&self.0, &rhs.0))
-            }
-        }
-        impl $tr<&P384Fe> for P384Fe {
-            type Output = P384Fe;
-            #[inline(always)]
-            fn $f(self, rhs: &P384Fe) -> P384Fe {
-                #[allow(clippy::redundant_closure_call)]
-                P384Fe(($op)(&self.0, &rhs.0))
-            }
-        }
-        impl $tr<&P384Fe> for &P384Fe {
-            type Output = P384Fe;
-            #[inline(always)]
-            fn $f(self, rhs: &P384Fe) -> P384Fe {
-                #[allow(clippy::redundant_closure_call)]
-                P384Fe(($op)(&self.0, &rhs.0))
-            }
-        }
-        impl $assign_tr for P384Fe {
-            #[inline(always)]
-            fn $assign_f(&mut self, rhs: P384Fe) {
-                #[allow(clippy::redundant_closure_call)]
-                {
-                    self.0 = ($op)(&self.0, &rhs.0);
-                }
-            }
-        }
-        impl $assign_tr<&P384Fe> for P384Fe {
-            #[inline(always)]
-            fn $assign_f(&mut self, rhs: &P384Fe) {
-                #[allow(clippy::redundant_closure_call)]
-                {
-                    self.0 = ($op)(&self.0, &rhs.0);
-                }
-            }
-        }
-    };
-}
-
-binop!(Add, add, AddAssign, add_assign, add);
-binop!(Sub, sub, SubAssign, sub_assign, sub);
-binop!(Mul, mul, MulAssign, mul_assign, mul);
-
-impl Neg for P384Fe {
-    type Output = P384Fe;
-    #[inline(always)]
-    fn neg(self) -> P384Fe {
-        P384Fe(sub(&[0; 6], &self.0))
-    }
-}
-
-impl Neg for &P384Fe {
-    type Output = P384Fe;
-    #[inline(always)]
-    fn neg(self) -> P384Fe {
-        P384Fe(sub(&[0; 6], &self.0))
+    /// Whether little-endian limbs are below `p`.
+    pub(in crate::group) fn below_p(v: &[u64; 6]) -> bool {
+        bool::from(crate::group::limbs::below(v, &super::P))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use elliptic_curve::ff::{Field, PrimeField};
-
-    fn ours(x: &p384::FieldElement) -> P384Fe {
-        P384Fe::from_bytes(&x.to_repr().into()).unwrap()
-    }
-
-    fn theirs(x: &P384Fe) -> p384::FieldElement {
-        p384::FieldElement::from_repr(x.to_bytes().into()).unwrap()
-    }
+    use crate::group::limbs::checks;
 
     #[test]
     fn agrees_with_the_curve_crate() {
-        let mut rng = rand::thread_rng();
-        let one = p384::FieldElement::ONE;
-        let mut inputs = vec![
-            p384::FieldElement::ZERO,
-            one,
-            -one,
-            -one.double(),
-            one.double(),
-            p384::FieldElement::from_u64(u64::MAX),
-        ];
-        inputs.extend((0..300).map(|_| p384::FieldElement::random(&mut rng)));
-        assert_eq!(ours(&one), P384Fe::ONE);
-        assert_eq!(ours(&p384::FieldElement::ZERO), P384Fe::ZERO);
-        for a in &inputs {
-            let oa = ours(a);
-            assert_eq!(theirs(&oa), *a);
-            assert_eq!(theirs(&oa.square()), a.square());
-            assert_eq!(theirs(&oa.double()), a.double());
-            assert_eq!(theirs(&-oa), -*a);
-            assert_eq!(bool::from(oa.is_odd()), bool::from(a.is_odd()));
-            assert_eq!(bool::from(oa.is_zero()), bool::from(a.is_zero()));
-            for b in inputs.iter().take(20) {
-                let ob = ours(b);
-                assert_eq!(theirs(&(oa * ob)), *a * b);
-                assert_eq!(theirs(&(oa + ob)), *a + b);
-                assert_eq!(theirs(&(oa - ob)), *a - b);
-                assert_eq!(bool::from(oa.ct_eq(&ob)), a == b);
-            }
-        }
+        checks::agrees_with_the_curve_crate::<P384Fe>(&[]);
     }
 
-    /// Products and sums that land on small values and on `p - k`: their unreduced form is
-    /// `t` or `t + p`, so about half of them go through the final subtraction, many with no
-    /// carry out of the top limb (rare for random inputs).
     #[test]
     fn results_next_to_zero_and_p() {
-        let mut rng = rand::thread_rng();
-        let one = p384::FieldElement::ONE;
-        let targets: Vec<p384::FieldElement> = (0..20u64)
-            .map(p384::FieldElement::from_u64)
-            .chain((1..20u64).map(|k| -p384::FieldElement::from_u64(k)))
-            .chain([one.double().invert().unwrap()])
-            .collect();
-        for _ in 0..50 {
-            let a = p384::FieldElement::random(&mut rng);
-            let a_inv = a.invert().unwrap();
-            for t in &targets {
-                let b = *t * a_inv;
-                let (oa, ob, ot) = (ours(&a), ours(&b), ours(t));
-                assert_eq!(oa * ob, ot);
-                assert_eq!(theirs(&(oa * ob)), a * b);
-                let c = *t - a;
-                assert_eq!(oa + ours(&c), ot);
-                assert_eq!(ot - ours(&c), oa);
-            }
-        }
-        for t in &targets {
-            // Squares landing on t: only where t is a square.
-            if let Some(r) = Option::<p384::FieldElement>::from(t.sqrt()) {
-                assert_eq!(ours(&r).square(), ours(t));
-                assert_eq!(ours(&-r).square(), ours(t));
-            }
-        }
+        checks::results_next_to_zero_and_p::<P384Fe>(|_, _| {});
     }
 
     #[test]
     fn strict_decoding() {
-        // p itself and all-ones are rejected; p - 1 is accepted.
-        let mut p_be = [0u8; 48];
-        for (i, limb) in P.iter().enumerate() {
-            p_be[48 - 8 * (i + 1)..48 - 8 * i].copy_from_slice(&limb.to_be_bytes());
-        }
-        assert!(bool::from(P384Fe::from_bytes(&p_be).is_none()));
-        assert!(bool::from(P384Fe::from_bytes(&[0xff; 48]).is_none()));
-        let mut pm1 = p_be;
-        pm1[47] -= 1;
-        assert_eq!(P384Fe::from_bytes(&pm1).unwrap(), -P384Fe::ONE);
-        assert_eq!((-P384Fe::ONE).to_bytes(), pm1);
+        checks::strict_decoding::<P384Fe>();
     }
 
     #[test]
     fn select_and_constants() {
+        checks::select_and_constants::<P384Fe>();
         let a = P384Fe::from_canonical_limbs([5, 0, 0, 0, 0, 0]);
-        let b = P384Fe::ONE;
-        assert_eq!(P384Fe::conditional_select(&a, &b, Choice::from(0)), a);
-        assert_eq!(P384Fe::conditional_select(&a, &b, Choice::from(1)), b);
-        let mut c = a;
-        c.conditional_assign(&b, Choice::from(1));
-        assert_eq!(c, b);
         assert_eq!(a.to_canonical_limbs(), [5, 0, 0, 0, 0, 0]);
-        assert_eq!(b + b + b + b + b, a);
+        assert_eq!(a, P384Fe::ONE.double().double() + P384Fe::ONE);
     }
 }

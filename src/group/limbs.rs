@@ -1,0 +1,455 @@
+//! Word arithmetic, big-endian codecs and the trait impls shared by the crate's own field
+//! elements ([`P256Fe`](super::P256Fe), [`P384Fe`](super::P384Fe)): little-endian 64-bit limbs,
+//! every helper branch-free.
+
+use subtle::{Choice, ConstantTimeEq};
+
+/// `acc + a * b + carry`: the low word and the carry word.
+#[inline(always)]
+pub(super) const fn mac(acc: u64, a: u64, b: u64, carry: u64) -> (u64, u64) {
+    let t = (acc as u128) + (a as u128) * (b as u128) + (carry as u128);
+    (t as u64, (t >> 64) as u64)
+}
+
+/// `a + b + carry`: the sum word and the carry.
+#[inline(always)]
+pub(super) const fn adc(a: u64, b: u64, carry: u64) -> (u64, u64) {
+    let t = (a as u128) + (b as u128) + (carry as u128);
+    (t as u64, (t >> 64) as u64)
+}
+
+/// `a - b - borrow` where `borrow` is 0 or 1; returns the difference and the new borrow (0/1).
+#[inline(always)]
+pub(super) const fn sbb(a: u64, b: u64, borrow: u64) -> (u64, u64) {
+    let t = (a as u128).wrapping_sub((b as u128) + (borrow as u128));
+    (t as u64, ((t >> 64) as u64) & 1)
+}
+
+/// The second half of a squaring: `2 t + sum a[i]^2 2^(128 i)`, where `t` (`W = 2 N` limbs)
+/// holds the cross products `sum_{i<j} a[i] a[j] 2^(64 (i + j))` (below `2^(128 N - 1)`).
+#[inline(always)]
+pub(super) const fn double_add_squares<const W: usize, const N: usize>(
+    mut t: [u64; W],
+    a: &[u64; N],
+) -> [u64; W] {
+    let mut top = 0u64;
+    let mut i = 1;
+    while i < W {
+        let next = t[i] >> 63;
+        t[i] = (t[i] << 1) | top;
+        top = next;
+        i += 1;
+    }
+    let mut c = 0;
+    let mut i = 0;
+    while i < N {
+        let (x, cc) = mac(t[2 * i], a[i], a[i], c);
+        t[2 * i] = x;
+        let (x, cc2) = adc(t[2 * i + 1], cc, 0);
+        t[2 * i + 1] = x;
+        c = cc2;
+        i += 1;
+    }
+    t
+}
+
+/// Little-endian limbs of a big-endian encoding of `8 * N` bytes.
+pub(super) fn from_be<const N: usize>(bytes: &[u8]) -> [u64; N] {
+    let mut l = [0u64; N];
+    for (limb, chunk) in l.iter_mut().zip(bytes.rchunks_exact(8)) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        *limb = u64::from_be_bytes(w);
+    }
+    l
+}
+
+/// The big-endian encoding of little-endian limbs into `out` (`8 * N` bytes).
+pub(super) fn to_be<const N: usize>(l: &[u64; N], out: &mut [u8]) {
+    for (limb, chunk) in l.iter().zip(out.rchunks_exact_mut(8)) {
+        chunk.copy_from_slice(&limb.to_be_bytes());
+    }
+}
+
+/// Whether `l < p`, constant time (`l - p` borrows).
+pub(super) fn below<const N: usize>(l: &[u64; N], p: &[u64; N]) -> Choice {
+    let mut borrow = 0;
+    for (x, p) in l.iter().zip(p.iter()) {
+        borrow = sbb(*x, *p, borrow).1;
+    }
+    Choice::from(borrow as u8)
+}
+
+/// Whether every limb is zero, constant time.
+#[inline(always)]
+pub(super) fn is_zero<const N: usize>(l: &[u64; N]) -> Choice {
+    l.iter().fold(0u64, |acc, x| acc | x).ct_eq(&0)
+}
+
+/// What both fields have in common, for `$fe([u64; N])` with the modulus `$p`, encodings of
+/// `$len = 8 N` bytes and the limb routines `$add`, `$sub`, `$mul` (`fn(&[u64; N], &[u64; N]) ->
+/// [u64; N]`) and `$sqr`: the strict codec, `square`, `double`, `negate`, `is_zero`, `is_odd`,
+/// `Debug` (the canonical encoding), constant-time selection and equality, `Eq`,
+/// `DefaultIsZeroes`, the arithmetic operators by value and by reference, and negation. The
+/// type provides `from_canonical_limbs` and `to_canonical_limbs`.
+macro_rules! field_impls {
+    ($fe:ident, $len:literal, $p:expr, $add:path, $sub:path, $mul:path, $sqr:path, $const_sub:path) => {
+        impl $fe {
+            #[doc = concat!("Strict decoding of ", stringify!($len), " big-endian bytes; `None` unless the value is below `p`.")]
+            pub fn from_bytes(bytes: &[u8; $len]) -> subtle::CtOption<Self> {
+                let l = $crate::group::limbs::from_be(bytes);
+                let canonical = $crate::group::limbs::below(&l, &$p);
+                subtle::CtOption::new(Self::from_canonical_limbs(l), canonical)
+            }
+
+            #[doc = concat!("The canonical ", stringify!($len), "-byte big-endian encoding.")]
+            pub fn to_bytes(&self) -> [u8; $len] {
+                let mut out = [0u8; $len];
+                $crate::group::limbs::to_be(&self.to_canonical_limbs(), &mut out);
+                out
+            }
+
+            /// `self^2`.
+            #[inline(always)]
+            pub fn square(&self) -> Self {
+                Self($sqr(&self.0))
+            }
+
+            /// `2 * self`.
+            #[inline(always)]
+            pub fn double(&self) -> Self {
+                Self($add(&self.0, &self.0))
+            }
+
+            /// `-self` in a `const` context (the portable code; `-x` at run time takes the
+            /// selected backend).
+            #[inline(always)]
+            pub const fn negate(&self) -> Self {
+                Self($const_sub(&[0; $len / 8], &self.0))
+            }
+
+            /// Whether this is zero.
+            #[inline(always)]
+            pub fn is_zero(&self) -> subtle::Choice {
+                $crate::group::limbs::is_zero(&self.0)
+            }
+
+            /// Whether the canonical value is odd.
+            pub fn is_odd(&self) -> subtle::Choice {
+                subtle::Choice::from((self.to_canonical_limbs()[0] & 1) as u8)
+            }
+        }
+
+        impl core::fmt::Debug for $fe {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                write!(f, "{}(0x", stringify!($fe))?;
+                for b in self.to_bytes() {
+                    write!(f, "{b:02x}")?;
+                }
+                write!(f, ")")
+            }
+        }
+
+        impl subtle::ConditionallySelectable for $fe {
+            #[inline(always)]
+            fn conditional_select(a: &Self, b: &Self, choice: subtle::Choice) -> Self {
+                let mask = core::hint::black_box(0u64.wrapping_sub(u64::from(choice.unwrap_u8())));
+                let mut out = a.0;
+                for (o, y) in out.iter_mut().zip(b.0.iter()) {
+                    *o ^= mask & (*o ^ y);
+                }
+                Self(out)
+            }
+
+            #[inline(always)]
+            fn conditional_assign(&mut self, other: &Self, choice: subtle::Choice) {
+                let mask = core::hint::black_box(0u64.wrapping_sub(u64::from(choice.unwrap_u8())));
+                for (x, y) in self.0.iter_mut().zip(other.0.iter()) {
+                    *x ^= mask & (*x ^ y);
+                }
+            }
+        }
+
+        impl subtle::ConstantTimeEq for $fe {
+            #[inline]
+            fn ct_eq(&self, other: &Self) -> subtle::Choice {
+                let acc = self
+                    .0
+                    .iter()
+                    .zip(other.0.iter())
+                    .fold(0u64, |acc, (a, b)| acc | (a ^ b));
+                subtle::ConstantTimeEq::ct_eq(&acc, &0)
+            }
+        }
+
+        impl PartialEq for $fe {
+            fn eq(&self, other: &Self) -> bool {
+                subtle::ConstantTimeEq::ct_eq(self, other).into()
+            }
+        }
+
+        impl Eq for $fe {}
+
+        impl zeroize::DefaultIsZeroes for $fe {}
+
+        $crate::group::limbs::field_impls!(@binop $fe, Add, add, AddAssign, add_assign, $add);
+        $crate::group::limbs::field_impls!(@binop $fe, Sub, sub, SubAssign, sub_assign, $sub);
+        $crate::group::limbs::field_impls!(@binop $fe, Mul, mul, MulAssign, mul_assign, $mul);
+
+        impl core::ops::Neg for $fe {
+            type Output = $fe;
+            #[inline(always)]
+            fn neg(self) -> $fe {
+                $fe($sub(&[0; $len / 8], &self.0))
+            }
+        }
+
+        impl core::ops::Neg for &$fe {
+            type Output = $fe;
+            #[inline(always)]
+            fn neg(self) -> $fe {
+                $fe($sub(&[0; $len / 8], &self.0))
+            }
+        }
+    };
+    (@binop $fe:ident, $tr:ident, $f:ident, $assign_tr:ident, $assign_f:ident, $op:path) => {
+        impl core::ops::$tr for $fe {
+            type Output = $fe;
+            #[inline(always)]
+            fn $f(self, rhs: $fe) -> $fe {
+                $fe($op(&self.0, &rhs.0))
+            }
+        }
+        impl core::ops::$tr<&$fe> for $fe {
+            type Output = $fe;
+            #[inline(always)]
+            fn $f(self, rhs: &$fe) -> $fe {
+                $fe($op(&self.0, &rhs.0))
+            }
+        }
+        impl core::ops::$tr<&$fe> for &$fe {
+            type Output = $fe;
+            #[inline(always)]
+            fn $f(self, rhs: &$fe) -> $fe {
+                $fe($op(&self.0, &rhs.0))
+            }
+        }
+        impl core::ops::$assign_tr for $fe {
+            #[inline(always)]
+            fn $assign_f(&mut self, rhs: $fe) {
+                self.0 = $op(&self.0, &rhs.0);
+            }
+        }
+        impl core::ops::$assign_tr<&$fe> for $fe {
+            #[inline(always)]
+            fn $assign_f(&mut self, rhs: &$fe) {
+                self.0 = $op(&self.0, &rhs.0);
+            }
+        }
+    };
+}
+
+pub(super) use field_impls;
+
+/// The run-time field routines of a field module, `mul`, `sqr`, `add` and `sub` on `[u64; $n]`:
+/// the x86-64 backend's `Adx::$asm_mul` (and `_sqr`, `_add`, `_sub`) where the CPU has it, chosen
+/// once per process by [`super::adx::get`], otherwise the module's portable `mont_mul`,
+/// `mont_sqr`, `add_mod` and `sub_mod` (the product and square out of line, so that each call
+/// site inlines only the selected routine).
+macro_rules! runtime_ops {
+    ($n:literal, $asm_mul:ident, $asm_sqr:ident, $asm_add:ident, $asm_sub:ident) => {
+        /// The run-time product (see [`super::limbs::runtime_ops`]).
+        #[inline(always)]
+        fn mul(a: &[u64; $n], b: &[u64; $n]) -> [u64; $n] {
+            #[cfg(target_arch = "x86_64")]
+            if let Some(adx) = super::adx::get() {
+                return adx.$asm_mul(a, b);
+            }
+            portable_mul(a, b)
+        }
+
+        /// The run-time square.
+        #[inline(always)]
+        fn sqr(a: &[u64; $n]) -> [u64; $n] {
+            #[cfg(target_arch = "x86_64")]
+            if let Some(adx) = super::adx::get() {
+                return adx.$asm_sqr(a);
+            }
+            portable_sqr(a)
+        }
+
+        /// The run-time sum.
+        #[inline(always)]
+        fn add(a: &[u64; $n], b: &[u64; $n]) -> [u64; $n] {
+            #[cfg(target_arch = "x86_64")]
+            if let Some(adx) = super::adx::get() {
+                return adx.$asm_add(a, b);
+            }
+            add_mod(a, b)
+        }
+
+        /// The run-time difference.
+        #[inline(always)]
+        fn sub(a: &[u64; $n], b: &[u64; $n]) -> [u64; $n] {
+            #[cfg(target_arch = "x86_64")]
+            if let Some(adx) = super::adx::get() {
+                return adx.$asm_sub(a, b);
+            }
+            sub_mod(a, b)
+        }
+
+        /// The portable product out of line.
+        #[inline(never)]
+        fn portable_mul(a: &[u64; $n], b: &[u64; $n]) -> [u64; $n] {
+            mont_mul(a, b)
+        }
+
+        /// The portable square out of line.
+        #[inline(never)]
+        fn portable_sqr(a: &[u64; $n]) -> [u64; $n] {
+            mont_sqr(a)
+        }
+    };
+}
+
+pub(super) use runtime_ops;
+
+/// Checks shared by both fields' unit tests, against the curve crate's field element.
+#[cfg(test)]
+pub(super) mod checks {
+    use elliptic_curve::ff::{Field, PrimeField};
+    use subtle::Choice;
+
+    use crate::group::field::TestField;
+
+    /// Every operation agrees with the curve crate on random inputs, the edges 0, 1, 2, `p - 1`,
+    /// `p - 2`, `2^64 - 1` and the given `extra` values, and on all pairs of the first 30.
+    pub(crate) fn agrees_with_the_curve_crate<F: TestField>(extra: &[F::Crate]) {
+        let mut rng = rand::thread_rng();
+        let one = F::Crate::ONE;
+        let mut inputs = vec![
+            F::Crate::ZERO,
+            one,
+            -one,
+            -one.double(),
+            one.double(),
+            F::Crate::from(u64::MAX),
+        ];
+        inputs.extend_from_slice(extra);
+        inputs.extend((0..300).map(|_| F::Crate::random(&mut rng)));
+        assert_eq!(F::from_crate(&one), F::ONE);
+        assert_eq!(F::from_crate(&F::Crate::ZERO), F::ZERO);
+        for a in &inputs {
+            let oa = F::from_crate(a);
+            assert_eq!(oa.to_crate(), *a);
+            assert_eq!(oa.square().to_crate(), a.square());
+            assert_eq!(oa.double().to_crate(), a.double());
+            assert_eq!((-oa).to_crate(), -*a);
+            assert_eq!(bool::from(oa.is_odd()), bool::from(a.is_odd()));
+            assert_eq!(bool::from(oa.is_zero()), bool::from(a.is_zero()));
+            for b in inputs.iter().take(30) {
+                let ob = F::from_crate(b);
+                assert_eq!((oa * ob).to_crate(), *a * b);
+                assert_eq!((oa + ob).to_crate(), *a + b);
+                assert_eq!((oa - ob).to_crate(), *a - b);
+                assert_eq!(bool::from(oa.ct_eq(&ob)), a == b);
+            }
+        }
+    }
+
+    /// Products and sums that land on small values and on `p - k`: their unreduced form is
+    /// `t` or `t + p`, so about half of them go through the final subtraction, many with no
+    /// carry out of the top limb (rare for random inputs). `seen` is called with the operands of
+    /// every product.
+    pub(crate) fn results_next_to_zero_and_p<F: TestField>(mut seen: impl FnMut(&F, &F)) {
+        let mut rng = rand::thread_rng();
+        let one = F::Crate::ONE;
+        let targets: Vec<F::Crate> = (0..20u64)
+            .map(F::Crate::from)
+            .chain((1..20u64).map(|k| -F::Crate::from(k)))
+            .chain([one.double().invert().unwrap()])
+            .collect();
+        for _ in 0..50 {
+            let a = F::Crate::random(&mut rng);
+            let a_inv = a.invert().unwrap();
+            for t in &targets {
+                let b = *t * a_inv;
+                let (oa, ob, ot) = (F::from_crate(&a), F::from_crate(&b), F::from_crate(t));
+                assert_eq!(oa * ob, ot);
+                assert_eq!((oa * ob).to_crate(), a * b);
+                seen(&oa, &ob);
+                let c = F::from_crate(&(*t - a));
+                assert_eq!(oa + c, ot);
+                assert_eq!(ot - c, oa);
+            }
+        }
+        for t in &targets {
+            // Squares landing on t: only where t is a square.
+            if let Some(r) = Option::<F::Crate>::from(t.sqrt()) {
+                assert_eq!(F::from_crate(&r).square(), F::from_crate(t));
+                assert_eq!(F::from_crate(&-r).square(), F::from_crate(t));
+            }
+        }
+    }
+
+    /// `x + k` on big-endian bytes (wrapping).
+    fn be_add(x: &[u8], mut k: u64) -> Vec<u8> {
+        let mut out = x.to_vec();
+        for b in out.iter_mut().rev() {
+            let s = u64::from(*b) + (k & 0xff);
+            *b = s as u8;
+            k = (k >> 8) + (s >> 8);
+        }
+        out
+    }
+
+    /// Strict decoding: `p`, `p + 1`, `p + 2^64` and all-ones are rejected, `p - 1` is accepted
+    /// and encodes back; acceptance agrees with the curve crate next to `p` and `2^(8L)`.
+    pub(crate) fn strict_decoding<F: TestField>() {
+        let repr = |bytes: &[u8]| {
+            let mut r = F::Repr::default();
+            r.as_mut().copy_from_slice(bytes);
+            r
+        };
+        let pm1 = (-F::Crate::ONE).to_repr().as_ref().to_vec();
+        let p = be_add(&pm1, 1);
+        let len = pm1.len();
+        for bad in [
+            p.clone(),
+            be_add(&p, 1),
+            be_add(&p, 1 << 32),
+            be_add(&p, u64::MAX),
+            vec![0xff; len],
+        ] {
+            assert!(bool::from(F::from_repr(repr(&bad)).is_none()));
+        }
+        let minus_one = F::from_repr(repr(&pm1)).unwrap();
+        assert_eq!(minus_one, -F::ONE);
+        assert_eq!(minus_one.to_repr().as_ref(), pm1.as_slice());
+        let top = vec![0xff; len];
+        for base in [&pm1, &p, &top] {
+            for k in 0..4u64 {
+                let v = repr(&be_add(base, k.wrapping_neg()));
+                assert_eq!(
+                    bool::from(F::from_repr(v).is_some()),
+                    bool::from(F::Crate::from_repr(v).is_some())
+                );
+            }
+        }
+    }
+
+    /// Selection, assignment and small constants.
+    pub(crate) fn select_and_constants<F: TestField>() {
+        let a = F::from_small(5);
+        let b = F::ONE;
+        assert_eq!(F::conditional_select(&a, &b, Choice::from(0)), a);
+        assert_eq!(F::conditional_select(&a, &b, Choice::from(1)), b);
+        let mut c = a;
+        c.conditional_assign(&b, Choice::from(1));
+        assert_eq!(c, b);
+        c.conditional_assign(&a, Choice::from(0));
+        assert_eq!(c, b);
+        assert_eq!(b + b + b + b + b, a);
+        assert_eq!(b.double().double() + b, a);
+    }
+}
