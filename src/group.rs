@@ -632,8 +632,8 @@ pub fn mul_multi_shared_batch_ct<C: Curve, const N: usize, const M: usize>(
 
 /// `out[i] = k * points[i]` for one secret scalar and a batch of points (an issuer evaluating a
 /// batch), constant time in `k` and the points; faster per point than [`mul_affine`] from two
-/// points on (one field inversion for the tables of up to 128 points, then mixed additions).
-/// Allocates two working buffers per call.
+/// points on (one field inversion for all the points' tables, then mixed additions).
+/// Allocates two working buffers per call, about 4 KB per point on P-384.
 ///
 /// # Errors
 /// [`Error::InvalidLength`] if `out` and `points` differ in length.

@@ -18,9 +18,9 @@ pub(super) const MAX_SCALAR_BYTES: usize = 48;
 /// Maximum number of signed radix-32 digits (one more than the windows, for the carry).
 pub(super) const MAX_DIGITS: usize = (MAX_SCALAR_BYTES * 8).div_ceil(W) + 1;
 
-/// How many window tables the batched ladders (`mul::mul_batch_ct`,
-/// `ct_multi::mul_multi_shared_batch_ct`) normalise with one inversion: bounds their working
-/// memory (about 4 KB per P-384 table, so about 1 MB for the largest use) for any batch size.
+/// How many point sets `ct_multi::mul_multi_shared_batch_ct` normalises with one inversion:
+/// bounds its working memory (about 8 KB per P-384 set of two points, so 1 MB) for any batch
+/// size.
 pub(crate) const BATCH_CHUNK: usize = 128;
 
 /// A scalar as little-endian 64-bit limbs, with one spare zero limb for carries; wiped on drop.
