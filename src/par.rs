@@ -56,21 +56,44 @@ fn split_size(n: usize) -> Option<usize> {
     Some(n.div_ceil(2 * threads).max(1))
 }
 
-/// Sets `out[i] = f(i)` for every index, the pieces on rayon's workers when the batch is split.
-pub(crate) fn fill<U: Send>(out: &mut [U], f: impl Fn(usize) -> U + Sync + Send) {
+/// `f(start, piece)` over consecutive pieces of `out` (`piece` starts at index `start`): on
+/// rayon's workers when the batch is split, otherwise once over the whole of `out` on the
+/// calling thread, for work that is cheaper done a piece at a time (a batched ladder). Returns
+/// the error of the lowest failing piece, as a sequential loop would (the other pieces may then
+/// have been computed or not). [`fill`] and [`try_fill`] go through here.
+pub(crate) fn try_fill_pieces<U: Send, E: Send>(
+    out: &mut [U],
+    f: impl Fn(usize, &mut [U]) -> core::result::Result<(), E> + Sync + Send,
+) -> core::result::Result<(), E> {
     #[cfg(feature = "rayon")]
     if let Some(size) = split_size(out.len()) {
-        out.par_chunks_mut(size).enumerate().for_each(|(c, piece)| {
-            share(|| {
-                for (j, o) in piece.iter_mut().enumerate() {
-                    *o = f(c * size + j);
-                }
-            })
-        });
-        return;
+        let first = out
+            .par_chunks_mut(size)
+            .enumerate()
+            .map(|(c, piece)| share(|| f(c * size, piece)).err().map(|e| (c, e)))
+            .reduce(
+                || None,
+                |a, b| match (a, b) {
+                    (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+                    (a, b) => a.or(b),
+                },
+            );
+        return first.map_or(Ok(()), |(_, e)| Err(e));
     }
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = f(i);
+    f(0, out)
+}
+
+/// Sets `out[i] = f(i)` for every index, the pieces on rayon's workers when the batch is split.
+pub(crate) fn fill<U: Send>(out: &mut [U], f: impl Fn(usize) -> U + Sync + Send) {
+    let done = try_fill_pieces(out, |start, piece| {
+        for (j, o) in piece.iter_mut().enumerate() {
+            *o = f(start + j);
+        }
+        Ok::<(), core::convert::Infallible>(())
+    });
+    match done {
+        Ok(()) => {}
+        Err(never) => match never {},
     }
 }
 
@@ -80,57 +103,17 @@ pub(crate) fn try_fill<U: Send>(
     out: &mut [U],
     f: impl Fn(usize) -> Result<U> + Sync + Send,
 ) -> Result<()> {
-    #[cfg(feature = "rayon")]
-    if let Some(size) = split_size(out.len()) {
-        let first = out
-            .par_chunks_mut(size)
-            .enumerate()
-            .map(|(c, piece)| {
-                share(|| {
-                    for (j, o) in piece.iter_mut().enumerate() {
-                        *o = f(c * size + j).map_err(|e| (c, e))?;
-                    }
-                    Ok(())
-                })
-                .err()
-            })
-            .reduce(
-                || None,
-                |a: Option<(usize, crate::Error)>, b| match (a, b) {
-                    (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
-                    (a, b) => a.or(b),
-                },
-            );
-        return first.map_or(Ok(()), |(_, e)| Err(e));
-    }
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = f(i)?;
-    }
-    Ok(())
+    try_fill_pieces(out, |start, piece| {
+        for (j, o) in piece.iter_mut().enumerate() {
+            *o = f(start + j)?;
+        }
+        Ok(())
+    })
 }
 
 /// `f(input)` for a batch function `f` that maps each element to one result: split, `f` runs on
 /// consecutive pieces and the results are concatenated in order (one extra buffer per piece
 /// and one for the whole); otherwise `f(input)` on the calling thread.
-/// `f(start, piece)` over consecutive pieces of `out` (`piece` starts at index `start`), split
-/// across the pool as [`fill`] does, for work that is cheaper done a piece at a time (a batched
-/// ladder); the first error by index is returned.
-pub(crate) fn try_fill_pieces<U: Send>(
-    out: &mut [U],
-    f: impl Fn(usize, &mut [U]) -> Result<()> + Sync + Send,
-) -> Result<()> {
-    #[cfg(feature = "rayon")]
-    if let Some(size) = split_size(out.len()) {
-        let errors: Vec<Result<()>> = out
-            .par_chunks_mut(size)
-            .enumerate()
-            .map(|(c, piece)| share(|| f(c * size, piece)))
-            .collect();
-        return errors.into_iter().collect();
-    }
-    f(0, out)
-}
-
 pub(crate) fn map_pieces<T: Sync, U: Send>(
     input: &[T],
     f: impl Fn(&[T]) -> Vec<U> + Sync + Send,

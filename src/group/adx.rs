@@ -32,7 +32,7 @@
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Adx(());
 
-#[cfg(all(target_arch = "x86_64", feature = "std"))]
+#[cfg(feature = "std")]
 mod detect {
     use core::sync::atomic::{AtomicU8, Ordering};
 
@@ -59,7 +59,7 @@ mod detect {
     }
 }
 
-#[cfg(all(target_arch = "x86_64", not(feature = "std")))]
+#[cfg(not(feature = "std"))]
 mod detect {
     #[inline(always)]
     pub(super) fn available() -> bool {
@@ -71,13 +71,7 @@ mod detect {
 /// portable code. The answer is computed once per process (public data: no secret is involved).
 #[inline(always)]
 pub(crate) fn get() -> Option<Adx> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if detect::available() {
-            return Some(Adx(()));
-        }
-    }
-    None
+    detect::available().then_some(Adx(()))
 }
 
 /// Which field arithmetic this process runs: `"x86-64 mulx/adx"` or `"portable"`.
@@ -92,7 +86,6 @@ pub(crate) fn backend_name() -> &'static str {
 /// One row of the P-384 product: `[t7..t0] += a * b[i]`, with `a` at `rsi` and `b` at `rcx`.
 /// `t7` is overwritten (it is the free register of the previous reduction). Clobbers `rax`,
 /// `rbx`, `rdx`, `rdi` and the flags.
-#[cfg(target_arch = "x86_64")]
 macro_rules! p384_row {
     ($i:literal, $t0:tt, $t1:tt, $t2:tt, $t3:tt, $t4:tt, $t5:tt, $t6:tt, $t7:tt) => {
         concat!(
@@ -164,7 +157,6 @@ macro_rules! p384_row {
 /// clears `t0`; the result, divided by `2^64`, is `[t7..t1]`. `w * p = w * 2^384 - w * c` with
 /// `c = 2^128 + 2^96 - 2^32 + 1`; the low word of `w * c` equals `t0`, so only words 1 to 3 of
 /// `w * c` (in `rbx`, `rbp`, `rdi`) are subtracted. Clobbers `rax`, `rbx`, `rbp`, `rdx`, `rdi`.
-#[cfg(target_arch = "x86_64")]
 macro_rules! p384_reduce {
     ($t0:tt, $t1:tt, $t2:tt, $t3:tt, $t4:tt, $t5:tt, $t6:tt, $t7:tt) => {
         concat!(
@@ -220,7 +212,6 @@ macro_rules! p384_reduce {
 
 /// The final conditional subtraction: `[t6..t0] < 2p` becomes `[t5..t0] < p`. Clobbers `rax`,
 /// `rbx`, `rbp`, `rcx`, `rdx`, `rsi`, `rdi`.
-#[cfg(target_arch = "x86_64")]
 macro_rules! p384_final {
     ($t0:tt, $t1:tt, $t2:tt, $t3:tt, $t4:tt, $t5:tt, $t6:tt) => {
         concat!(
@@ -279,7 +270,6 @@ macro_rules! p384_final {
 /// One row of the P-256 product: `[t5..t0] += a * b[i]`, with `a` at `rsi` and `b` at `rcx`;
 /// `t5` is overwritten (the free register of the previous reduction). Clobbers `rax`, `rdx`,
 /// `rdi`, `r14`, `r15` and the flags.
-#[cfg(target_arch = "x86_64")]
 macro_rules! p256_row {
     ($i:literal, $t0:tt, $t1:tt, $t2:tt, $t3:tt, $t4:tt, $t5:tt) => {
         concat!(
@@ -336,7 +326,6 @@ macro_rules! p256_row {
 /// 1, where with `w * (2^32 - 1)` it makes `w * 2^32`; word 2 of `p` is zero, and word 3 is
 /// `0xffffffff00000001`. The result, divided by `2^64`, is `[t5..t1]`. Clobbers `rax`, `rdx`,
 /// `rdi`, `r14`, `r15`.
-#[cfg(target_arch = "x86_64")]
 macro_rules! p256_reduce {
     ($t0:tt, $t1:tt, $t2:tt, $t3:tt, $t4:tt, $t5:tt) => {
         concat!(
@@ -369,7 +358,6 @@ macro_rules! p256_reduce {
 
 /// The final conditional subtraction for P-256: `[t4..t0] < 2p` becomes `[t3..t0] < p`.
 /// Clobbers `rax`, `rcx`, `rdx`, `rsi`, `r14`.
-#[cfg(target_arch = "x86_64")]
 macro_rules! p256_final {
     ($t0:tt, $t1:tt, $t2:tt, $t3:tt, $t4:tt) => {
         concat!(
@@ -413,7 +401,6 @@ macro_rules! p256_final {
 /// `[r13..r8] += p & rdx` for a mask `rdx` of all zeros or all ones (`p`'s limbs are
 /// `P0 = 0x00000000ffffffff`, `P1 = !P0`, `P2 = 2^64 - 2`, then all ones). Clobbers `rax`, `rdi`,
 /// `rcx`.
-#[cfg(target_arch = "x86_64")]
 macro_rules! p384_masked_add_p {
     () => {
         concat!(
@@ -434,7 +421,6 @@ macro_rules! p384_masked_add_p {
 
 /// Reduces `[rdx; r13..r8] < 2p` into `[r13..r8] < p`: subtracts `p`, then adds it back under the
 /// mask of the final borrow. Clobbers `rax`, `rdi`, `rcx`.
-#[cfg(target_arch = "x86_64")]
 macro_rules! p384_sub_p_add_back {
     () => {
         concat!(
@@ -456,7 +442,6 @@ macro_rules! p384_sub_p_add_back {
 
 /// `[r11..r8] += p & rdx` for a mask `rdx` of all zeros or all ones (P-256: `p`'s limbs are all
 /// ones, `0x00000000ffffffff`, zero, `0xffffffff00000001`). Clobbers `rax`, `rdi`.
-#[cfg(target_arch = "x86_64")]
 macro_rules! p256_masked_add_p {
     () => {
         concat!(
@@ -471,18 +456,62 @@ macro_rules! p256_masked_add_p {
     };
 }
 
+/// One block of plain integer instructions (no extension) over `a`, whose limbs are loaded into
+/// the listed registers (`[register => output @ byte offset, ...]`), and `b` (at `rcx`),
+/// leaving the result in those registers: the operand list shared by the additions and
+/// subtractions of both fields. The block reads `a` and `b` (as many limbs as listed), writes
+/// no memory and no stack, and every register it writes is an operand.
+macro_rules! linear {
+    ($a:expr, $b:expr, [$($reg:tt => $out:ident @ $off:tt),+], $($body:tt)*) => {{
+        $(let $out: u64;)+
+        // SAFETY: `$a` and `$b` are valid `[u64; N]` references, only read; see the macro's doc.
+        unsafe {
+            core::arch::asm!(
+                $(concat!("mov ", $reg, ", qword ptr [rsi + ", $off, "]"),)+
+                $($body)*
+                inout("rsi") $a.as_ptr() => _,
+                inout("rcx") $b.as_ptr() => _,
+                out("rax") _,
+                out("rdx") _,
+                out("rdi") _,
+                $(out($reg) $out,)+
+                options(pure, readonly, nostack),
+            );
+        }
+        [$($out),+]
+    }};
+}
+
+/// [`linear`] with the six P-384 limbs in `r8..r13`.
+macro_rules! p384_linear {
+    ($a:expr, $b:expr, $($body:tt)*) => {
+        linear!(
+            $a,
+            $b,
+            ["r8" => r0 @ 0, "r9" => r1 @ 8, "r10" => r2 @ 16, "r11" => r3 @ 24, "r12" => r4 @ 32, "r13" => r5 @ 40],
+            $($body)*
+        )
+    };
+}
+
+/// [`linear`] with the four P-256 limbs in `r8..r11`.
+macro_rules! p256_linear {
+    ($a:expr, $b:expr, $($body:tt)*) => {
+        linear!($a, $b, ["r8" => r0 @ 0, "r9" => r1 @ 8, "r10" => r2 @ 16, "r11" => r3 @ 24], $($body)*)
+    };
+}
+
 impl Adx {
     /// P-384 Montgomery multiplication `a * b / 2^384 mod p` of fully reduced inputs, fully
     /// reduced output; equal to the portable `p384_field::mont_mul` for all inputs below `p`.
-    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub(crate) fn p384_mont_mul(self, a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
         let (r0, r1, r2, r3, r4, r5): (u64, u64, u64, u64, u64, u64);
-        // SAFETY: `self` proves that the CPU executes `mulx` (BMI2) and `adcx`/`adox` (ADX). The
-        // block reads 48 bytes at each of `a` and `b`, which are valid `[u64; 6]` references, and
-        // writes no memory. `rbx` and `rbp`, which cannot be named as operands, are pushed first
-        // and popped last (the block does not set `nostack`, so pushing is allowed); no memory
-        // operand is relative to `rsp`. Every other register it writes is an output or clobber.
+        // The block reads 48 bytes at each of `a` and `b` and writes no memory. `rbx` and `rbp`,
+        // which cannot be named as operands, are pushed first and popped last (the block does not
+        // set `nostack`, so pushing is allowed); no memory operand is relative to `rsp`. Every
+        // other register it writes is an output or a clobber.
+        // SAFETY: `self` proves BMI2 and ADX; `a`, `b` are valid `[u64; 6]`; stack use as above.
         unsafe {
             core::arch::asm!(
                 "push rbx",
@@ -539,17 +568,15 @@ impl Adx {
     /// the 6 squares (21 word multiplications), then the 6 reduction steps on the low half, to
     /// which the high half is added (`(L + M p) / 2^384 + H`, below `2p`). Equal to the portable
     /// `p384_field::mont_sqr` for all inputs below `p`.
-    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub(crate) fn p384_mont_sqr(self, a: &[u64; 6]) -> [u64; 6] {
         let (r0, r1, r2, r3, r4, r5): (u64, u64, u64, u64, u64, u64);
-        // SAFETY: `self` proves that the CPU executes `mulx` (BMI2) and `adcx`/`adox` (ADX). The
-        // block reads 48 bytes at `a`, a valid `[u64; 6]` reference, and writes no memory but its
-        // own stack: it pushes `rbx` and `rbp` (not nameable as operands) first and pops them
-        // last, and in between pushes 7 words of the product that it reads back at fixed offsets
-        // from `rsp` and releases (`add rsp, 56`) before those pops. The block does not set
-        // `nostack`, so this use of the stack is allowed. Every other register it writes is an
-        // output or a clobber.
+        // The block reads 48 bytes at `a` and writes no memory but its own stack: it pushes `rbx`
+        // and `rbp` (not nameable as operands) first and pops them last, and in between pushes 7
+        // words of the product that it reads back at fixed offsets from `rsp` and releases
+        // (`add rsp, 56`) before those pops. The block does not set `nostack`, so this use of the
+        // stack is allowed. Every other register it writes is an output or a clobber.
+        // SAFETY: `self` proves BMI2 and ADX; `a` is a valid `[u64; 6]`; stack use as above.
         unsafe {
             core::arch::asm!(
                 "push rbx",
@@ -699,97 +726,50 @@ impl Adx {
     }
 
     /// P-384 modular addition `a + b mod p` of fully reduced inputs.
-    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub(crate) fn p384_add(self, a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
-        let (r0, r1, r2, r3, r4, r5): (u64, u64, u64, u64, u64, u64);
-        // SAFETY: plain x86-64 integer instructions (no extension is needed; `self` is not used
-        // for a feature). The block reads 48 bytes at each of `a` and `b`, valid `[u64; 6]`
-        // references, writes no memory and no stack; every register it writes is an operand.
-        unsafe {
-            core::arch::asm!(
-                // [rdx; r13..r8] = a + b
-                "mov r8, qword ptr [rsi]",
-                "mov r9, qword ptr [rsi + 8]",
-                "mov r10, qword ptr [rsi + 16]",
-                "mov r11, qword ptr [rsi + 24]",
-                "mov r12, qword ptr [rsi + 32]",
-                "mov r13, qword ptr [rsi + 40]",
-                "mov edx, 0",
-                "add r8, qword ptr [rcx]",
-                "adc r9, qword ptr [rcx + 8]",
-                "adc r10, qword ptr [rcx + 16]",
-                "adc r11, qword ptr [rcx + 24]",
-                "adc r12, qword ptr [rcx + 32]",
-                "adc r13, qword ptr [rcx + 40]",
-                "adc rdx, 0",
-                p384_sub_p_add_back!(),
-                inout("rsi") a.as_ptr() => _,
-                inout("rcx") b.as_ptr() => _,
-                out("rax") _,
-                out("rdx") _,
-                out("rdi") _,
-                out("r8") r0,
-                out("r9") r1,
-                out("r10") r2,
-                out("r11") r3,
-                out("r12") r4,
-                out("r13") r5,
-                options(pure, readonly, nostack),
-            );
-        }
-        [r0, r1, r2, r3, r4, r5]
+        p384_linear!(
+            a,
+            b,
+            // [rdx; r13..r8] = a + b
+            "mov edx, 0",
+            "add r8, qword ptr [rcx]",
+            "adc r9, qword ptr [rcx + 8]",
+            "adc r10, qword ptr [rcx + 16]",
+            "adc r11, qword ptr [rcx + 24]",
+            "adc r12, qword ptr [rcx + 32]",
+            "adc r13, qword ptr [rcx + 40]",
+            "adc rdx, 0",
+            p384_sub_p_add_back!(),
+        )
     }
 
     /// P-384 modular subtraction `a - b mod p` of fully reduced inputs.
-    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub(crate) fn p384_sub(self, a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
-        let (r0, r1, r2, r3, r4, r5): (u64, u64, u64, u64, u64, u64);
-        // SAFETY: as for `p384_add`.
-        unsafe {
-            core::arch::asm!(
-                "mov r8, qword ptr [rsi]",
-                "mov r9, qword ptr [rsi + 8]",
-                "mov r10, qword ptr [rsi + 16]",
-                "mov r11, qword ptr [rsi + 24]",
-                "mov r12, qword ptr [rsi + 32]",
-                "mov r13, qword ptr [rsi + 40]",
-                "sub r8, qword ptr [rcx]",
-                "sbb r9, qword ptr [rcx + 8]",
-                "sbb r10, qword ptr [rcx + 16]",
-                "sbb r11, qword ptr [rcx + 24]",
-                "sbb r12, qword ptr [rcx + 32]",
-                "sbb r13, qword ptr [rcx + 40]",
-                // rdx = all ones when the subtraction wrapped: add p back.
-                "sbb rdx, rdx",
-                p384_masked_add_p!(),
-                inout("rsi") a.as_ptr() => _,
-                inout("rcx") b.as_ptr() => _,
-                out("rax") _,
-                out("rdx") _,
-                out("rdi") _,
-                out("r8") r0,
-                out("r9") r1,
-                out("r10") r2,
-                out("r11") r3,
-                out("r12") r4,
-                out("r13") r5,
-                options(pure, readonly, nostack),
-            );
-        }
-        [r0, r1, r2, r3, r4, r5]
+        p384_linear!(
+            a,
+            b,
+            "sub r8, qword ptr [rcx]",
+            "sbb r9, qword ptr [rcx + 8]",
+            "sbb r10, qword ptr [rcx + 16]",
+            "sbb r11, qword ptr [rcx + 24]",
+            "sbb r12, qword ptr [rcx + 32]",
+            "sbb r13, qword ptr [rcx + 40]",
+            // rdx = all ones when the subtraction wrapped: add p back.
+            "sbb rdx, rdx",
+            p384_masked_add_p!(),
+        )
     }
 
     /// P-256 Montgomery multiplication `a * b / 2^256 mod p` of fully reduced inputs, fully
     /// reduced output; equal to the portable `p256_field::mont_mul` for all inputs below `p`.
-    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub(crate) fn p256_mont_mul(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
         let (r0, r1, r2, r3): (u64, u64, u64, u64);
-        // SAFETY: `self` proves that the CPU executes `mulx` (BMI2) and `adcx`/`adox` (ADX). The
-        // block reads 32 bytes at each of `a` and `b`, which are valid `[u64; 4]` references, and
-        // writes no memory and no stack; every register it writes is an output or a clobber.
+        // The block reads 32 bytes at each of `a` and `b`, writes no memory and no stack; every
+        // register it writes is an output or a clobber.
+        // SAFETY: `self` proves BMI2 and ADX; `a` and `b` are valid `[u64; 4]` references.
         unsafe {
             core::arch::asm!(
                 // Row 0 on an empty accumulator: one carry chain, t5 = 0.
@@ -832,169 +812,128 @@ impl Adx {
 
     /// P-256 Montgomery squaring, for now the product of `a` with itself (a dedicated squaring
     /// would save 6 of the 16 word products; not written yet).
-    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub(crate) fn p256_mont_sqr(self, a: &[u64; 4]) -> [u64; 4] {
         self.p256_mont_mul(a, a)
     }
 
     /// P-256 modular addition `a + b mod p` of fully reduced inputs.
-    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub(crate) fn p256_add(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
-        let (r0, r1, r2, r3): (u64, u64, u64, u64);
-        // SAFETY: as for `p384_add` (32 bytes read at each of `a` and `b`).
-        unsafe {
-            core::arch::asm!(
-                "mov r8, qword ptr [rsi]",
-                "mov r9, qword ptr [rsi + 8]",
-                "mov r10, qword ptr [rsi + 16]",
-                "mov r11, qword ptr [rsi + 24]",
-                "mov edx, 0",
-                "add r8, qword ptr [rcx]",
-                "adc r9, qword ptr [rcx + 8]",
-                "adc r10, qword ptr [rcx + 16]",
-                "adc r11, qword ptr [rcx + 24]",
-                "adc rdx, 0",
-                // Subtract p; rdx becomes the mask of "the sum was below p".
-                "mov eax, 0xffffffff",
-                "mov rdi, 0xffffffff00000001",
-                "sub r8, -1",
-                "sbb r9, rax",
-                "sbb r10, 0",
-                "sbb r11, rdi",
-                "sbb rdx, 0",
-                p256_masked_add_p!(),
-                inout("rsi") a.as_ptr() => _,
-                inout("rcx") b.as_ptr() => _,
-                out("rax") _,
-                out("rdx") _,
-                out("rdi") _,
-                out("r8") r0,
-                out("r9") r1,
-                out("r10") r2,
-                out("r11") r3,
-                options(pure, readonly, nostack),
-            );
-        }
-        [r0, r1, r2, r3]
+        p256_linear!(
+            a,
+            b,
+            "mov edx, 0",
+            "add r8, qword ptr [rcx]",
+            "adc r9, qword ptr [rcx + 8]",
+            "adc r10, qword ptr [rcx + 16]",
+            "adc r11, qword ptr [rcx + 24]",
+            "adc rdx, 0",
+            // Subtract p; rdx becomes the mask of "the sum was below p".
+            "mov eax, 0xffffffff",
+            "mov rdi, 0xffffffff00000001",
+            "sub r8, -1",
+            "sbb r9, rax",
+            "sbb r10, 0",
+            "sbb r11, rdi",
+            "sbb rdx, 0",
+            p256_masked_add_p!(),
+        )
     }
 
     /// P-256 modular subtraction `a - b mod p` of fully reduced inputs.
-    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub(crate) fn p256_sub(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
-        let (r0, r1, r2, r3): (u64, u64, u64, u64);
-        // SAFETY: as for `p384_add` (32 bytes read at each of `a` and `b`).
-        unsafe {
-            core::arch::asm!(
-                "mov r8, qword ptr [rsi]",
-                "mov r9, qword ptr [rsi + 8]",
-                "mov r10, qword ptr [rsi + 16]",
-                "mov r11, qword ptr [rsi + 24]",
-                "sub r8, qword ptr [rcx]",
-                "sbb r9, qword ptr [rcx + 8]",
-                "sbb r10, qword ptr [rcx + 16]",
-                "sbb r11, qword ptr [rcx + 24]",
-                "sbb rdx, rdx",
-                p256_masked_add_p!(),
-                inout("rsi") a.as_ptr() => _,
-                inout("rcx") b.as_ptr() => _,
-                out("rax") _,
-                out("rdx") _,
-                out("rdi") _,
-                out("r8") r0,
-                out("r9") r1,
-                out("r10") r2,
-                out("r11") r3,
-                options(pure, readonly, nostack),
-            );
-        }
-        [r0, r1, r2, r3]
+        p256_linear!(
+            a,
+            b,
+            "sub r8, qword ptr [rcx]",
+            "sbb r9, qword ptr [rcx + 8]",
+            "sbb r10, qword ptr [rcx + 16]",
+            "sbb r11, qword ptr [rcx + 24]",
+            "sbb rdx, rdx",
+            p256_masked_add_p!(),
+        )
     }
 }
 
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(test)]
 mod tests {
-    use super::super::p384_field::portable;
+    use super::super::{p256_field, p384_field};
+    use super::Adx;
     use rand::{Rng, SeedableRng};
 
-    const P384: [u64; 6] = [
-        0x0000_0000_ffff_ffff,
-        0xffff_ffff_0000_0000,
-        0xffff_ffff_ffff_fffe,
-        0xffff_ffff_ffff_ffff,
-        0xffff_ffff_ffff_ffff,
-        0xffff_ffff_ffff_ffff,
-    ];
+    type Binary<const N: usize> = fn(&[u64; N], &[u64; N]) -> [u64; N];
+    type AsmBinary<const N: usize> = fn(Adx, &[u64; N], &[u64; N]) -> [u64; N];
+    type Unary<const N: usize> = fn(&[u64; N]) -> [u64; N];
+    type AsmUnary<const N: usize> = fn(Adx, &[u64; N]) -> [u64; N];
 
-    /// Below-`p` values at the edges: 0, 1, 2, p-1, p-2, all-ones low words, 2^383, ...
-    fn p384_edges() -> Vec<[u64; 6]> {
-        let pm = |d: u64| {
-            let mut v = P384;
+    /// A field's routines, as the backend and as the portable oracle.
+    struct Routines<const N: usize> {
+        p: [u64; N],
+        below_p: fn(&[u64; N]) -> bool,
+        ops: [(&'static str, AsmBinary<N>, Binary<N>); 3],
+        sqr: (AsmUnary<N>, Unary<N>),
+    }
+
+    /// Every routine equals the portable one on all pairs of edge values (0, 1, 2, `p - 1`,
+    /// `p - 2`, alternating and all-ones words, the top bit, ...) and on 200,000 random pairs
+    /// below `p`, one in ten with an edge operand.
+    fn agree<const N: usize>(f: &Routines<N>, seed: u64) {
+        let Some(adx) = super::get() else {
+            eprintln!("adx: BMI2/ADX not available here; nothing to compare");
+            return;
+        };
+        let minus = |d: u64| {
+            let mut v = f.p;
             v[0] -= d;
             v
         };
-        vec![
-            [0; 6],
-            [1, 0, 0, 0, 0, 0],
-            [2, 0, 0, 0, 0, 0],
-            pm(1),
-            pm(2),
-            [u64::MAX, u64::MAX, u64::MAX, 0, 0, 0],
-            [0, 0, 0, 0, 0, 1 << 63],
-            [u64::MAX, 0, u64::MAX, 0, u64::MAX, 0],
-            [
-                0x0000_0000_ffff_fffe,
-                0xffff_ffff_0000_0000,
-                u64::MAX - 1,
-                u64::MAX,
-                u64::MAX,
-                u64::MAX,
-            ],
-        ]
-    }
-
-    /// A random value below `p` (rejection sampling on the top limb).
-    fn p384_random(rng: &mut impl Rng) -> [u64; 6] {
-        loop {
-            let v: [u64; 6] = rng.gen();
-            if portable::below_p(&v) {
-                return v;
-            }
-        }
-    }
-
-    #[test]
-    fn p384_add_and_sub_equal_the_portable_code() {
-        let Some(adx) = super::get() else {
-            return;
+        let small = |x: u64| {
+            let mut v = [0u64; N];
+            v[0] = x;
+            v
         };
-        let edges = p384_edges();
-        let check = |a: &[u64; 6], b: &[u64; 6]| {
-            assert_eq!(
-                adx.p384_add(a, b),
-                portable::add_mod(a, b),
-                "{a:x?} + {b:x?}"
-            );
-            assert_eq!(
-                adx.p384_sub(a, b),
-                portable::sub_mod(a, b),
-                "{a:x?} - {b:x?}"
-            );
+        let pattern = |g: fn(usize) -> u64| core::array::from_fn::<u64, N, _>(g);
+        let edges: Vec<[u64; N]> = [
+            small(0),
+            small(1),
+            small(2),
+            minus(1),
+            minus(2),
+            minus(u64::MAX >> 32),
+            pattern(|i| if i < 3 { u64::MAX } else { 0 }),
+            pattern(|i| if i % 2 == 0 { u64::MAX } else { 0 }),
+            pattern(|_| 1 << 63),
+        ]
+        .into_iter()
+        .filter(|v| (f.below_p)(v))
+        .collect();
+        let check = |a: &[u64; N], b: &[u64; N]| {
+            for (name, asm, portable) in &f.ops {
+                assert_eq!(asm(adx, a, b), portable(a, b), "{name} {a:x?} {b:x?}");
+            }
+            assert_eq!(f.sqr.0(adx, a), f.sqr.1(a), "sqr {a:x?}");
         };
         for a in &edges {
             for b in &edges {
                 check(a, b);
             }
         }
-        let mut rng = rand::rngs::StdRng::seed_from_u64(0x384_add);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let mut random = || loop {
+            let v: [u64; N] = core::array::from_fn(|_| rng.gen());
+            if (f.below_p)(&v) {
+                return v;
+            }
+        };
+        let mut pick = rand::rngs::StdRng::seed_from_u64(!seed);
         for _ in 0..200_000 {
-            let a = p384_random(&mut rng);
-            let b = if rng.gen_bool(0.1) {
-                edges[rng.gen_range(0..edges.len())]
+            let a = random();
+            let b = if pick.gen_bool(0.1) {
+                edges[pick.gen_range(0..edges.len())]
             } else {
-                p384_random(&mut rng)
+                random()
             };
             check(&a, &b);
             check(&b, &a);
@@ -1002,200 +941,38 @@ mod tests {
     }
 
     #[test]
-    fn p384_mont_mul_equals_the_portable_code() {
-        let Some(adx) = super::get() else {
-            eprintln!("adx: BMI2/ADX not available here; nothing to compare");
-            return;
-        };
-        let edges = p384_edges();
-        for a in &edges {
-            for b in &edges {
-                assert_eq!(
-                    adx.p384_mont_mul(a, b),
-                    portable::mont_mul(a, b),
-                    "{a:x?} {b:x?}"
-                );
-            }
-        }
-        let mut rng = rand::rngs::StdRng::seed_from_u64(0x384);
-        for _ in 0..200_000 {
-            let a = p384_random(&mut rng);
-            let b = if rng.gen_bool(0.1) {
-                edges[rng.gen_range(0..edges.len())]
-            } else {
-                p384_random(&mut rng)
-            };
-            assert_eq!(
-                adx.p384_mont_mul(&a, &b),
-                portable::mont_mul(&a, &b),
-                "{a:x?} {b:x?}"
-            );
-            assert_eq!(adx.p384_mont_mul(&a, &a), portable::mont_sqr(&a), "{a:x?}");
-            assert_eq!(adx.p384_mont_sqr(&a), portable::mont_sqr(&a), "{a:x?}");
-        }
-    }
-
-    const P256: [u64; 4] = [
-        0xffff_ffff_ffff_ffff,
-        0x0000_0000_ffff_ffff,
-        0,
-        0xffff_ffff_0000_0001,
-    ];
-
-    /// A plain CIOS Montgomery product for P-256 (`-p^-1 mod 2^64 = 1`), the reference of the
-    /// test below until the P-256 field has its own portable code.
-    fn p256_reference(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
-        let mut acc = [0u64; 6];
-        for &bi in b {
-            let mut c = 0u128;
-            for j in 0..4 {
-                let x = acc[j] as u128 + a[j] as u128 * bi as u128 + c;
-                acc[j] = x as u64;
-                c = x >> 64;
-            }
-            let x = acc[4] as u128 + c;
-            acc[4] = x as u64;
-            acc[5] = (x >> 64) as u64;
-            let m = acc[0];
-            let mut c = 0u128;
-            for j in 0..4 {
-                let x = acc[j] as u128 + m as u128 * P256[j] as u128 + c;
-                if j > 0 {
-                    acc[j - 1] = x as u64;
-                }
-                c = x >> 64;
-            }
-            let x = acc[4] as u128 + c;
-            acc[3] = x as u64;
-            acc[4] = acc[5] + (x >> 64) as u64;
-        }
-        // Conditional subtraction.
-        let mut d = [0u64; 4];
-        let mut borrow = 0u128;
-        for j in 0..4 {
-            let x = (acc[j] as u128).wrapping_sub(P256[j] as u128 + borrow);
-            d[j] = x as u64;
-            borrow = (x >> 127) & 1;
-        }
-        if acc[4] == 0 && borrow == 1 {
-            [acc[0], acc[1], acc[2], acc[3]]
-        } else {
-            d
-        }
-    }
-
-    /// `a + b mod p` by plain 128-bit arithmetic: the sum, then `p` subtracted once if it fits.
-    fn p256_add_reference(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
-        let mut sum = [0u64; 5];
-        let mut c = 0u128;
-        for j in 0..4 {
-            let x = a[j] as u128 + b[j] as u128 + c;
-            sum[j] = x as u64;
-            c = x >> 64;
-        }
-        sum[4] = c as u64;
-        let mut d = [0u64; 4];
-        let mut borrow = 0u128;
-        for j in 0..4 {
-            let x = (sum[j] as u128).wrapping_sub(P256[j] as u128 + borrow);
-            d[j] = x as u64;
-            borrow = (x >> 127) & 1;
-        }
-        if sum[4] == 0 && borrow == 1 {
-            [sum[0], sum[1], sum[2], sum[3]]
-        } else {
-            d
-        }
-    }
-
-    /// `a - b mod p`: `a + (p - b)` for `b != 0`.
-    fn p256_sub_reference(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
-        if *b == [0; 4] {
-            return *a;
-        }
-        let mut neg = [0u64; 4];
-        let mut borrow = 0u128;
-        for j in 0..4 {
-            let x = (P256[j] as u128).wrapping_sub(b[j] as u128 + borrow);
-            neg[j] = x as u64;
-            borrow = (x >> 127) & 1;
-        }
-        p256_add_reference(a, &neg)
-    }
-
-    fn p256_below_p(v: &[u64; 4]) -> bool {
-        (0..4)
-            .rev()
-            .find(|&i| v[i] != P256[i])
-            .is_some_and(|i| v[i] < P256[i])
+    fn p384_routines_equal_the_portable_code() {
+        use p384_field::portable as p;
+        agree(
+            &Routines {
+                p: p::P,
+                below_p: p::below_p,
+                ops: [
+                    ("mul", Adx::p384_mont_mul, p::mont_mul),
+                    ("add", Adx::p384_add, p::add_mod),
+                    ("sub", Adx::p384_sub, p::sub_mod),
+                ],
+                sqr: (Adx::p384_mont_sqr, p::mont_sqr),
+            },
+            0x384,
+        );
     }
 
     #[test]
-    fn p256_mont_mul_equals_the_reference() {
-        let Some(adx) = super::get() else {
-            eprintln!("adx: BMI2/ADX not available here; nothing to compare");
-            return;
-        };
-        let pm = |d: u64| {
-            let mut v = P256;
-            v[0] -= d;
-            v
-        };
-        let edges = vec![
-            [0; 4],
-            [1, 0, 0, 0],
-            [2, 0, 0, 0],
-            pm(1),
-            pm(2),
-            [u64::MAX, u64::MAX, u64::MAX, 0],
-            [0, 0, 0, 1 << 63],
-            [u64::MAX, 0, u64::MAX, 0],
-            [
-                u64::MAX,
-                0x0000_0000_ffff_fffe,
-                u64::MAX,
-                0xffff_ffff_0000_0000,
-            ],
-        ];
-        for a in &edges {
-            for b in &edges {
-                assert_eq!(
-                    adx.p256_mont_mul(a, b),
-                    p256_reference(a, b),
-                    "{a:x?} {b:x?}"
-                );
-            }
-        }
-        for a in &edges {
-            for b in &edges {
-                assert_eq!(
-                    adx.p256_add(a, b),
-                    p256_add_reference(a, b),
-                    "{a:x?} + {b:x?}"
-                );
-                assert_eq!(
-                    adx.p256_sub(a, b),
-                    p256_sub_reference(a, b),
-                    "{a:x?} - {b:x?}"
-                );
-            }
-        }
-        let mut rng = rand::rngs::StdRng::seed_from_u64(0x256);
-        for _ in 0..200_000 {
-            let a: [u64; 4] = rng.gen();
-            let b: [u64; 4] = if rng.gen_bool(0.1) {
-                edges[rng.gen_range(0..edges.len())]
-            } else {
-                rng.gen()
-            };
-            if !p256_below_p(&a) || !p256_below_p(&b) {
-                continue;
-            }
-            assert_eq!(
-                adx.p256_mont_mul(&a, &b),
-                p256_reference(&a, &b),
-                "{a:x?} {b:x?}"
-            );
-        }
+    fn p256_routines_equal_the_portable_code() {
+        use p256_field::portable as p;
+        agree(
+            &Routines {
+                p: p::P,
+                below_p: p::below_p,
+                ops: [
+                    ("mul", Adx::p256_mont_mul, p::mont_mul),
+                    ("add", Adx::p256_add, p::add_mod),
+                    ("sub", Adx::p256_sub, p::sub_mod),
+                ],
+                sqr: (Adx::p256_mont_sqr, p::mont_sqr),
+            },
+            0x256,
+        );
     }
 }

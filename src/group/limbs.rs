@@ -309,6 +309,17 @@ macro_rules! runtime_ops {
         fn portable_sqr(a: &[u64; $n]) -> [u64; $n] {
             mont_sqr(a)
         }
+
+        /// The portable routines and the modulus, the oracle of the backend tests.
+        #[cfg(test)]
+        pub(super) mod portable {
+            pub(in crate::group) use super::{add_mod, mont_mul, mont_sqr, sub_mod, P};
+
+            /// Whether little-endian limbs are below `p`.
+            pub(in crate::group) fn below_p(v: &[u64; $n]) -> bool {
+                bool::from($crate::group::limbs::below(v, &P))
+            }
+        }
     };
 }
 

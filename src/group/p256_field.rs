@@ -21,7 +21,7 @@
 use super::limbs::{adc, mac, sbb};
 
 /// The modulus, little-endian limbs.
-const P: [u64; 4] = [
+pub(super) const P: [u64; 4] = [
     0xffff_ffff_ffff_ffff,
     0x0000_0000_ffff_ffff,
     0,

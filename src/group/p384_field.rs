@@ -14,7 +14,7 @@
 use super::limbs::{adc, mac, sbb};
 
 /// The modulus, little-endian limbs.
-const P: [u64; 6] = [
+pub(super) const P: [u64; 6] = [
     0x0000_0000_ffff_ffff,
     0xffff_ffff_0000_0000,
     0xffff_ffff_ffff_fffe,
@@ -206,17 +206,6 @@ impl P384Fe {
 
 super::limbs::runtime_ops!(6, p384_mont_mul, p384_mont_sqr, p384_add, p384_sub);
 super::limbs::field_impls!(P384Fe, 48, P, add, sub, mul, sqr, sub_mod);
-
-/// The portable routines, the oracle of the backend tests.
-#[cfg(test)]
-pub(super) mod portable {
-    pub(in crate::group) use super::{add_mod, mont_mul, mont_sqr, sub_mod};
-
-    /// Whether little-endian limbs are below `p`.
-    pub(in crate::group) fn below_p(v: &[u64; 6]) -> bool {
-        bool::from(crate::group::limbs::below(v, &super::P))
-    }
-}
 
 #[cfg(test)]
 mod tests {

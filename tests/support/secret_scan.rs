@@ -71,8 +71,9 @@ impl CryptoRng for Recording {}
 pub fn image<C: Curve>(s: &Scalar<C>) -> Vec<u8> {
     let len = core::mem::size_of::<Scalar<C>>();
     assert_eq!(len, C::SCALAR_LEN, "a scalar is its limbs and nothing else");
-    // SAFETY: `s` is a live `Scalar<C>` of `len` bytes, all of them initialised integer limbs
-    // (no padding: the size equals the encoded length, checked above); they are only read.
+    // `s` is a live `Scalar<C>` of `len` bytes, all of them initialised integer limbs (no
+    // padding: the size equals the encoded length, checked above).
+    // SAFETY: `len` initialised bytes at `s`, only read, for the life of the borrow.
     unsafe { core::slice::from_raw_parts((s as *const Scalar<C>).cast::<u8>(), len) }.to_vec()
 }
 
@@ -85,10 +86,10 @@ pub fn forms<C: Curve>(s: &Scalar<C>) -> [Vec<u8>; 2] {
 #[inline(always)]
 fn stale_below(marker: &u8) -> &[u8] {
     let sp = black_box(marker) as *const u8 as usize;
-    // SAFETY: test threads run on a 2 MiB stack and the callers run a few frames from the test
-    // function, so the `SCAN` bytes below `marker` are mapped stack of this thread, not in use
-    // by any live frame (the callers only copy or compare them, calling nothing deeper than a
-    // `memcpy`); they are only read.
+    // Test threads run on a 2 MiB stack and the callers run a few frames from the test function,
+    // so the `SCAN` bytes below `marker` are mapped stack of this thread, not in use by any live
+    // frame (the callers only copy or compare them, calling nothing deeper than a `memcpy`).
+    // SAFETY: mapped, unused stack of this thread (above), only read.
     unsafe { core::slice::from_raw_parts((sp - SCAN) as *const u8, SCAN) }
 }
 

@@ -38,9 +38,9 @@ pub fn generate_key(method: Method, id: u32) -> Result<KeyPair> {
     with_key_buffers(
         "TRUST_TOKEN_generate_key",
         |private, private_len, public, public_len| {
-            // SAFETY: both output buffers are writable for `MAX_KEY_SIZE` bytes, which is passed as
-            // their maximum; the length outputs are valid `size_t` locations; the method is a
-            // static table.
+            // Both output buffers are writable for `MAX_KEY_SIZE` bytes, which is passed as their
+            // maximum; the length outputs are valid `size_t` locations; the method is static.
+            // SAFETY: every pointer is valid for what the call writes or reads (above).
             unsafe {
                 sys::TRUST_TOKEN_generate_key(
                     ffi::method(method),
