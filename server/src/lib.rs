@@ -181,6 +181,22 @@ async fn track(State(st): State<Arc<AppState>>, req: Request, next: Next) -> Res
     resp
 }
 
+/// A response sent before the request body was read in full (413 over the body cap, 408 on
+/// the timeout) ends the connection and says so: the unread rest of the body would otherwise be
+/// taken as the next request's start, and a client reusing the connection would race the close.
+async fn close_after_unread_body(mut resp: Response) -> Response {
+    if matches!(
+        resp.status(),
+        StatusCode::PAYLOAD_TOO_LARGE | StatusCode::REQUEST_TIMEOUT
+    ) {
+        resp.headers_mut().insert(
+            header::CONNECTION,
+            header::HeaderValue::from_static("close"),
+        );
+    }
+    resp
+}
+
 async fn metrics_handler(State(st): State<Arc<AppState>>) -> Response {
     (
         [(
@@ -212,6 +228,7 @@ pub fn router(st: Arc<AppState>) -> Router {
             Duration::from_secs(30),
         ))
         .layer(CatchPanicLayer::new())
+        .layer(axum::middleware::map_response(close_after_unread_body))
         .with_state(st)
 }
 
