@@ -70,6 +70,12 @@ pub fn field_target<C: Curve, R: PrimeField<Repr = <C::Fe as FieldOps>::Repr>>(d
     fe_eq::<C, R>(&(a - b), &(ra - rb), "sub");
     fe_eq::<C, R>(&(-a), &(-ra), "negate");
     fe_eq::<C, R>(&FieldOps::double(&a), &ra.double(), "double");
+    fe_eq::<C, R>(&FieldOps::times4(&a), &ra.double().double(), "times4");
+    fe_eq::<C, R>(
+        &FieldOps::times8(&a),
+        &ra.double().double().double(),
+        "times8",
+    );
     assert_eq!(
         bool::from(FieldOps::is_zero(&a)),
         bool::from(ra.is_zero()),

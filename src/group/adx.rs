@@ -456,6 +456,97 @@ macro_rules! p256_masked_add_p {
     };
 }
 
+/// Reduces `[rdx; r11..r8] < 2p` into `[r11..r8] < p` (P-256): subtracts `p`, then adds it back
+/// under the mask of the final borrow. Clobbers `rax`, `rdi`.
+macro_rules! p256_sub_p_add_back {
+    () => {
+        concat!(
+            "mov eax, 0xffffffff\n",
+            "mov rdi, 0xffffffff00000001\n",
+            "sub r8, -1\n",
+            "sbb r9, rax\n",
+            "sbb r10, 0\n",
+            "sbb r11, rdi\n",
+            // rdx = carry - borrow: 0 when the value was at least p, all ones when it was not.
+            "sbb rdx, 0\n",
+            p256_masked_add_p!(),
+        )
+    };
+}
+
+/// `rdx` = the top `$j` bits of the limbs (`$rj = 64 - $j`, `$top` the top limb's register),
+/// then the limbs (`[high low, ...]` register pairs from the top down, `$low` the bottom one)
+/// shifted left by `$j`.
+macro_rules! shift_left {
+    ($j:literal, $rj:literal, $top:literal, [$($hi:literal $lo:literal),+], $low:literal) => {
+        concat!(
+            "mov rdx, ", $top, "\n",
+            "shr rdx, ", $rj, "\n",
+            $("shld ", $hi, ", ", $lo, ", ", $j, "\n",)+
+            "shl ", $low, ", ", $j, "\n",
+        )
+    };
+}
+
+/// `2^j a mod p` on P-384 for `a < p` (in `r8..r13`), `$j` in 1..=3 and `$rj = 64 - $j`: the
+/// limbs shifted left, the shifted-out word `t` folded back as `t c` (`2^384 = c mod p` for
+/// `c = 2^128 + 2^96 - 2^32 + 1`, limbs `0xffffffff00000001`, `0xffffffff`, 1), which leaves
+/// `[rdx; r13..r8]` below `p + 8 c < 2p`, then one conditional subtraction. Clobbers `rax`,
+/// `rcx`, `rdx`, `rdi`.
+macro_rules! p384_shl {
+    ($j:literal, $rj:literal) => {
+        concat!(
+            shift_left!($j, $rj, "r13", ["r13" "r12", "r12" "r11", "r11" "r10", "r10" "r9", "r9" "r8"], "r8"),
+            // rcx:rax = t * 0xffffffff00000001; rdi = t * 0xffffffff (below 2^35).
+            "mov rax, 0xffffffff00000001\n",
+            "mulx rcx, rax, rax\n",
+            "mov edi, 0xffffffff\n",
+            "imul rdi, rdx\n",
+            // Word 1 of t c (no carry: rcx < 8).
+            "add rcx, rdi\n",
+            "add r8, rax\n",
+            "adc r9, rcx\n",
+            "adc r10, rdx\n",
+            "adc r11, 0\n",
+            "adc r12, 0\n",
+            "adc r13, 0\n",
+            "mov edx, 0\n",
+            "adc rdx, 0\n",
+            p384_sub_p_add_back!(),
+        )
+    };
+}
+
+/// `2^j a mod p` on P-256 for `a < p` (in `r8..r11`), `$j` in 1..=3 and `$rj = 64 - $j`: the
+/// limbs shifted left, the shifted-out word `t` folded back as `t c` (`2^256 = c mod p` for
+/// `c = 2^224 - 2^192 - 2^96 + 1`: `t` added at word 0 and `t (2^32 - 1)` at word 3, `t 2^32`
+/// subtracted at word 1), which leaves `[rdx; r11..r8]` below `p + 8 c < 2p`, then one
+/// conditional subtraction. Clobbers `rax`, `rdx`, `rdi`.
+macro_rules! p256_shl {
+    ($j:literal, $rj:literal) => {
+        concat!(
+            shift_left!($j, $rj, "r11", ["r11" "r10", "r10" "r9", "r9" "r8"], "r8"),
+            // rax = t 2^32, rdi = t (2^32 - 1).
+            "mov rax, rdx\n",
+            "shl rax, 32\n",
+            "mov rdi, rax\n",
+            "sub rdi, rdx\n",
+            "add r8, rdx\n",
+            "adc r9, 0\n",
+            "adc r10, 0\n",
+            "adc r11, rdi\n",
+            "mov edx, 0\n",
+            "adc rdx, 0\n",
+            // The whole of t c is positive: the borrow here only takes back the carry above.
+            "sub r9, rax\n",
+            "sbb r10, 0\n",
+            "sbb r11, 0\n",
+            "sbb rdx, 0\n",
+            p256_sub_p_add_back!(),
+        )
+    };
+}
+
 /// One block of plain integer instructions (no extension) over `a`, whose limbs are loaded into
 /// the listed registers (`[register => output @ byte offset, ...]`), and `b` (at `rcx`),
 /// leaving the result in those registers: the operand list shared by the additions and
@@ -829,15 +920,7 @@ impl Adx {
             "adc r10, qword ptr [rcx + 16]",
             "adc r11, qword ptr [rcx + 24]",
             "adc rdx, 0",
-            // Subtract p; rdx becomes the mask of "the sum was below p".
-            "mov eax, 0xffffffff",
-            "mov rdi, 0xffffffff00000001",
-            "sub r8, -1",
-            "sbb r9, rax",
-            "sbb r10, 0",
-            "sbb r11, rdi",
-            "sbb rdx, 0",
-            p256_masked_add_p!(),
+            p256_sub_p_add_back!(),
         )
     }
 
@@ -854,6 +937,30 @@ impl Adx {
             "sbb rdx, rdx",
             p256_masked_add_p!(),
         )
+    }
+
+    /// P-384 `4 a mod p` of a fully reduced input.
+    #[inline(always)]
+    pub(crate) fn p384_times4(self, a: &[u64; 6]) -> [u64; 6] {
+        p384_linear!(a, a, p384_shl!("2", "62"),)
+    }
+
+    /// P-384 `8 a mod p` of a fully reduced input.
+    #[inline(always)]
+    pub(crate) fn p384_times8(self, a: &[u64; 6]) -> [u64; 6] {
+        p384_linear!(a, a, p384_shl!("3", "61"),)
+    }
+
+    /// P-256 `4 a mod p` of a fully reduced input.
+    #[inline(always)]
+    pub(crate) fn p256_times4(self, a: &[u64; 4]) -> [u64; 4] {
+        p256_linear!(a, a, p256_shl!("2", "62"),)
+    }
+
+    /// P-256 `8 a mod p` of a fully reduced input.
+    #[inline(always)]
+    pub(crate) fn p256_times8(self, a: &[u64; 4]) -> [u64; 4] {
+        p256_linear!(a, a, p256_shl!("3", "61"),)
     }
 }
 
@@ -873,7 +980,7 @@ mod tests {
         p: [u64; N],
         below_p: fn(&[u64; N]) -> bool,
         ops: [(&'static str, AsmBinary<N>, Binary<N>); 3],
-        sqr: (AsmUnary<N>, Unary<N>),
+        unary: [(&'static str, AsmUnary<N>, Unary<N>); 3],
     }
 
     /// Every routine equals the portable one on all pairs of edge values (0, 1, 2, `p - 1`,
@@ -913,7 +1020,9 @@ mod tests {
             for (name, asm, portable) in &f.ops {
                 assert_eq!(asm(adx, a, b), portable(a, b), "{name} {a:x?} {b:x?}");
             }
-            assert_eq!(f.sqr.0(adx, a), f.sqr.1(a), "sqr {a:x?}");
+            for (name, asm, portable) in &f.unary {
+                assert_eq!(asm(adx, a), portable(a), "{name} {a:x?}");
+            }
         };
         for a in &edges {
             for b in &edges {
@@ -952,7 +1061,11 @@ mod tests {
                     ("add", Adx::p384_add, p::add_mod),
                     ("sub", Adx::p384_sub, p::sub_mod),
                 ],
-                sqr: (Adx::p384_mont_sqr, p::mont_sqr),
+                unary: [
+                    ("sqr", Adx::p384_mont_sqr, p::mont_sqr),
+                    ("times4", Adx::p384_times4, p::times4),
+                    ("times8", Adx::p384_times8, p::times8),
+                ],
             },
             0x384,
         );
@@ -970,7 +1083,11 @@ mod tests {
                     ("add", Adx::p256_add, p::add_mod),
                     ("sub", Adx::p256_sub, p::sub_mod),
                 ],
-                sqr: (Adx::p256_mont_sqr, p::mont_sqr),
+                unary: [
+                    ("sqr", Adx::p256_mont_sqr, p::mont_sqr),
+                    ("times4", Adx::p256_times4, p::times4),
+                    ("times8", Adx::p256_times8, p::times8),
+                ],
             },
             0x256,
         );

@@ -50,6 +50,10 @@ pub trait FieldOps:
     fn square(&self) -> Self;
     /// `2 * self`.
     fn double(&self) -> Self;
+    /// `4 * self` (one reduction, not two doublings).
+    fn times4(&self) -> Self;
+    /// `8 * self` (one reduction, not three doublings).
+    fn times8(&self) -> Self;
     /// Whether this is zero.
     fn is_zero(&self) -> Choice;
     /// Whether the canonical value is odd.
@@ -75,6 +79,14 @@ macro_rules! own_field_ops {
             #[inline(always)]
             fn double(&self) -> Self {
                 $fe::double(self)
+            }
+            #[inline(always)]
+            fn times4(&self) -> Self {
+                $fe::times4(self)
+            }
+            #[inline(always)]
+            fn times8(&self) -> Self {
+                $fe::times8(self)
             }
             #[inline(always)]
             fn is_zero(&self) -> Choice {

@@ -53,6 +53,45 @@ pub(super) const fn double_add_squares<const W: usize, const N: usize>(
     t
 }
 
+/// `2^j a mod p` for `a < p` and `j` in `1..=3`, for a modulus with its top bit set and
+/// `9 c < 2^(64 N)`, `c = 2^(64 N) - p` (P-256 and P-384): the limbs shifted left, the
+/// shifted-out word `t` folded back as `t c` (`2^(64 N) = c mod p`), which leaves a value below
+/// `p + 8 c < 2p`, then one conditional subtraction. The portable form of the backends'
+/// `times4` and `times8`.
+#[inline(always)]
+pub(super) fn shl_mod<const N: usize>(a: &[u64; N], j: u32, p: &[u64; N]) -> [u64; N] {
+    debug_assert!((1..=3).contains(&j));
+    let t = a[N - 1] >> (64 - j);
+    let mut v = [0u64; N];
+    for i in (1..N).rev() {
+        v[i] = (a[i] << j) | (a[i - 1] >> (64 - j));
+    }
+    v[0] = a[0] << j;
+    // + t c, with the limbs of c = !p + 1 made on the way.
+    let (mut carry, mut neg) = (0, 1);
+    for i in 0..N {
+        let (ci, n) = adc(!p[i], 0, neg);
+        neg = n;
+        let (x, c) = mac(v[i], t, ci, carry);
+        v[i] = x;
+        carry = c;
+    }
+    // `carry` is the top word, 0 or 1: subtract p unless `[carry; v] < p`.
+    let mut r = [0u64; N];
+    let mut borrow = 0;
+    for i in 0..N {
+        let (x, b) = sbb(v[i], p[i], borrow);
+        r[i] = x;
+        borrow = b;
+    }
+    let below = sbb(carry, 0, borrow).1;
+    let keep = core::hint::black_box(0u64.wrapping_sub(below));
+    for (r, v) in r.iter_mut().zip(v.iter()) {
+        *r = (v & keep) | (*r & !keep);
+    }
+    r
+}
+
 /// Little-endian limbs of a big-endian encoding of `8 * N` bytes.
 pub(super) fn from_be<const N: usize>(bytes: &[u8]) -> [u64; N] {
     let mut l = [0u64; N];
@@ -119,6 +158,18 @@ macro_rules! field_impls {
             #[inline(always)]
             pub fn double(&self) -> Self {
                 Self($add(&self.0, &self.0))
+            }
+
+            /// `4 * self`.
+            #[inline(always)]
+            pub fn times4(&self) -> Self {
+                Self(times4(&self.0))
+            }
+
+            /// `8 * self`.
+            #[inline(always)]
+            pub fn times8(&self) -> Self {
+                Self(times8(&self.0))
             }
 
             /// `-self` in a `const` context (the portable code; `-x` at run time takes the
@@ -257,7 +308,7 @@ pub(super) use field_impls;
 /// `mont_sqr`, `add_mod` and `sub_mod` (the product and square out of line, so that each call
 /// site inlines only the selected routine).
 macro_rules! runtime_ops {
-    ($n:literal, $asm_mul:ident, $asm_sqr:ident, $asm_add:ident, $asm_sub:ident) => {
+    ($n:literal, $asm_mul:ident, $asm_sqr:ident, $asm_add:ident, $asm_sub:ident, $asm_times4:ident, $asm_times8:ident) => {
         /// The run-time product (see [`super::limbs::runtime_ops`]).
         #[inline(always)]
         fn mul(a: &[u64; $n], b: &[u64; $n]) -> [u64; $n] {
@@ -298,6 +349,26 @@ macro_rules! runtime_ops {
             sub_mod(a, b)
         }
 
+        /// The run-time `4 a`.
+        #[inline(always)]
+        fn times4(a: &[u64; $n]) -> [u64; $n] {
+            #[cfg(target_arch = "x86_64")]
+            if let Some(adx) = super::adx::get() {
+                return adx.$asm_times4(a);
+            }
+            $crate::group::limbs::shl_mod(a, 2, &P)
+        }
+
+        /// The run-time `8 a`.
+        #[inline(always)]
+        fn times8(a: &[u64; $n]) -> [u64; $n] {
+            #[cfg(target_arch = "x86_64")]
+            if let Some(adx) = super::adx::get() {
+                return adx.$asm_times8(a);
+            }
+            $crate::group::limbs::shl_mod(a, 3, &P)
+        }
+
         /// The portable product out of line.
         #[inline(never)]
         fn portable_mul(a: &[u64; $n], b: &[u64; $n]) -> [u64; $n] {
@@ -314,6 +385,16 @@ macro_rules! runtime_ops {
         #[cfg(test)]
         pub(super) mod portable {
             pub(in crate::group) use super::{add_mod, mont_mul, mont_sqr, sub_mod, P};
+
+            /// The portable `4 a`.
+            pub(in crate::group) fn times4(a: &[u64; $n]) -> [u64; $n] {
+                $crate::group::limbs::shl_mod(a, 2, &P)
+            }
+
+            /// The portable `8 a`.
+            pub(in crate::group) fn times8(a: &[u64; $n]) -> [u64; $n] {
+                $crate::group::limbs::shl_mod(a, 3, &P)
+            }
 
             /// Whether little-endian limbs are below `p`.
             pub(in crate::group) fn below_p(v: &[u64; $n]) -> bool {
@@ -355,6 +436,8 @@ pub(super) mod checks {
             assert_eq!(oa.to_crate(), *a);
             assert_eq!(oa.square().to_crate(), a.square());
             assert_eq!(oa.double().to_crate(), a.double());
+            assert_eq!(oa.times4().to_crate(), a.double().double());
+            assert_eq!(oa.times8().to_crate(), a.double().double().double());
             assert_eq!((-oa).to_crate(), -*a);
             assert_eq!(bool::from(oa.is_odd()), bool::from(a.is_odd()));
             assert_eq!(bool::from(oa.is_zero()), bool::from(a.is_zero()));

@@ -194,7 +194,15 @@ impl P256Fe {
     }
 }
 
-super::limbs::runtime_ops!(4, p256_mont_mul, p256_mont_sqr, p256_add, p256_sub);
+super::limbs::runtime_ops!(
+    4,
+    p256_mont_mul,
+    p256_mont_sqr,
+    p256_add,
+    p256_sub,
+    p256_times4,
+    p256_times8
+);
 super::limbs::field_impls!(P256Fe, 32, P, add, sub, mul, sqr, sub_mod);
 
 #[cfg(test)]

@@ -204,7 +204,15 @@ impl P384Fe {
     }
 }
 
-super::limbs::runtime_ops!(6, p384_mont_mul, p384_mont_sqr, p384_add, p384_sub);
+super::limbs::runtime_ops!(
+    6,
+    p384_mont_mul,
+    p384_mont_sqr,
+    p384_add,
+    p384_sub,
+    p384_times4,
+    p384_times8
+);
 super::limbs::field_impls!(P384Fe, 48, P, add, sub, mul, sqr, sub_mod);
 
 #[cfg(test)]

@@ -187,10 +187,10 @@ impl<C: Curve> JacobianPoint<C> {
         let beta = self.x * gamma;
         let t = (self.x - delta) * (self.x + delta);
         let alpha = t.double() + t;
-        let beta4 = beta.double().double();
-        let x3 = alpha.square() - beta4.double();
+        let beta4 = beta.times4();
+        let x3 = alpha.square() - beta.times8();
         let z3 = (self.y * self.z).double();
-        let y3 = alpha * (beta4 - x3) - gamma.square().double().double().double();
+        let y3 = alpha * (beta4 - x3) - gamma.square().times8();
         Self {
             x: x3,
             y: y3,
@@ -208,7 +208,7 @@ impl<C: Curve> JacobianPoint<C> {
         let s2 = q.y * self.z * z1z1;
         let h = u2 - self.x;
         let hh = h.square();
-        let i = hh.double().double();
+        let i = hh.times4();
         let j = h * i;
         let r = (s2 - self.y).double();
         let v = self.x * i;
@@ -226,7 +226,9 @@ impl<C: Curve> JacobianPoint<C> {
         )
     }
 
-    /// `add-2007-bl` without any exceptional-case handling; as [`Self::madd_raw`].
+    /// `add-2007-bl` with `Z3 = 2 Z1 Z2 H` (a multiplication in place of the square
+    /// `(Z1 + Z2)^2` and its three additions), without any exceptional-case handling; as
+    /// [`Self::madd_raw`].
     #[inline(always)]
     fn add_raw(&self, q: &Self) -> (Self, Choice) {
         let z1z1 = self.z.square();
@@ -242,7 +244,7 @@ impl<C: Curve> JacobianPoint<C> {
         let v = u1 * i;
         let x3 = r.square() - j - v.double();
         let y3 = r * (v - x3) - (s1 * j).double();
-        let z3 = ((self.z + q.z).square() - z1z1 - z2z2) * h;
+        let z3 = (self.z * q.z).double() * h;
         let same = h.is_zero() & r.is_zero();
         (
             Self {
