@@ -85,70 +85,60 @@ pub(crate) fn backend_name() -> &'static str {
 
 /// One row of the P-384 product: `[t7..t0] += a * b[i]`, with `a` at `rsi` and `b` at `rcx`.
 /// `t7` is overwritten (it is the free register of the previous reduction). Clobbers `rax`,
-/// `rbx`, `rdx`, `rdi` and the flags.
+/// `rbx`, `rdx` and the flags.
 macro_rules! p384_row {
     ($i:literal, $t0:tt, $t1:tt, $t2:tt, $t3:tt, $t4:tt, $t5:tt, $t6:tt, $t7:tt) => {
         concat!(
-            // rdi = 0, CF = OF = 0.
-            "xor edi, edi\n",
+            // t7 = 0 (the free register), CF = OF = 0.
+            "xor ",
+            stringify!($t7),
+            ", ",
+            stringify!($t7),
+            "\n",
             "mov rdx, qword ptr [rcx + 8*",
             $i,
             "]\n",
-            "mulx rbx, rax, qword ptr [rsi]\n",
-            "adcx ",
-            stringify!($t0),
-            ", rax\n",
+            p384_mulpadd!(0, $t0, $t1),
+            p384_mulpadd!(8, $t1, $t2),
+            p384_mulpadd!(16, $t2, $t3),
+            p384_mulpadd!(24, $t3, $t4),
+            p384_mulpadd!(32, $t4, $t5),
+            // OF into t6; the last product continues the CF chain with plain adc, into t7.
             "adox ",
-            stringify!($t1),
-            ", rbx\n",
-            "mulx rbx, rax, qword ptr [rsi + 8]\n",
-            "adcx ",
-            stringify!($t1),
-            ", rax\n",
-            "adox ",
-            stringify!($t2),
-            ", rbx\n",
-            "mulx rbx, rax, qword ptr [rsi + 16]\n",
-            "adcx ",
-            stringify!($t2),
-            ", rax\n",
-            "adox ",
-            stringify!($t3),
-            ", rbx\n",
-            "mulx rbx, rax, qword ptr [rsi + 24]\n",
-            "adcx ",
-            stringify!($t3),
-            ", rax\n",
-            "adox ",
-            stringify!($t4),
-            ", rbx\n",
-            "mulx rbx, rax, qword ptr [rsi + 32]\n",
-            "adcx ",
-            stringify!($t4),
-            ", rax\n",
-            "adox ",
-            stringify!($t5),
-            ", rbx\n",
+            stringify!($t6),
+            ", ",
+            stringify!($t7),
+            "\n",
             "mulx rbx, rax, qword ptr [rsi + 40]\n",
-            "adcx ",
+            "adc ",
             stringify!($t5),
             ", rax\n",
-            "adox ",
+            "adc ",
             stringify!($t6),
             ", rbx\n",
-            // The two pending carries: CF into t6, OF into t7 (mov keeps the flags).
-            "mov ",
+            "adc ",
             stringify!($t7),
-            ", rdi\n",
+            ", ",
+            stringify!($t7),
+            "\n",
+        )
+    };
+}
+
+/// `lo += (rdx * a[k]).lo` on the CF chain and `hi += (rdx * a[k]).hi` on the OF chain, `a` at
+/// `rsi` and `$off = 8 k`. Clobbers `rax`, `rbx`.
+macro_rules! p384_mulpadd {
+    ($off:literal, $lo:tt, $hi:tt) => {
+        concat!(
+            "mulx rbx, rax, qword ptr [rsi + ",
+            $off,
+            "]\n",
+            "adcx ",
+            stringify!($lo),
+            ", rax\n",
             "adox ",
-            stringify!($t7),
-            ", rdi\n",
-            "adcx ",
-            stringify!($t6),
-            ", rdi\n",
-            "adcx ",
-            stringify!($t7),
-            ", rdi\n",
+            stringify!($hi),
+            ", rbx\n",
         )
     };
 }
@@ -178,13 +168,8 @@ macro_rules! p384_reduce {
             "add rbx, rax\n",
             "adc rbp, rdx\n",
             "adc rdi, 0\n",
-            // + w * 2^384, then - w * c.
-            "add ",
-            stringify!($t6),
-            ", rdx\n",
-            "adc ",
-            stringify!($t7),
-            ", 0\n",
+            // - w * c on words 1..5, its borrow taken from w (w * c = 0 when w = 0, so
+            // w - borrow >= 0), then + (w - borrow) * 2^384 on words 6 and 7.
             "sub ",
             stringify!($t1),
             ", rbx\n",
@@ -200,10 +185,11 @@ macro_rules! p384_reduce {
             "sbb ",
             stringify!($t5),
             ", 0\n",
-            "sbb ",
+            "sbb rdx, 0\n",
+            "add ",
             stringify!($t6),
-            ", 0\n",
-            "sbb ",
+            ", rdx\n",
+            "adc ",
             stringify!($t7),
             ", 0\n",
         )
@@ -580,6 +566,399 @@ macro_rules! p256_shl {
     };
 }
 
+/// The P-384 Montgomery product of `[rsi]` and `[rcx]` (6 limbs each) into `r14, r15, r8..r11`
+/// (low to high). Clobbers `rax`, `rbx`, `rbp`, `rcx`, `rdx`, `rsi`, `rdi`, `r12`, `r13`; no
+/// memory but the two inputs.
+macro_rules! p384_mul_body {
+    () => {
+        concat!(
+            // Row 0 on an empty accumulator: one carry chain, t7 = 0.
+            "mov rdx, qword ptr [rcx]\n",
+            "mulx r9, r8, qword ptr [rsi]\n",
+            "mulx r10, rax, qword ptr [rsi + 8]\n",
+            "add r9, rax\n",
+            "mulx r11, rax, qword ptr [rsi + 16]\n",
+            "adc r10, rax\n",
+            "mulx r12, rax, qword ptr [rsi + 24]\n",
+            "adc r11, rax\n",
+            "mulx r13, rax, qword ptr [rsi + 32]\n",
+            "adc r12, rax\n",
+            "mulx r14, rax, qword ptr [rsi + 40]\n",
+            "adc r13, rax\n",
+            "adc r14, 0\n",
+            "xor r15d, r15d\n",
+            p384_reduce!(r8, r9, r10, r11, r12, r13, r14, r15),
+            p384_row!(1, r9, r10, r11, r12, r13, r14, r15, r8),
+            p384_reduce!(r9, r10, r11, r12, r13, r14, r15, r8),
+            p384_row!(2, r10, r11, r12, r13, r14, r15, r8, r9),
+            p384_reduce!(r10, r11, r12, r13, r14, r15, r8, r9),
+            p384_row!(3, r11, r12, r13, r14, r15, r8, r9, r10),
+            p384_reduce!(r11, r12, r13, r14, r15, r8, r9, r10),
+            p384_row!(4, r12, r13, r14, r15, r8, r9, r10, r11),
+            p384_reduce!(r12, r13, r14, r15, r8, r9, r10, r11),
+            p384_row!(5, r13, r14, r15, r8, r9, r10, r11, r12),
+            p384_reduce!(r13, r14, r15, r8, r9, r10, r11, r12),
+            p384_final!(r14, r15, r8, r9, r10, r11, r12),
+        )
+    };
+}
+
+/// The P-384 Montgomery square of `[rsi]` (6 limbs) into `r14, r15, r13, r8, r9, r10` (low to
+/// high). Clobbers `rax`, `rbx`, `rbp`, `rcx`, `rdx`, `rdi`, `r11`, `r12`; pushes 7 words and
+/// releases them before it ends (the caller must allow stack use).
+macro_rules! p384_sqr_body {
+    () => {
+        concat!(
+            // Cross products w1..w10 in r8..r15, rcx, rbp.
+            "mov rdx, qword ptr [rsi]\n",
+            "mulx r9, r8, qword ptr [rsi + 8]\n",
+            "mulx r10, rax, qword ptr [rsi + 16]\n",
+            "add r9, rax\n",
+            "mulx r11, rax, qword ptr [rsi + 24]\n",
+            "adc r10, rax\n",
+            "mulx r12, rax, qword ptr [rsi + 32]\n",
+            "adc r11, rax\n",
+            "mulx r13, rax, qword ptr [rsi + 40]\n",
+            "adc r12, rax\n",
+            "adc r13, 0\n",
+            "mov rdx, qword ptr [rsi + 8]\n",
+            "xor edi, edi\n",
+            "mulx rbx, rax, qword ptr [rsi + 16]\n",
+            "adcx r10, rax\n",
+            "adox r11, rbx\n",
+            "mulx rbx, rax, qword ptr [rsi + 24]\n",
+            "adcx r11, rax\n",
+            "adox r12, rbx\n",
+            "mulx rbx, rax, qword ptr [rsi + 32]\n",
+            "adcx r12, rax\n",
+            "adox r13, rbx\n",
+            "mulx r14, rax, qword ptr [rsi + 40]\n",
+            "adcx r13, rax\n",
+            "adox r14, rdi\n",
+            "adcx r14, rdi\n",
+            "mov rdx, qword ptr [rsi + 16]\n",
+            "xor edi, edi\n",
+            "mulx rbx, rax, qword ptr [rsi + 24]\n",
+            "adcx r12, rax\n",
+            "adox r13, rbx\n",
+            "mulx rbx, rax, qword ptr [rsi + 32]\n",
+            "adcx r13, rax\n",
+            "adox r14, rbx\n",
+            "mulx r15, rax, qword ptr [rsi + 40]\n",
+            "adcx r14, rax\n",
+            "adox r15, rdi\n",
+            "adcx r15, rdi\n",
+            "mov rdx, qword ptr [rsi + 24]\n",
+            "xor edi, edi\n",
+            "mulx rbx, rax, qword ptr [rsi + 32]\n",
+            "adcx r14, rax\n",
+            "adox r15, rbx\n",
+            "mulx rcx, rax, qword ptr [rsi + 40]\n",
+            "adcx r15, rax\n",
+            "adox rcx, rdi\n",
+            "adcx rcx, rdi\n",
+            "mov rdx, qword ptr [rsi + 32]\n",
+            "mulx rbp, rax, qword ptr [rsi + 40]\n",
+            "add rcx, rax\n",
+            "adc rbp, 0\n",
+            // Double (CF chain) and add the squares (OF chain): t0 pushed, t1..t10 in place,
+            // t11 in rbx.
+            "xor edi, edi\n",
+            "mov rdx, qword ptr [rsi]\n",
+            "mulx rbx, rax, rdx\n",
+            "push rax\n",
+            "adcx r8, r8\n",
+            "adox r8, rbx\n",
+            "mov rdx, qword ptr [rsi + 8]\n",
+            "mulx rbx, rax, rdx\n",
+            "adcx r9, r9\n",
+            "adox r9, rax\n",
+            "adcx r10, r10\n",
+            "adox r10, rbx\n",
+            "mov rdx, qword ptr [rsi + 16]\n",
+            "mulx rbx, rax, rdx\n",
+            "adcx r11, r11\n",
+            "adox r11, rax\n",
+            "adcx r12, r12\n",
+            "adox r12, rbx\n",
+            "mov rdx, qword ptr [rsi + 24]\n",
+            "mulx rbx, rax, rdx\n",
+            "adcx r13, r13\n",
+            "adox r13, rax\n",
+            "adcx r14, r14\n",
+            "adox r14, rbx\n",
+            "mov rdx, qword ptr [rsi + 32]\n",
+            "mulx rbx, rax, rdx\n",
+            "adcx r15, r15\n",
+            "adox r15, rax\n",
+            "adcx rcx, rcx\n",
+            "adox rcx, rbx\n",
+            "mov rdx, qword ptr [rsi + 40]\n",
+            "mulx rbx, rax, rdx\n",
+            "adcx rbp, rbp\n",
+            "adox rbp, rax\n",
+            "adcx rbx, rdi\n",
+            "adox rbx, rdi\n",
+            // High half t6..t11 to the stack: [rsp + 40] = t6 ... [rsp] = t11; t0 at
+            // [rsp + 48].
+            "push r13\n",
+            "push r14\n",
+            "push r15\n",
+            "push rcx\n",
+            "push rbp\n",
+            "push rbx\n",
+            // Reduce the low half: window r13 (t0), r8..r12, r14, r15.
+            "mov r13, qword ptr [rsp + 48]\n",
+            "xor r14d, r14d\n",
+            "xor r15d, r15d\n",
+            p384_reduce!(r13, r8, r9, r10, r11, r12, r14, r15),
+            "xor r13d, r13d\n",
+            p384_reduce!(r8, r9, r10, r11, r12, r14, r15, r13),
+            "xor r8d, r8d\n",
+            p384_reduce!(r9, r10, r11, r12, r14, r15, r13, r8),
+            "xor r9d, r9d\n",
+            p384_reduce!(r10, r11, r12, r14, r15, r13, r8, r9),
+            "xor r10d, r10d\n",
+            p384_reduce!(r11, r12, r14, r15, r13, r8, r9, r10),
+            "xor r11d, r11d\n",
+            p384_reduce!(r12, r14, r15, r13, r8, r9, r10, r11),
+            // + the high half.
+            "add r14, qword ptr [rsp + 40]\n",
+            "adc r15, qword ptr [rsp + 32]\n",
+            "adc r13, qword ptr [rsp + 24]\n",
+            "adc r8, qword ptr [rsp + 16]\n",
+            "adc r9, qword ptr [rsp + 8]\n",
+            "adc r10, qword ptr [rsp]\n",
+            "adc r11, 0\n",
+            "add rsp, 56\n",
+            p384_final!(r14, r15, r13, r8, r9, r10, r11),
+        )
+    };
+}
+
+/// `[rdx; r13..r8] = [r13..r8] + [rcx]`, reduced below `p` (P-384). Clobbers `rax`, `rcx`,
+/// `rdx`, `rdi`.
+macro_rules! p384_add_body {
+    () => {
+        concat!(
+            "mov edx, 0\n",
+            "add r8, qword ptr [rcx]\n",
+            "adc r9, qword ptr [rcx + 8]\n",
+            "adc r10, qword ptr [rcx + 16]\n",
+            "adc r11, qword ptr [rcx + 24]\n",
+            "adc r12, qword ptr [rcx + 32]\n",
+            "adc r13, qword ptr [rcx + 40]\n",
+            "adc rdx, 0\n",
+            p384_sub_p_add_back!(),
+        )
+    };
+}
+
+/// `[r13..r8] = [r13..r8] - [rcx] mod p` (P-384). Clobbers `rax`, `rcx`, `rdx`, `rdi`.
+macro_rules! p384_sub_body {
+    () => {
+        concat!(
+            "sub r8, qword ptr [rcx]\n",
+            "sbb r9, qword ptr [rcx + 8]\n",
+            "sbb r10, qword ptr [rcx + 16]\n",
+            "sbb r11, qword ptr [rcx + 24]\n",
+            "sbb r12, qword ptr [rcx + 32]\n",
+            "sbb r13, qword ptr [rcx + 40]\n",
+            // rdx = all ones when the subtraction wrapped: add p back.
+            "sbb rdx, rdx\n",
+            p384_masked_add_p!(),
+        )
+    };
+}
+
+/// Six limbs from registers to the frame slot at `[rsp + $d]`.
+macro_rules! f384_store {
+    ($d:literal, $r0:tt, $r1:tt, $r2:tt, $r3:tt, $r4:tt, $r5:tt) => {
+        concat!(
+            "mov qword ptr [rsp + ",
+            $d,
+            "], ",
+            stringify!($r0),
+            "\n",
+            "mov qword ptr [rsp + ",
+            $d,
+            " + 8], ",
+            stringify!($r1),
+            "\n",
+            "mov qword ptr [rsp + ",
+            $d,
+            " + 16], ",
+            stringify!($r2),
+            "\n",
+            "mov qword ptr [rsp + ",
+            $d,
+            " + 24], ",
+            stringify!($r3),
+            "\n",
+            "mov qword ptr [rsp + ",
+            $d,
+            " + 32], ",
+            stringify!($r4),
+            "\n",
+            "mov qword ptr [rsp + ",
+            $d,
+            " + 40], ",
+            stringify!($r5),
+            "\n",
+        )
+    };
+}
+
+/// The frame slot at `[rsp + $a]` into `r8..r13`.
+macro_rules! f384_load {
+    ($a:literal) => {
+        concat!(
+            "mov r8, qword ptr [rsp + ",
+            $a,
+            "]\n",
+            "mov r9, qword ptr [rsp + ",
+            $a,
+            " + 8]\n",
+            "mov r10, qword ptr [rsp + ",
+            $a,
+            " + 16]\n",
+            "mov r11, qword ptr [rsp + ",
+            $a,
+            " + 24]\n",
+            "mov r12, qword ptr [rsp + ",
+            $a,
+            " + 32]\n",
+            "mov r13, qword ptr [rsp + ",
+            $a,
+            " + 40]\n",
+        )
+    };
+}
+
+/// Six limbs from `[$src + $so]` to `[$dst + $do]` through `rax`.
+macro_rules! copy6 {
+    ($dst:literal, $do:literal, $src:literal, $so:literal) => {
+        concat!(
+            "mov rax, qword ptr [",
+            $src,
+            " + ",
+            $so,
+            "]\n",
+            "mov qword ptr [",
+            $dst,
+            " + ",
+            $do,
+            "], rax\n",
+            "mov rax, qword ptr [",
+            $src,
+            " + ",
+            $so,
+            " + 8]\n",
+            "mov qword ptr [",
+            $dst,
+            " + ",
+            $do,
+            " + 8], rax\n",
+            "mov rax, qword ptr [",
+            $src,
+            " + ",
+            $so,
+            " + 16]\n",
+            "mov qword ptr [",
+            $dst,
+            " + ",
+            $do,
+            " + 16], rax\n",
+            "mov rax, qword ptr [",
+            $src,
+            " + ",
+            $so,
+            " + 24]\n",
+            "mov qword ptr [",
+            $dst,
+            " + ",
+            $do,
+            " + 24], rax\n",
+            "mov rax, qword ptr [",
+            $src,
+            " + ",
+            $so,
+            " + 32]\n",
+            "mov qword ptr [",
+            $dst,
+            " + ",
+            $do,
+            " + 32], rax\n",
+            "mov rax, qword ptr [",
+            $src,
+            " + ",
+            $so,
+            " + 40]\n",
+            "mov qword ptr [",
+            $dst,
+            " + ",
+            $do,
+            " + 40], rax\n",
+        )
+    };
+}
+
+/// Field operations of the fused P-384 routines on frame slots (byte offsets from `rsp`):
+/// `mul d a b`, `sqr d a`, `add d a b`, `sub d a b`, `times4 d a`, `times8 d a` leave
+/// `op(slot a, slot b)` in slot `d` (which may be `a` or `b`: the operands are read first).
+macro_rules! f384 {
+    (mul $d:literal $a:literal $b:literal) => {
+        concat!(
+            "lea rsi, [rsp + ",
+            $a,
+            "]\n",
+            "lea rcx, [rsp + ",
+            $b,
+            "]\n",
+            p384_mul_body!(),
+            f384_store!($d, r14, r15, r8, r9, r10, r11),
+        )
+    };
+    (sqr $d:literal $a:literal) => {
+        concat!(
+            "lea rsi, [rsp + ",
+            $a,
+            "]\n",
+            p384_sqr_body!(),
+            f384_store!($d, r14, r15, r13, r8, r9, r10),
+        )
+    };
+    (add $d:literal $a:literal $b:literal) => {
+        f384!(@linear p384_add_body $d $a $b)
+    };
+    (sub $d:literal $a:literal $b:literal) => {
+        f384!(@linear p384_sub_body $d $a $b)
+    };
+    (times4 $d:literal $a:literal) => {
+        f384!(@shl "2" "62" $d $a)
+    };
+    (times8 $d:literal $a:literal) => {
+        f384!(@shl "3" "61" $d $a)
+    };
+    (@linear $body:ident $d:literal $a:literal $b:literal) => {
+        concat!(
+            f384_load!($a),
+            "lea rcx, [rsp + ",
+            $b,
+            "]\n",
+            $body!(),
+            f384_store!($d, r8, r9, r10, r11, r12, r13),
+        )
+    };
+    (@shl $j:literal $rj:literal $d:literal $a:literal) => {
+        concat!(
+            f384_load!($a),
+            p384_shl!($j, $rj),
+            f384_store!($d, r8, r9, r10, r11, r12, r13),
+        )
+    };
+}
+
 /// One block of plain integer instructions (no extension) over `a`, whose limbs are loaded into
 /// the listed registers (`[register => output @ byte offset, ...]`), and `b` (at `rcx`),
 /// leaving the result in those registers: the operand list shared by the additions and
@@ -640,33 +1019,7 @@ impl Adx {
             core::arch::asm!(
                 "push rbx",
                 "push rbp",
-                // Row 0 on an empty accumulator: one carry chain, t7 = 0.
-                "mov rdx, qword ptr [rcx]",
-                "mulx r9, r8, qword ptr [rsi]",
-                "mulx r10, rax, qword ptr [rsi + 8]",
-                "add r9, rax",
-                "mulx r11, rax, qword ptr [rsi + 16]",
-                "adc r10, rax",
-                "mulx r12, rax, qword ptr [rsi + 24]",
-                "adc r11, rax",
-                "mulx r13, rax, qword ptr [rsi + 32]",
-                "adc r12, rax",
-                "mulx r14, rax, qword ptr [rsi + 40]",
-                "adc r13, rax",
-                "adc r14, 0",
-                "xor r15d, r15d",
-                p384_reduce!(r8, r9, r10, r11, r12, r13, r14, r15),
-                p384_row!(1, r9, r10, r11, r12, r13, r14, r15, r8),
-                p384_reduce!(r9, r10, r11, r12, r13, r14, r15, r8),
-                p384_row!(2, r10, r11, r12, r13, r14, r15, r8, r9),
-                p384_reduce!(r10, r11, r12, r13, r14, r15, r8, r9),
-                p384_row!(3, r11, r12, r13, r14, r15, r8, r9, r10),
-                p384_reduce!(r11, r12, r13, r14, r15, r8, r9, r10),
-                p384_row!(4, r12, r13, r14, r15, r8, r9, r10, r11),
-                p384_reduce!(r12, r13, r14, r15, r8, r9, r10, r11),
-                p384_row!(5, r13, r14, r15, r8, r9, r10, r11, r12),
-                p384_reduce!(r13, r14, r15, r8, r9, r10, r11, r12),
-                p384_final!(r14, r15, r8, r9, r10, r11, r12),
+                p384_mul_body!(),
                 "pop rbp",
                 "pop rbx",
                 inout("rsi") a.as_ptr() => _,
@@ -705,129 +1058,7 @@ impl Adx {
             core::arch::asm!(
                 "push rbx",
                 "push rbp",
-                // Cross products w1..w10 in r8..r15, rcx, rbp.
-                "mov rdx, qword ptr [rsi]",
-                "mulx r9, r8, qword ptr [rsi + 8]",
-                "mulx r10, rax, qword ptr [rsi + 16]",
-                "add r9, rax",
-                "mulx r11, rax, qword ptr [rsi + 24]",
-                "adc r10, rax",
-                "mulx r12, rax, qword ptr [rsi + 32]",
-                "adc r11, rax",
-                "mulx r13, rax, qword ptr [rsi + 40]",
-                "adc r12, rax",
-                "adc r13, 0",
-                "mov rdx, qword ptr [rsi + 8]",
-                "xor edi, edi",
-                "mulx rbx, rax, qword ptr [rsi + 16]",
-                "adcx r10, rax",
-                "adox r11, rbx",
-                "mulx rbx, rax, qword ptr [rsi + 24]",
-                "adcx r11, rax",
-                "adox r12, rbx",
-                "mulx rbx, rax, qword ptr [rsi + 32]",
-                "adcx r12, rax",
-                "adox r13, rbx",
-                "mulx r14, rax, qword ptr [rsi + 40]",
-                "adcx r13, rax",
-                "adox r14, rdi",
-                "adcx r14, rdi",
-                "mov rdx, qword ptr [rsi + 16]",
-                "xor edi, edi",
-                "mulx rbx, rax, qword ptr [rsi + 24]",
-                "adcx r12, rax",
-                "adox r13, rbx",
-                "mulx rbx, rax, qword ptr [rsi + 32]",
-                "adcx r13, rax",
-                "adox r14, rbx",
-                "mulx r15, rax, qword ptr [rsi + 40]",
-                "adcx r14, rax",
-                "adox r15, rdi",
-                "adcx r15, rdi",
-                "mov rdx, qword ptr [rsi + 24]",
-                "xor edi, edi",
-                "mulx rbx, rax, qword ptr [rsi + 32]",
-                "adcx r14, rax",
-                "adox r15, rbx",
-                "mulx rcx, rax, qword ptr [rsi + 40]",
-                "adcx r15, rax",
-                "adox rcx, rdi",
-                "adcx rcx, rdi",
-                "mov rdx, qword ptr [rsi + 32]",
-                "mulx rbp, rax, qword ptr [rsi + 40]",
-                "add rcx, rax",
-                "adc rbp, 0",
-                // Double (CF chain) and add the squares (OF chain): t0 pushed, t1..t10 in place,
-                // t11 in rbx.
-                "xor edi, edi",
-                "mov rdx, qword ptr [rsi]",
-                "mulx rbx, rax, rdx",
-                "push rax",
-                "adcx r8, r8",
-                "adox r8, rbx",
-                "mov rdx, qword ptr [rsi + 8]",
-                "mulx rbx, rax, rdx",
-                "adcx r9, r9",
-                "adox r9, rax",
-                "adcx r10, r10",
-                "adox r10, rbx",
-                "mov rdx, qword ptr [rsi + 16]",
-                "mulx rbx, rax, rdx",
-                "adcx r11, r11",
-                "adox r11, rax",
-                "adcx r12, r12",
-                "adox r12, rbx",
-                "mov rdx, qword ptr [rsi + 24]",
-                "mulx rbx, rax, rdx",
-                "adcx r13, r13",
-                "adox r13, rax",
-                "adcx r14, r14",
-                "adox r14, rbx",
-                "mov rdx, qword ptr [rsi + 32]",
-                "mulx rbx, rax, rdx",
-                "adcx r15, r15",
-                "adox r15, rax",
-                "adcx rcx, rcx",
-                "adox rcx, rbx",
-                "mov rdx, qword ptr [rsi + 40]",
-                "mulx rbx, rax, rdx",
-                "adcx rbp, rbp",
-                "adox rbp, rax",
-                "adcx rbx, rdi",
-                "adox rbx, rdi",
-                // High half t6..t11 to the stack: [rsp + 40] = t6 ... [rsp] = t11; t0 at
-                // [rsp + 48].
-                "push r13",
-                "push r14",
-                "push r15",
-                "push rcx",
-                "push rbp",
-                "push rbx",
-                // Reduce the low half: window r13 (t0), r8..r12, r14, r15.
-                "mov r13, qword ptr [rsp + 48]",
-                "xor r14d, r14d",
-                "xor r15d, r15d",
-                p384_reduce!(r13, r8, r9, r10, r11, r12, r14, r15),
-                "xor r13d, r13d",
-                p384_reduce!(r8, r9, r10, r11, r12, r14, r15, r13),
-                "xor r8d, r8d",
-                p384_reduce!(r9, r10, r11, r12, r14, r15, r13, r8),
-                "xor r9d, r9d",
-                p384_reduce!(r10, r11, r12, r14, r15, r13, r8, r9),
-                "xor r10d, r10d",
-                p384_reduce!(r11, r12, r14, r15, r13, r8, r9, r10),
-                "xor r11d, r11d",
-                p384_reduce!(r12, r14, r15, r13, r8, r9, r10, r11),
-                // + the high half.
-                "add r14, qword ptr [rsp + 40]",
-                "adc r15, qword ptr [rsp + 32]",
-                "adc r13, qword ptr [rsp + 24]",
-                "adc r8, qword ptr [rsp + 16]",
-                "adc r9, qword ptr [rsp + 8]",
-                "adc r10, qword ptr [rsp]",
-                "adc r11, 0",
-                "add rsp, 56",
-                p384_final!(r14, r15, r13, r8, r9, r10, r11),
+                p384_sqr_body!(),
                 "pop rbp",
                 "pop rbx",
                 inout("rsi") a.as_ptr() => _,
@@ -852,38 +1083,13 @@ impl Adx {
     /// P-384 modular addition `a + b mod p` of fully reduced inputs.
     #[inline(always)]
     pub(crate) fn p384_add(self, a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
-        p384_linear!(
-            a,
-            b,
-            // [rdx; r13..r8] = a + b
-            "mov edx, 0",
-            "add r8, qword ptr [rcx]",
-            "adc r9, qword ptr [rcx + 8]",
-            "adc r10, qword ptr [rcx + 16]",
-            "adc r11, qword ptr [rcx + 24]",
-            "adc r12, qword ptr [rcx + 32]",
-            "adc r13, qword ptr [rcx + 40]",
-            "adc rdx, 0",
-            p384_sub_p_add_back!(),
-        )
+        p384_linear!(a, b, p384_add_body!(),)
     }
 
     /// P-384 modular subtraction `a - b mod p` of fully reduced inputs.
     #[inline(always)]
     pub(crate) fn p384_sub(self, a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
-        p384_linear!(
-            a,
-            b,
-            "sub r8, qword ptr [rcx]",
-            "sbb r9, qword ptr [rcx + 8]",
-            "sbb r10, qword ptr [rcx + 16]",
-            "sbb r11, qword ptr [rcx + 24]",
-            "sbb r12, qword ptr [rcx + 32]",
-            "sbb r13, qword ptr [rcx + 40]",
-            // rdx = all ones when the subtraction wrapped: add p back.
-            "sbb rdx, rdx",
-            p384_masked_add_p!(),
-        )
+        p384_linear!(a, b, p384_sub_body!(),)
     }
 
     /// P-256 Montgomery multiplication `a * b / 2^256 mod p` of fully reduced inputs, fully
@@ -1069,6 +1275,80 @@ impl Adx {
         p384_linear!(a, a, p384_shl!("3", "61"),)
     }
 
+    /// The P-384 Jacobian doubling `2 (X : Y : Z)` (`a = -3`) in one block: the formula of
+    /// [`JacobianPoint::double`](super::JacobianPoint::double) (4M + 4S), every field operation
+    /// the one of this backend, the intermediate values in a stack frame of its own. Equal to
+    /// that formula on the portable code for all coordinates below `p`.
+    #[inline(always)]
+    pub(crate) fn p384_double(self, p: &[[u64; 6]; 3]) -> [[u64; 6]; 3] {
+        let mut out = [[0u64; 6]; 3];
+        // The block reads the 144 bytes at `p` and writes the 144 at `out`, and its own stack:
+        // it pushes `rbx` and `rbp` (not nameable as operands), then takes a 1024-byte frame
+        // below them (`sub rsp`) for the input, the intermediate values and the output pointer,
+        // and gives all of it back before it ends; the squarings push and pop 7 words below
+        // that frame. The block does not set `nostack`, so this use of the stack is allowed.
+        // Every other register it writes is a clobber.
+        // SAFETY: `self` proves BMI2 and ADX; `p` and `out` are valid, distinct `[[u64; 6]; 3]`;
+        // stack use as above.
+        unsafe {
+            core::arch::asm!(
+                "push rbx",
+                "push rbp",
+                "sub rsp, 1024",
+                "mov qword ptr [rsp + 1008], rdi",
+                // Slots: X 0, Y 48, Z 96.
+                copy6!("rsp", "0", "rsi", "0"),
+                copy6!("rsp", "48", "rsi", "48"),
+                copy6!("rsp", "96", "rsi", "96"),
+                // delta = Z^2 (144), gamma = Y^2 (192), beta = X gamma (240).
+                f384!(sqr "144" "96"),
+                f384!(sqr "192" "48"),
+                f384!(mul "240" "0" "192"),
+                // t = (X - delta)(X + delta) (288, 336 -> 384); alpha = 3 t (432).
+                f384!(sub "288" "0" "144"),
+                f384!(add "336" "0" "144"),
+                f384!(mul "384" "288" "336"),
+                f384!(add "432" "384" "384"),
+                f384!(add "432" "432" "384"),
+                // 4 beta (480), 8 beta (528); X3 = alpha^2 - 8 beta (576 -> 624).
+                f384!(times4 "480" "240"),
+                f384!(times8 "528" "240"),
+                f384!(sqr "576" "432"),
+                f384!(sub "624" "576" "528"),
+                // Z3 = 2 Y Z (672 -> 720).
+                f384!(mul "672" "48" "96"),
+                f384!(add "720" "672" "672"),
+                // Y3 = alpha (4 beta - X3) - 8 gamma^2 (768, 816, 864, 912 -> 960).
+                f384!(sub "768" "480" "624"),
+                f384!(mul "816" "432" "768"),
+                f384!(sqr "864" "192"),
+                f384!(times8 "912" "864"),
+                f384!(sub "960" "816" "912"),
+                "mov rdi, qword ptr [rsp + 1008]",
+                copy6!("rdi", "0", "rsp", "624"),
+                copy6!("rdi", "48", "rsp", "960"),
+                copy6!("rdi", "96", "rsp", "720"),
+                "add rsp, 1024",
+                "pop rbp",
+                "pop rbx",
+                inout("rsi") p.as_ptr() => _,
+                inout("rdi") out.as_mut_ptr() => _,
+                out("rax") _,
+                out("rcx") _,
+                out("rdx") _,
+                out("r8") _,
+                out("r9") _,
+                out("r10") _,
+                out("r11") _,
+                out("r12") _,
+                out("r13") _,
+                out("r14") _,
+                out("r15") _,
+            );
+        }
+        out
+    }
+
     /// P-256 `4 a mod p` of a fully reduced input.
     #[inline(always)]
     pub(crate) fn p256_times4(self, a: &[u64; 4]) -> [u64; 4] {
@@ -1109,31 +1389,7 @@ mod tests {
             eprintln!("adx: BMI2/ADX not available here; nothing to compare");
             return;
         };
-        let minus = |d: u64| {
-            let mut v = f.p;
-            v[0] -= d;
-            v
-        };
-        let small = |x: u64| {
-            let mut v = [0u64; N];
-            v[0] = x;
-            v
-        };
-        let pattern = |g: fn(usize) -> u64| core::array::from_fn::<u64, N, _>(g);
-        let edges: Vec<[u64; N]> = [
-            small(0),
-            small(1),
-            small(2),
-            minus(1),
-            minus(2),
-            minus(u64::MAX >> 32),
-            pattern(|i| if i < 3 { u64::MAX } else { 0 }),
-            pattern(|i| if i % 2 == 0 { u64::MAX } else { 0 }),
-            pattern(|_| 1 << 63),
-        ]
-        .into_iter()
-        .filter(|v| (f.below_p)(v))
-        .collect();
+        let edges = edge_values(f);
         let check = |a: &[u64; N], b: &[u64; N]| {
             for (name, asm, portable) in &f.ops {
                 assert_eq!(asm(adx, a, b), portable(a, b), "{name} {a:x?} {b:x?}");
@@ -1147,13 +1403,7 @@ mod tests {
                 check(a, b);
             }
         }
-        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        let mut random = || loop {
-            let v: [u64; N] = core::array::from_fn(|_| rng.gen());
-            if (f.below_p)(&v) {
-                return v;
-            }
-        };
+        let mut random = random_values(f, seed);
         let mut pick = rand::rngs::StdRng::seed_from_u64(!seed);
         for _ in 0..200_000 {
             let a = random();
@@ -1167,26 +1417,70 @@ mod tests {
         }
     }
 
+    /// Uniformly random values below `p`.
+    fn random_values<const N: usize>(f: &Routines<N>, seed: u64) -> impl FnMut() -> [u64; N] {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let below_p = f.below_p;
+        move || loop {
+            let v: [u64; N] = core::array::from_fn(|_| rng.gen());
+            if below_p(&v) {
+                return v;
+            }
+        }
+    }
+
+    /// The edge values below `p`: 0, 1, 2, `p - 1`, `p - 2`, `p - (2^32 - 1)`, the low half
+    /// all ones, alternating all-ones words, the top bit of every word.
+    fn edge_values<const N: usize>(f: &Routines<N>) -> Vec<[u64; N]> {
+        let minus = |d: u64| {
+            let mut v = f.p;
+            v[0] -= d;
+            v
+        };
+        let small = |x: u64| {
+            let mut v = [0u64; N];
+            v[0] = x;
+            v
+        };
+        let pattern = |g: fn(usize) -> u64| core::array::from_fn::<u64, N, _>(g);
+        [
+            small(0),
+            small(1),
+            small(2),
+            minus(1),
+            minus(2),
+            minus(u64::MAX >> 32),
+            pattern(|i| if i < 3 { u64::MAX } else { 0 }),
+            pattern(|i| if i % 2 == 0 { u64::MAX } else { 0 }),
+            pattern(|_| 1 << 63),
+        ]
+        .into_iter()
+        .filter(|v| (f.below_p)(v))
+        .collect()
+    }
+
+    /// The P-384 routines and their portable oracles.
+    fn p384_routines() -> Routines<6> {
+        use p384_field::portable as p;
+        Routines {
+            p: p::P,
+            below_p: p::below_p,
+            ops: [
+                ("mul", Adx::p384_mont_mul, p::mont_mul),
+                ("add", Adx::p384_add, p::add_mod),
+                ("sub", Adx::p384_sub, p::sub_mod),
+            ],
+            unary: [
+                ("sqr", Adx::p384_mont_sqr, p::mont_sqr),
+                ("times4", Adx::p384_times4, p::times4),
+                ("times8", Adx::p384_times8, p::times8),
+            ],
+        }
+    }
+
     #[test]
     fn p384_routines_equal_the_portable_code() {
-        use p384_field::portable as p;
-        agree(
-            &Routines {
-                p: p::P,
-                below_p: p::below_p,
-                ops: [
-                    ("mul", Adx::p384_mont_mul, p::mont_mul),
-                    ("add", Adx::p384_add, p::add_mod),
-                    ("sub", Adx::p384_sub, p::sub_mod),
-                ],
-                unary: [
-                    ("sqr", Adx::p384_mont_sqr, p::mont_sqr),
-                    ("times4", Adx::p384_times4, p::times4),
-                    ("times8", Adx::p384_times8, p::times8),
-                ],
-            },
-            0x384,
-        );
+        agree(&p384_routines(), 0x384);
     }
 
     #[test]
@@ -1209,5 +1503,37 @@ mod tests {
             },
             0x256,
         );
+    }
+
+    #[test]
+    fn p384_fused_double_equals_the_formula() {
+        use super::super::point::double_formula;
+        use super::super::P384Fe;
+        let Some(adx) = super::get() else {
+            eprintln!("adx: BMI2/ADX not available here; nothing to compare");
+            return;
+        };
+        let f = p384_routines();
+        let check = |x: &[u64; 6], y: &[u64; 6], z: &[u64; 6]| {
+            let expect = double_formula(&P384Fe(*x), &P384Fe(*y), &P384Fe(*z)).map(|v| v.0);
+            assert_eq!(
+                adx.p384_double(&[*x, *y, *z]),
+                expect,
+                "{x:x?} {y:x?} {z:x?}"
+            );
+        };
+        let edges = edge_values(&f);
+        for x in &edges {
+            for y in &edges {
+                for z in &edges {
+                    check(x, y, z);
+                }
+            }
+        }
+        let mut random = random_values(&f, 0xd384);
+        for _ in 0..20_000 {
+            let (x, y, z) = (random(), random(), random());
+            check(&x, &y, &z);
+        }
     }
 }

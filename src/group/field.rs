@@ -54,6 +54,9 @@ pub trait FieldOps:
     fn times4(&self) -> Self;
     /// `8 * self` (one reduction, not three doublings).
     fn times8(&self) -> Self;
+    /// `2 (x : y : z)` on the `a = -3` curve over this field by the selected backend's fused
+    /// routine, where it has one (the formula of `point::double_formula`); `None` otherwise.
+    fn fused_double(x: &Self, y: &Self, z: &Self) -> Option<[Self; 3]>;
     /// Whether this is zero.
     fn is_zero(&self) -> Choice;
     /// Whether the canonical value is odd.
@@ -87,6 +90,10 @@ macro_rules! own_field_ops {
             #[inline(always)]
             fn times8(&self) -> Self {
                 $fe::times8(self)
+            }
+            #[inline(always)]
+            fn fused_double(x: &Self, y: &Self, z: &Self) -> Option<[Self; 3]> {
+                $fe::fused_double(x, y, z)
             }
             #[inline(always)]
             fn is_zero(&self) -> Choice {

@@ -172,6 +172,14 @@ pub(crate) const fn sub_mod(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
 }
 
 impl P256Fe {
+    /// No fused doubling on P-256 yet: the generic formula runs.
+    #[inline(always)]
+    pub(crate) fn fused_double(_x: &Self, _y: &Self, _z: &Self) -> Option<[Self; 3]> {
+        None
+    }
+}
+
+impl P256Fe {
     /// Zero.
     pub const ZERO: Self = Self([0; 4]);
     /// One (`R mod p` in Montgomery form).

@@ -2,9 +2,9 @@
 //!
 //! Both supported curves are short Weierstrass curves `y^2 = x^3 - 3x + b` of prime order, so:
 //!
-//! * doubling (`dbl-2001-b`, 3M + 5S) is complete: the identity (`Z = 0`) doubles to itself and no
+//! * doubling (`dbl-2001-b` with `Z3 = 2 Y Z`, 4M + 4S) is complete: the identity (`Z = 0`) doubles to itself and no
 //!   point has order two;
-//! * mixed addition (`madd-2007-bl`, 7M + 4S) and full addition (`add-2007-bl`, 11M + 5S) are
+//! * mixed addition (`madd-2007-bl`, 7M + 4S) and full addition (`add-2007-bl` with `Z3 = 2 Z1 Z2 H`, 12M + 4S) are
 //!   correct except for identity operands and for adding a point to itself. Adding `P` and `-P`
 //!   yields `Z = 0`, the identity, as it should.
 //!
@@ -22,6 +22,22 @@ use super::{Curve, FieldOps};
 
 /// The base field element type of a curve.
 pub(crate) type Fe<C> = <C as Curve>::Fe;
+
+/// The doubling formula of [`JacobianPoint::double`] on any field's operations: `2 (X : Y : Z)`
+/// for `a = -3` (`dbl-2001-b` with `Z3 = 2 Y Z`). The oracle of the fused backend routines.
+#[inline(always)]
+pub(crate) fn double_formula<F: FieldOps>(x: &F, y: &F, z: &F) -> [F; 3] {
+    let delta = z.square();
+    let gamma = y.square();
+    let beta = *x * gamma;
+    let t = (*x - delta) * (*x + delta);
+    let alpha = t.double() + t;
+    let beta4 = beta.times4();
+    let x3 = alpha.square() - beta.times8();
+    let z3 = (*y * *z).double();
+    let y3 = alpha * (beta4 - x3) - gamma.square().times8();
+    [x3, y3, z3]
+}
 
 /// A point in affine coordinates `(x, y)`, or the identity (flagged; coordinates zero).
 #[derive(Clone, Copy)]
@@ -180,22 +196,16 @@ impl<C: Curve> JacobianPoint<C> {
     }
 
     /// Doubling, `dbl-2001-b` with `Z3 = 2 Y Z` (4M + 4S: one multiplication instead of the
-    /// square `(Y + Z)^2` and its three additions), complete on prime-order `a = -3` curves.
+    /// square `(Y + Z)^2` and its three additions), complete on prime-order `a = -3` curves. The
+    /// field's fused backend routine where it has one (the same formula), else
+    /// [`double_formula`].
+    #[inline]
     pub fn double(&self) -> Self {
-        let delta = self.z.square();
-        let gamma = self.y.square();
-        let beta = self.x * gamma;
-        let t = (self.x - delta) * (self.x + delta);
-        let alpha = t.double() + t;
-        let beta4 = beta.times4();
-        let x3 = alpha.square() - beta.times8();
-        let z3 = (self.y * self.z).double();
-        let y3 = alpha * (beta4 - x3) - gamma.square().times8();
-        Self {
-            x: x3,
-            y: y3,
-            z: z3,
-        }
+        let [x, y, z] = match Fe::<C>::fused_double(&self.x, &self.y, &self.z) {
+            Some(p) => p,
+            None => double_formula(&self.x, &self.y, &self.z),
+        };
+        Self { x, y, z }
     }
 
     /// `madd-2007-bl` without any exceptional-case handling. Returns the sum and whether the
