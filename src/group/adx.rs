@@ -196,6 +196,52 @@ macro_rules! p384_reduce {
     };
 }
 
+/// One Montgomery step on a six-word window `[t5..t0]` alone (below `2^384`): as
+/// [`p384_reduce`], but the `w * 2^384` term and the borrow of the subtraction make the new top
+/// word, written over `t0` (consumed: the low word cancels), so the window turns in place:
+/// `[t0; t5..t1] = ([t5..t0] + w p) / 2^64`, below `2^384`. Clobbers `rax`, `rbx`, `rbp`, `rdx`,
+/// `rdi`.
+macro_rules! p384_reduce_short {
+    ($t0:tt, $t1:tt, $t2:tt, $t3:tt, $t4:tt, $t5:tt) => {
+        concat!(
+            "mov rdx, ",
+            stringify!($t0),
+            "\n",
+            "shl rdx, 32\n",
+            "add rdx, ",
+            stringify!($t0),
+            "\n",
+            "mov rax, 0xffffffff00000001\n",
+            "mulx rbx, rax, rax\n",
+            "mov eax, 0xffffffff\n",
+            "mulx rbp, rax, rax\n",
+            "xor edi, edi\n",
+            "add rbx, rax\n",
+            "adc rbp, rdx\n",
+            "adc rdi, 0\n",
+            "sub ",
+            stringify!($t1),
+            ", rbx\n",
+            "sbb ",
+            stringify!($t2),
+            ", rbp\n",
+            "sbb ",
+            stringify!($t3),
+            ", rdi\n",
+            "sbb ",
+            stringify!($t4),
+            ", 0\n",
+            "sbb ",
+            stringify!($t5),
+            ", 0\n",
+            "sbb rdx, 0\n",
+            "mov ",
+            stringify!($t0),
+            ", rdx\n",
+        )
+    };
+}
+
 /// The final conditional subtraction: `[t6..t0] < 2p` becomes `[t5..t0] < p`. Clobbers `rax`,
 /// `rbx`, `rbp`, `rcx`, `rdx`, `rsi`, `rdi`.
 macro_rules! p384_final {
@@ -603,9 +649,9 @@ macro_rules! p384_mul_body {
     };
 }
 
-/// The P-384 Montgomery square of `[rsi]` (6 limbs) into `r14, r15, r13, r8, r9, r10` (low to
-/// high). Clobbers `rax`, `rbx`, `rbp`, `rcx`, `rdx`, `rdi`, `r11`, `r12`; pushes 7 words and
-/// releases them before it ends (the caller must allow stack use).
+/// The P-384 Montgomery square of `[rsi]` (6 limbs) into `r13, r8..r12` (low to high).
+/// Clobbers `rax`, `rbx`, `rbp`, `rcx`, `rdx`, `rdi`, `r14`, `r15`; pushes 7 words and releases
+/// them before it ends (the caller must allow stack use).
 macro_rules! p384_sqr_body {
     () => {
         concat!(
@@ -707,31 +753,26 @@ macro_rules! p384_sqr_body {
             "push rcx\n",
             "push rbp\n",
             "push rbx\n",
-            // Reduce the low half: window r13 (t0), r8..r12, r14, r15.
+            // Reduce the low half in place: the six-word window r13 (t0), r8..r12 turns once
+            // round, ending as r13, r8..r12 (low to high).
             "mov r13, qword ptr [rsp + 48]\n",
+            p384_reduce_short!(r13, r8, r9, r10, r11, r12),
+            p384_reduce_short!(r8, r9, r10, r11, r12, r13),
+            p384_reduce_short!(r9, r10, r11, r12, r13, r8),
+            p384_reduce_short!(r10, r11, r12, r13, r8, r9),
+            p384_reduce_short!(r11, r12, r13, r8, r9, r10),
+            p384_reduce_short!(r12, r13, r8, r9, r10, r11),
+            // + the high half, the carry in r14.
             "xor r14d, r14d\n",
-            "xor r15d, r15d\n",
-            p384_reduce!(r13, r8, r9, r10, r11, r12, r14, r15),
-            "xor r13d, r13d\n",
-            p384_reduce!(r8, r9, r10, r11, r12, r14, r15, r13),
-            "xor r8d, r8d\n",
-            p384_reduce!(r9, r10, r11, r12, r14, r15, r13, r8),
-            "xor r9d, r9d\n",
-            p384_reduce!(r10, r11, r12, r14, r15, r13, r8, r9),
-            "xor r10d, r10d\n",
-            p384_reduce!(r11, r12, r14, r15, r13, r8, r9, r10),
-            "xor r11d, r11d\n",
-            p384_reduce!(r12, r14, r15, r13, r8, r9, r10, r11),
-            // + the high half.
-            "add r14, qword ptr [rsp + 40]\n",
-            "adc r15, qword ptr [rsp + 32]\n",
-            "adc r13, qword ptr [rsp + 24]\n",
-            "adc r8, qword ptr [rsp + 16]\n",
-            "adc r9, qword ptr [rsp + 8]\n",
-            "adc r10, qword ptr [rsp]\n",
-            "adc r11, 0\n",
+            "add r13, qword ptr [rsp + 40]\n",
+            "adc r8, qword ptr [rsp + 32]\n",
+            "adc r9, qword ptr [rsp + 24]\n",
+            "adc r10, qword ptr [rsp + 16]\n",
+            "adc r11, qword ptr [rsp + 8]\n",
+            "adc r12, qword ptr [rsp]\n",
+            "adc r14, 0\n",
             "add rsp, 56\n",
-            p384_final!(r14, r15, r13, r8, r9, r10, r11),
+            p384_final!(r13, r8, r9, r10, r11, r12, r14),
         )
     };
 }
@@ -925,7 +966,7 @@ macro_rules! f384 {
             $a,
             "]\n",
             p384_sqr_body!(),
-            f384_store!($d, r14, r15, r13, r8, r9, r10),
+            f384_store!($d, r13, r8, r9, r10, r11, r12),
         )
     };
     (add $d:literal $a:literal $b:literal) => {
@@ -1066,14 +1107,14 @@ impl Adx {
                 out("rcx") _,
                 out("rdx") _,
                 out("rdi") _,
-                out("r14") r0,
-                out("r15") r1,
-                out("r13") r2,
-                out("r8") r3,
-                out("r9") r4,
-                out("r10") r5,
-                out("r11") _,
-                out("r12") _,
+                out("r13") r0,
+                out("r8") r1,
+                out("r9") r2,
+                out("r10") r3,
+                out("r11") r4,
+                out("r12") r5,
+                out("r14") _,
+                out("r15") _,
                 options(pure, readonly),
             );
         }
