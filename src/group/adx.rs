@@ -812,190 +812,307 @@ macro_rules! p384_sub_body {
     };
 }
 
-/// Six limbs from registers to the frame slot at `[rsp + $d]`.
-macro_rules! f384_store {
-    ($d:literal, $r0:tt, $r1:tt, $r2:tt, $r3:tt, $r4:tt, $r5:tt) => {
+/// The P-256 Montgomery product of `[rsi]` and `[rcx]` (4 limbs each) into `r12, r13, r8, r9`
+/// (low to high). Clobbers `rax`, `rcx`, `rdx`, `rsi`, `rdi`, `r10`, `r11`, `r14`, `r15`; no
+/// `rbx`, `rbp` or stack, no memory but the two inputs.
+macro_rules! p256_mul_body {
+    () => {
         concat!(
-            "mov qword ptr [rsp + ",
-            $d,
-            "], ",
-            stringify!($r0),
-            "\n",
-            "mov qword ptr [rsp + ",
-            $d,
-            " + 8], ",
-            stringify!($r1),
-            "\n",
-            "mov qword ptr [rsp + ",
-            $d,
-            " + 16], ",
-            stringify!($r2),
-            "\n",
-            "mov qword ptr [rsp + ",
-            $d,
-            " + 24], ",
-            stringify!($r3),
-            "\n",
-            "mov qword ptr [rsp + ",
-            $d,
-            " + 32], ",
-            stringify!($r4),
-            "\n",
-            "mov qword ptr [rsp + ",
-            $d,
-            " + 40], ",
-            stringify!($r5),
-            "\n",
+            // Row 0 on an empty accumulator: one carry chain, t5 = 0.
+            "mov rdx, qword ptr [rcx]\n",
+            "mulx r9, r8, qword ptr [rsi]\n",
+            "mulx r10, rax, qword ptr [rsi + 8]\n",
+            "add r9, rax\n",
+            "mulx r11, rax, qword ptr [rsi + 16]\n",
+            "adc r10, rax\n",
+            "mulx r12, rax, qword ptr [rsi + 24]\n",
+            "adc r11, rax\n",
+            "adc r12, 0\n",
+            "xor r13d, r13d\n",
+            p256_reduce!(r8, r9, r10, r11, r12, r13),
+            p256_row!(1, r9, r10, r11, r12, r13, r8),
+            p256_reduce!(r9, r10, r11, r12, r13, r8),
+            p256_row!(2, r10, r11, r12, r13, r8, r9),
+            p256_reduce!(r10, r11, r12, r13, r8, r9),
+            p256_row!(3, r11, r12, r13, r8, r9, r10),
+            p256_reduce!(r11, r12, r13, r8, r9, r10),
+            p256_final!(r12, r13, r8, r9, r10),
         )
     };
 }
 
-/// The frame slot at `[rsp + $a]` into `r8..r13`.
-macro_rules! f384_load {
-    ($a:literal) => {
+/// The P-256 Montgomery square of `[rsi]` (4 limbs) into `r8..r11` (low to high). Clobbers
+/// `rax`, `rcx`, `rdx`, `rsi`, `rdi`, `r12..r15`; no `rbx`, `rbp` or stack, no memory but the
+/// input.
+macro_rules! p256_sqr_body {
+    () => {
         concat!(
-            "mov r8, qword ptr [rsp + ",
-            $a,
-            "]\n",
-            "mov r9, qword ptr [rsp + ",
-            $a,
-            " + 8]\n",
-            "mov r10, qword ptr [rsp + ",
-            $a,
-            " + 16]\n",
-            "mov r11, qword ptr [rsp + ",
-            $a,
-            " + 24]\n",
-            "mov r12, qword ptr [rsp + ",
-            $a,
-            " + 32]\n",
-            "mov r13, qword ptr [rsp + ",
-            $a,
-            " + 40]\n",
+            // Cross products w1..w6 in r9..r14.
+            "mov rdx, qword ptr [rsi]\n",
+            "mulx r10, r9, qword ptr [rsi + 8]\n",
+            "mulx r11, rax, qword ptr [rsi + 16]\n",
+            "add r10, rax\n",
+            "mulx r12, rax, qword ptr [rsi + 24]\n",
+            "adc r11, rax\n",
+            "adc r12, 0\n",
+            "mov rdx, qword ptr [rsi + 8]\n",
+            "xor edi, edi\n",
+            "mulx rcx, rax, qword ptr [rsi + 16]\n",
+            "adcx r11, rax\n",
+            "adox r12, rcx\n",
+            "mulx r13, rax, qword ptr [rsi + 24]\n",
+            "adcx r12, rax\n",
+            "adox r13, rdi\n",
+            "adcx r13, rdi\n",
+            "mov rdx, qword ptr [rsi + 16]\n",
+            "mulx r14, rax, qword ptr [rsi + 24]\n",
+            "add r13, rax\n",
+            "adc r14, 0\n",
+            // Double (CF chain) and add the squares (OF chain): t0..t7 in r8..r15.
+            "xor edi, edi\n",
+            "mov rdx, qword ptr [rsi]\n",
+            "mulx rcx, r8, rdx\n",
+            "adcx r9, r9\n",
+            "adox r9, rcx\n",
+            "mov rdx, qword ptr [rsi + 8]\n",
+            "mulx rcx, rax, rdx\n",
+            "adcx r10, r10\n",
+            "adox r10, rax\n",
+            "adcx r11, r11\n",
+            "adox r11, rcx\n",
+            "mov rdx, qword ptr [rsi + 16]\n",
+            "mulx rcx, rax, rdx\n",
+            "adcx r12, r12\n",
+            "adox r12, rax\n",
+            "adcx r13, r13\n",
+            "adox r13, rcx\n",
+            "mov rdx, qword ptr [rsi + 24]\n",
+            "mulx r15, rax, rdx\n",
+            "adcx r14, r14\n",
+            "adox r14, rax\n",
+            "adcx r15, rdi\n",
+            "adox r15, rdi\n",
+            // Reduce the low half r8..r11 in place (the window turns once round).
+            "mov rcx, 0xffffffff00000001\n",
+            p256_reduce_window!(r8, r9, r10, r11),
+            p256_reduce_window!(r9, r10, r11, r8),
+            p256_reduce_window!(r10, r11, r8, r9),
+            p256_reduce_window!(r11, r8, r9, r10),
+            // + the high half, carry in rdi.
+            "xor edi, edi\n",
+            "add r8, r12\n",
+            "adc r9, r13\n",
+            "adc r10, r14\n",
+            "adc r11, r15\n",
+            "adc rdi, 0\n",
+            p256_final!(r8, r9, r10, r11, rdi),
         )
     };
 }
 
-/// Six limbs from `[$src + $so]` to `[$dst + $do]` through `rax`.
-macro_rules! copy6 {
-    ($dst:literal, $do:literal, $src:literal, $so:literal) => {
+/// `[r11..r8] = [r11..r8] + [rcx]`, reduced below `p` (P-256). Clobbers `rax`, `rdx`, `rdi`.
+macro_rules! p256_add_body {
+    () => {
         concat!(
-            "mov rax, qword ptr [",
-            $src,
-            " + ",
-            $so,
-            "]\n",
-            "mov qword ptr [",
-            $dst,
-            " + ",
-            $do,
-            "], rax\n",
-            "mov rax, qword ptr [",
-            $src,
-            " + ",
-            $so,
-            " + 8]\n",
-            "mov qword ptr [",
-            $dst,
-            " + ",
-            $do,
-            " + 8], rax\n",
-            "mov rax, qword ptr [",
-            $src,
-            " + ",
-            $so,
-            " + 16]\n",
-            "mov qword ptr [",
-            $dst,
-            " + ",
-            $do,
-            " + 16], rax\n",
-            "mov rax, qword ptr [",
-            $src,
-            " + ",
-            $so,
-            " + 24]\n",
-            "mov qword ptr [",
-            $dst,
-            " + ",
-            $do,
-            " + 24], rax\n",
-            "mov rax, qword ptr [",
-            $src,
-            " + ",
-            $so,
-            " + 32]\n",
-            "mov qword ptr [",
-            $dst,
-            " + ",
-            $do,
-            " + 32], rax\n",
-            "mov rax, qword ptr [",
-            $src,
-            " + ",
-            $so,
-            " + 40]\n",
-            "mov qword ptr [",
-            $dst,
-            " + ",
-            $do,
-            " + 40], rax\n",
+            "mov edx, 0\n",
+            "add r8, qword ptr [rcx]\n",
+            "adc r9, qword ptr [rcx + 8]\n",
+            "adc r10, qword ptr [rcx + 16]\n",
+            "adc r11, qword ptr [rcx + 24]\n",
+            "adc rdx, 0\n",
+            p256_sub_p_add_back!(),
         )
     };
 }
 
-/// Field operations of the fused P-384 routines on frame slots (byte offsets from `rsp`):
-/// `mul d a b`, `sqr d a`, `add d a b`, `sub d a b`, `times4 d a`, `times8 d a` leave
-/// `op(slot a, slot b)` in slot `d` (which may be `a` or `b`: the operands are read first).
+/// `[r11..r8] = [r11..r8] - [rcx] mod p` (P-256). Clobbers `rax`, `rdx`, `rdi`.
+macro_rules! p256_sub_body {
+    () => {
+        concat!(
+            "sub r8, qword ptr [rcx]\n",
+            "sbb r9, qword ptr [rcx + 8]\n",
+            "sbb r10, qword ptr [rcx + 16]\n",
+            "sbb r11, qword ptr [rcx + 24]\n",
+            // rdx = all ones when the subtraction wrapped: add p back.
+            "sbb rdx, rdx\n",
+            p256_masked_add_p!(),
+        )
+    };
+}
+
+/// The listed registers (`[register byte-offset, ...]`) to frame slot `$n` (`$s` bytes a slot,
+/// slot `n` at `[rsp + s*n]`).
+macro_rules! frame_store {
+    ($s:literal, $n:literal, [$($r:tt $k:literal),+]) => {
+        concat!($("mov qword ptr [rsp + ", $s, "*", $n, " + ", $k, "], ", stringify!($r), "\n",)+)
+    };
+}
+
+/// Frame slot `$n` (`$s` bytes a slot) into the listed registers (`[register byte-offset, ...]`).
+macro_rules! frame_load {
+    ($s:literal, $n:literal, [$($r:tt $k:literal),+]) => {
+        concat!($("mov ", stringify!($r), ", qword ptr [rsp + ", $s, "*", $n, " + ", $k, "]\n",)+)
+    };
+}
+
+/// The words at the listed byte offsets of element `$sn` at `$src` to element `$dn` at `$dst`
+/// (`$s` bytes an element), through `rax`.
+macro_rules! copy {
+    ($s:literal, $dst:literal $dn:literal, $src:literal $sn:literal, [$($k:literal)+]) => {
+        concat!($(
+            "mov rax, qword ptr [", $src, " + ", $s, "*", $sn, " + ", $k, "]\n",
+            "mov qword ptr [", $dst, " + ", $s, "*", $dn, " + ", $k, "], rax\n",
+        )+)
+    };
+}
+
+/// The P-384 pieces of [`frame_op`] and [`fused_double`]: where each body leaves its result,
+/// the registers of the linear operations (`r8..r13`), the element copy, and the saving of `rbx`
+/// and `rbp` (which the bodies use).
 macro_rules! f384 {
-    (mul $d:literal $a:literal $b:literal) => {
+    (@mul $s:literal $d:literal) => {
+        concat!(p384_mul_body!(), frame_store!($s, $d, [r14 0, r15 8, r8 16, r9 24, r10 32, r11 40]))
+    };
+    (@sqr $s:literal $d:literal) => {
+        concat!(p384_sqr_body!(), frame_store!($s, $d, [r13 0, r8 8, r9 16, r10 24, r11 32, r12 40]))
+    };
+    (@add) => { p384_add_body!() };
+    (@sub) => { p384_sub_body!() };
+    (@shl $j:literal $rj:literal) => { p384_shl!($j, $rj) };
+    (@load $s:literal $a:literal) => { frame_load!($s, $a, [r8 0, r9 8, r10 16, r11 24, r12 32, r13 40]) };
+    (@store $s:literal $d:literal) => { frame_store!($s, $d, [r8 0, r9 8, r10 16, r11 24, r12 32, r13 40]) };
+    (@copy $s:literal, $dst:literal $dn:literal, $src:literal $sn:literal) => {
+        copy!($s, $dst $dn, $src $sn, ["0" "8" "16" "24" "32" "40"])
+    };
+    (@save) => { "push rbx\npush rbp\n" };
+    (@restore) => { "pop rbp\npop rbx\n" };
+}
+
+/// The P-256 pieces of [`frame_op`] and [`fused_double`] (as [`f384`]; the bodies use neither
+/// `rbx` nor `rbp`, so nothing is saved).
+macro_rules! f256 {
+    (@mul $s:literal $d:literal) => {
+        concat!(p256_mul_body!(), frame_store!($s, $d, [r12 0, r13 8, r8 16, r9 24]))
+    };
+    (@sqr $s:literal $d:literal) => {
+        concat!(p256_sqr_body!(), frame_store!($s, $d, [r8 0, r9 8, r10 16, r11 24]))
+    };
+    (@add) => { p256_add_body!() };
+    (@sub) => { p256_sub_body!() };
+    (@shl $j:literal $rj:literal) => { p256_shl!($j, $rj) };
+    (@load $s:literal $a:literal) => { frame_load!($s, $a, [r8 0, r9 8, r10 16, r11 24]) };
+    (@store $s:literal $d:literal) => { frame_store!($s, $d, [r8 0, r9 8, r10 16, r11 24]) };
+    (@copy $s:literal, $dst:literal $dn:literal, $src:literal $sn:literal) => {
+        copy!($s, $dst $dn, $src $sn, ["0" "8" "16" "24"])
+    };
+    (@save) => { "" };
+    (@restore) => { "" };
+}
+
+/// Field operations of the fused routines on frame slots (field `$f`, [`f384`] or [`f256`], `$s`
+/// bytes a slot, slot `n` at `[rsp + s*n]`): `mul d a b`, `sqr d a`, `add d a b`, `sub d a b`,
+/// `times4 d a`, `times8 d a` leave `op(slot a, slot b)` in slot `d` (which may be `a` or `b`:
+/// the operands are read first).
+macro_rules! frame_op {
+    ($f:ident $s:literal, mul $d:literal $a:literal $b:literal) => {
         concat!(
-            "lea rsi, [rsp + ",
-            $a,
-            "]\n",
-            "lea rcx, [rsp + ",
-            $b,
-            "]\n",
-            p384_mul_body!(),
-            f384_store!($d, r14, r15, r8, r9, r10, r11),
+            "lea rsi, [rsp + ", $s, "*", $a, "]\n",
+            "lea rcx, [rsp + ", $s, "*", $b, "]\n",
+            $f!(@mul $s $d),
         )
     };
-    (sqr $d:literal $a:literal) => {
+    ($f:ident $s:literal, sqr $d:literal $a:literal) => {
+        concat!("lea rsi, [rsp + ", $s, "*", $a, "]\n", $f!(@sqr $s $d))
+    };
+    ($f:ident $s:literal, add $d:literal $a:literal $b:literal) => {
+        frame_op!(@linear $f $s, add $d $a $b)
+    };
+    ($f:ident $s:literal, sub $d:literal $a:literal $b:literal) => {
+        frame_op!(@linear $f $s, sub $d $a $b)
+    };
+    ($f:ident $s:literal, times4 $d:literal $a:literal) => {
+        frame_op!(@shl $f $s, "2" "62" $d $a)
+    };
+    ($f:ident $s:literal, times8 $d:literal $a:literal) => {
+        frame_op!(@shl $f $s, "3" "61" $d $a)
+    };
+    (@linear $f:ident $s:literal, $op:ident $d:literal $a:literal $b:literal) => {
         concat!(
-            "lea rsi, [rsp + ",
-            $a,
-            "]\n",
-            p384_sqr_body!(),
-            f384_store!($d, r13, r8, r9, r10, r11, r12),
+            $f!(@load $s $a),
+            "lea rcx, [rsp + ", $s, "*", $b, "]\n",
+            $f!(@$op),
+            $f!(@store $s $d),
         )
     };
-    (add $d:literal $a:literal $b:literal) => {
-        f384!(@linear p384_add_body $d $a $b)
+    (@shl $f:ident $s:literal, $j:literal $rj:literal $d:literal $a:literal) => {
+        concat!($f!(@load $s $a), $f!(@shl $j $rj), $f!(@store $s $d))
     };
-    (sub $d:literal $a:literal $b:literal) => {
-        f384!(@linear p384_sub_body $d $a $b)
-    };
-    (times4 $d:literal $a:literal) => {
-        f384!(@shl "2" "62" $d $a)
-    };
-    (times8 $d:literal $a:literal) => {
-        f384!(@shl "3" "61" $d $a)
-    };
-    (@linear $body:ident $d:literal $a:literal $b:literal) => {
-        concat!(
-            f384_load!($a),
-            "lea rcx, [rsp + ",
-            $b,
-            "]\n",
-            $body!(),
-            f384_store!($d, r8, r9, r10, r11, r12, r13),
+}
+
+/// The Jacobian doubling `2 (X : Y : Z)` (`a = -3`, the formula of `point::double_formula`) on
+/// field `$f` with `$s`-byte elements, input at `rsi`, output at `rdi`: saves what `$f` saves,
+/// takes a frame of 21 slots and the output pointer (`21 s + 16` bytes) below it, and gives it
+/// all back before it ends. Clobbers `rax`, `rcx`, `rdx`, `rsi`, `rdi`, `r8..r15`.
+macro_rules! fused_double {
+    // The `asm!` statement: the block on input `$p` and output `$out` (valid `[[u64; N]; 3]`),
+    // every register it writes a clobber. Expand inside `unsafe`.
+    (asm $f:ident $s:literal, $p:expr, $out:expr) => {
+        core::arch::asm!(
+            fused_double!($f $s),
+            inout("rsi") $p.as_ptr() => _,
+            inout("rdi") $out.as_mut_ptr() => _,
+            out("rax") _,
+            out("rcx") _,
+            out("rdx") _,
+            out("r8") _,
+            out("r9") _,
+            out("r10") _,
+            out("r11") _,
+            out("r12") _,
+            out("r13") _,
+            out("r14") _,
+            out("r15") _,
         )
     };
-    (@shl $j:literal $rj:literal $d:literal $a:literal) => {
+    ($f:ident $s:literal) => {
         concat!(
-            f384_load!($a),
-            p384_shl!($j, $rj),
-            f384_store!($d, r8, r9, r10, r11, r12, r13),
+            $f!(@save),
+            "sub rsp, ", $s, "*21 + 16\n",
+            "mov qword ptr [rsp + ", $s, "*21], rdi\n",
+            // Slots: X 0, Y 1, Z 2.
+            $f!(@copy $s, "rsp" "0", "rsi" "0"),
+            $f!(@copy $s, "rsp" "1", "rsi" "1"),
+            $f!(@copy $s, "rsp" "2", "rsi" "2"),
+            // delta = Z^2 (3), gamma = Y^2 (4), beta = X gamma (5).
+            frame_op!($f $s, sqr "3" "2"),
+            frame_op!($f $s, sqr "4" "1"),
+            frame_op!($f $s, mul "5" "0" "4"),
+            // t = (X - delta)(X + delta) (6, 7 -> 8); alpha = 3 t (9).
+            frame_op!($f $s, sub "6" "0" "3"),
+            frame_op!($f $s, add "7" "0" "3"),
+            frame_op!($f $s, mul "8" "6" "7"),
+            frame_op!($f $s, add "9" "8" "8"),
+            frame_op!($f $s, add "9" "9" "8"),
+            // 4 beta (10), 8 beta (11); X3 = alpha^2 - 8 beta (12 -> 13).
+            frame_op!($f $s, times4 "10" "5"),
+            frame_op!($f $s, times8 "11" "5"),
+            frame_op!($f $s, sqr "12" "9"),
+            frame_op!($f $s, sub "13" "12" "11"),
+            // Z3 = 2 Y Z (14 -> 15).
+            frame_op!($f $s, mul "14" "1" "2"),
+            frame_op!($f $s, add "15" "14" "14"),
+            // Y3 = alpha (4 beta - X3) - 8 gamma^2 (16, 17, 18, 19 -> 20).
+            frame_op!($f $s, sub "16" "10" "13"),
+            frame_op!($f $s, mul "17" "9" "16"),
+            frame_op!($f $s, sqr "18" "4"),
+            frame_op!($f $s, times8 "19" "18"),
+            frame_op!($f $s, sub "20" "17" "19"),
+            "mov rdi, qword ptr [rsp + ", $s, "*21]\n",
+            $f!(@copy $s, "rdi" "0", "rsp" "13"),
+            $f!(@copy $s, "rdi" "1", "rsp" "20"),
+            $f!(@copy $s, "rdi" "2", "rsp" "15"),
+            "add rsp, ", $s, "*21 + 16\n",
+            $f!(@restore),
         )
     };
 }
@@ -1143,25 +1260,7 @@ impl Adx {
         // SAFETY: `self` proves BMI2 and ADX; `a` and `b` are valid `[u64; 4]` references.
         unsafe {
             core::arch::asm!(
-                // Row 0 on an empty accumulator: one carry chain, t5 = 0.
-                "mov rdx, qword ptr [rcx]",
-                "mulx r9, r8, qword ptr [rsi]",
-                "mulx r10, rax, qword ptr [rsi + 8]",
-                "add r9, rax",
-                "mulx r11, rax, qword ptr [rsi + 16]",
-                "adc r10, rax",
-                "mulx r12, rax, qword ptr [rsi + 24]",
-                "adc r11, rax",
-                "adc r12, 0",
-                "xor r13d, r13d",
-                p256_reduce!(r8, r9, r10, r11, r12, r13),
-                p256_row!(1, r9, r10, r11, r12, r13, r8),
-                p256_reduce!(r9, r10, r11, r12, r13, r8),
-                p256_row!(2, r10, r11, r12, r13, r8, r9),
-                p256_reduce!(r10, r11, r12, r13, r8, r9),
-                p256_row!(3, r11, r12, r13, r8, r9, r10),
-                p256_reduce!(r11, r12, r13, r8, r9, r10),
-                p256_final!(r12, r13, r8, r9, r10),
+                p256_mul_body!(),
                 inout("rsi") a.as_ptr() => _,
                 inout("rcx") b.as_ptr() => _,
                 out("rax") _,
@@ -1195,65 +1294,7 @@ impl Adx {
         // SAFETY: `self` proves BMI2 and ADX; `a` is a valid `[u64; 4]` reference.
         unsafe {
             core::arch::asm!(
-                // Cross products w1..w6 in r9..r14.
-                "mov rdx, qword ptr [rsi]",
-                "mulx r10, r9, qword ptr [rsi + 8]",
-                "mulx r11, rax, qword ptr [rsi + 16]",
-                "add r10, rax",
-                "mulx r12, rax, qword ptr [rsi + 24]",
-                "adc r11, rax",
-                "adc r12, 0",
-                "mov rdx, qword ptr [rsi + 8]",
-                "xor edi, edi",
-                "mulx rcx, rax, qword ptr [rsi + 16]",
-                "adcx r11, rax",
-                "adox r12, rcx",
-                "mulx r13, rax, qword ptr [rsi + 24]",
-                "adcx r12, rax",
-                "adox r13, rdi",
-                "adcx r13, rdi",
-                "mov rdx, qword ptr [rsi + 16]",
-                "mulx r14, rax, qword ptr [rsi + 24]",
-                "add r13, rax",
-                "adc r14, 0",
-                // Double (CF chain) and add the squares (OF chain): t0..t7 in r8..r15.
-                "xor edi, edi",
-                "mov rdx, qword ptr [rsi]",
-                "mulx rcx, r8, rdx",
-                "adcx r9, r9",
-                "adox r9, rcx",
-                "mov rdx, qword ptr [rsi + 8]",
-                "mulx rcx, rax, rdx",
-                "adcx r10, r10",
-                "adox r10, rax",
-                "adcx r11, r11",
-                "adox r11, rcx",
-                "mov rdx, qword ptr [rsi + 16]",
-                "mulx rcx, rax, rdx",
-                "adcx r12, r12",
-                "adox r12, rax",
-                "adcx r13, r13",
-                "adox r13, rcx",
-                "mov rdx, qword ptr [rsi + 24]",
-                "mulx r15, rax, rdx",
-                "adcx r14, r14",
-                "adox r14, rax",
-                "adcx r15, rdi",
-                "adox r15, rdi",
-                // Reduce the low half r8..r11 in place (the window turns once round).
-                "mov rcx, 0xffffffff00000001",
-                p256_reduce_window!(r8, r9, r10, r11),
-                p256_reduce_window!(r9, r10, r11, r8),
-                p256_reduce_window!(r10, r11, r8, r9),
-                p256_reduce_window!(r11, r8, r9, r10),
-                // + the high half, carry in rdi.
-                "xor edi, edi",
-                "add r8, r12",
-                "adc r9, r13",
-                "adc r10, r14",
-                "adc r11, r15",
-                "adc rdi, 0",
-                p256_final!(r8, r9, r10, r11, rdi),
+                p256_sqr_body!(),
                 inout("rsi") a.as_ptr() => _,
                 out("rax") _,
                 out("rcx") _,
@@ -1276,32 +1317,13 @@ impl Adx {
     /// P-256 modular addition `a + b mod p` of fully reduced inputs.
     #[inline(always)]
     pub(crate) fn p256_add(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
-        p256_linear!(
-            a,
-            b,
-            "mov edx, 0",
-            "add r8, qword ptr [rcx]",
-            "adc r9, qword ptr [rcx + 8]",
-            "adc r10, qword ptr [rcx + 16]",
-            "adc r11, qword ptr [rcx + 24]",
-            "adc rdx, 0",
-            p256_sub_p_add_back!(),
-        )
+        p256_linear!(a, b, p256_add_body!(),)
     }
 
     /// P-256 modular subtraction `a - b mod p` of fully reduced inputs.
     #[inline(always)]
     pub(crate) fn p256_sub(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
-        p256_linear!(
-            a,
-            b,
-            "sub r8, qword ptr [rcx]",
-            "sbb r9, qword ptr [rcx + 8]",
-            "sbb r10, qword ptr [rcx + 16]",
-            "sbb r11, qword ptr [rcx + 24]",
-            "sbb rdx, rdx",
-            p256_masked_add_p!(),
-        )
+        p256_linear!(a, b, p256_sub_body!(),)
     }
 
     /// P-384 `4 a mod p` of a fully reduced input.
@@ -1332,60 +1354,27 @@ impl Adx {
         // SAFETY: `self` proves BMI2 and ADX; `p` and `out` are valid, distinct `[[u64; 6]; 3]`;
         // stack use as above.
         unsafe {
-            core::arch::asm!(
-                "push rbx",
-                "push rbp",
-                "sub rsp, 1024",
-                "mov qword ptr [rsp + 1008], rdi",
-                // Slots: X 0, Y 48, Z 96.
-                copy6!("rsp", "0", "rsi", "0"),
-                copy6!("rsp", "48", "rsi", "48"),
-                copy6!("rsp", "96", "rsi", "96"),
-                // delta = Z^2 (144), gamma = Y^2 (192), beta = X gamma (240).
-                f384!(sqr "144" "96"),
-                f384!(sqr "192" "48"),
-                f384!(mul "240" "0" "192"),
-                // t = (X - delta)(X + delta) (288, 336 -> 384); alpha = 3 t (432).
-                f384!(sub "288" "0" "144"),
-                f384!(add "336" "0" "144"),
-                f384!(mul "384" "288" "336"),
-                f384!(add "432" "384" "384"),
-                f384!(add "432" "432" "384"),
-                // 4 beta (480), 8 beta (528); X3 = alpha^2 - 8 beta (576 -> 624).
-                f384!(times4 "480" "240"),
-                f384!(times8 "528" "240"),
-                f384!(sqr "576" "432"),
-                f384!(sub "624" "576" "528"),
-                // Z3 = 2 Y Z (672 -> 720).
-                f384!(mul "672" "48" "96"),
-                f384!(add "720" "672" "672"),
-                // Y3 = alpha (4 beta - X3) - 8 gamma^2 (768, 816, 864, 912 -> 960).
-                f384!(sub "768" "480" "624"),
-                f384!(mul "816" "432" "768"),
-                f384!(sqr "864" "192"),
-                f384!(times8 "912" "864"),
-                f384!(sub "960" "816" "912"),
-                "mov rdi, qword ptr [rsp + 1008]",
-                copy6!("rdi", "0", "rsp", "624"),
-                copy6!("rdi", "48", "rsp", "960"),
-                copy6!("rdi", "96", "rsp", "720"),
-                "add rsp, 1024",
-                "pop rbp",
-                "pop rbx",
-                inout("rsi") p.as_ptr() => _,
-                inout("rdi") out.as_mut_ptr() => _,
-                out("rax") _,
-                out("rcx") _,
-                out("rdx") _,
-                out("r8") _,
-                out("r9") _,
-                out("r10") _,
-                out("r11") _,
-                out("r12") _,
-                out("r13") _,
-                out("r14") _,
-                out("r15") _,
-            );
+            fused_double!(asm f384 48, p, out);
+        }
+        out
+    }
+
+    /// The P-256 Jacobian doubling `2 (X : Y : Z)` (`a = -3`) in one block, as
+    /// [`p384_double`](Self::p384_double): the formula of
+    /// [`JacobianPoint::double`](super::JacobianPoint::double) (4M + 4S) on this backend's field
+    /// operations, the intermediate values in a stack frame of its own. Equal to that formula on
+    /// the portable code for all coordinates below `p`.
+    #[inline(always)]
+    pub(crate) fn p256_double(self, p: &[[u64; 4]; 3]) -> [[u64; 4]; 3] {
+        let mut out = [[0u64; 4]; 3];
+        // The block reads the 96 bytes at `p` and writes the 96 at `out`, and its own stack: it
+        // takes a 688-byte frame (`sub rsp`) for the input, the intermediate values and the output
+        // pointer, and gives it back before it ends; it pushes nothing (the P-256 bodies use
+        // neither `rbx` nor `rbp`). The block does not set `nostack`, so this use of the stack is
+        // allowed. Every other register it writes is a clobber.
+        // SAFETY: BMI2/ADX proven by `self`; `p`, `out` valid, distinct; stack use as above.
+        unsafe {
+            fused_double!(asm f256 32, p, out);
         }
         out
     }
@@ -1405,7 +1394,9 @@ impl Adx {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{p256_field, p384_field};
+    use super::super::field::FieldOps;
+    use super::super::point::double_formula;
+    use super::super::{p256_field, p384_field, P256Fe, P384Fe};
     use super::Adx;
     use rand::{Rng, SeedableRng};
 
@@ -1413,6 +1404,7 @@ mod tests {
     type AsmBinary<const N: usize> = fn(Adx, &[u64; N], &[u64; N]) -> [u64; N];
     type Unary<const N: usize> = fn(&[u64; N]) -> [u64; N];
     type AsmUnary<const N: usize> = fn(Adx, &[u64; N]) -> [u64; N];
+    type AsmDouble<const N: usize> = fn(Adx, &[[u64; N]; 3]) -> [[u64; N]; 3];
 
     /// A field's routines, as the backend and as the portable oracle.
     struct Routines<const N: usize> {
@@ -1524,46 +1516,49 @@ mod tests {
         agree(&p384_routines(), 0x384);
     }
 
-    #[test]
-    fn p256_routines_equal_the_portable_code() {
+    /// The P-256 routines and their portable oracles.
+    fn p256_routines() -> Routines<4> {
         use p256_field::portable as p;
-        agree(
-            &Routines {
-                p: p::P,
-                below_p: p::below_p,
-                ops: [
-                    ("mul", Adx::p256_mont_mul, p::mont_mul),
-                    ("add", Adx::p256_add, p::add_mod),
-                    ("sub", Adx::p256_sub, p::sub_mod),
-                ],
-                unary: [
-                    ("sqr", Adx::p256_mont_sqr, p::mont_sqr),
-                    ("times4", Adx::p256_times4, p::times4),
-                    ("times8", Adx::p256_times8, p::times8),
-                ],
-            },
-            0x256,
-        );
+        Routines {
+            p: p::P,
+            below_p: p::below_p,
+            ops: [
+                ("mul", Adx::p256_mont_mul, p::mont_mul),
+                ("add", Adx::p256_add, p::add_mod),
+                ("sub", Adx::p256_sub, p::sub_mod),
+            ],
+            unary: [
+                ("sqr", Adx::p256_mont_sqr, p::mont_sqr),
+                ("times4", Adx::p256_times4, p::times4),
+                ("times8", Adx::p256_times8, p::times8),
+            ],
+        }
     }
 
     #[test]
-    fn p384_fused_double_equals_the_formula() {
-        use super::super::point::double_formula;
-        use super::super::P384Fe;
+    fn p256_routines_equal_the_portable_code() {
+        agree(&p256_routines(), 0x256);
+    }
+
+    /// A fused doubling equals `point::double_formula` on the portable field type `F` (limbs
+    /// wrapped by `fe`, unwrapped by `limbs`) on all triples of edge values and 20,000 random
+    /// ones.
+    fn fused_double_agrees<const N: usize, F: FieldOps>(
+        f: &Routines<N>,
+        double: AsmDouble<N>,
+        fe: fn([u64; N]) -> F,
+        limbs: fn(F) -> [u64; N],
+        seed: u64,
+    ) {
         let Some(adx) = super::get() else {
             eprintln!("adx: BMI2/ADX not available here; nothing to compare");
             return;
         };
-        let f = p384_routines();
-        let check = |x: &[u64; 6], y: &[u64; 6], z: &[u64; 6]| {
-            let expect = double_formula(&P384Fe(*x), &P384Fe(*y), &P384Fe(*z)).map(|v| v.0);
-            assert_eq!(
-                adx.p384_double(&[*x, *y, *z]),
-                expect,
-                "{x:x?} {y:x?} {z:x?}"
-            );
+        let check = |x: &[u64; N], y: &[u64; N], z: &[u64; N]| {
+            let expect = double_formula(&fe(*x), &fe(*y), &fe(*z)).map(limbs);
+            assert_eq!(double(adx, &[*x, *y, *z]), expect, "{x:x?} {y:x?} {z:x?}");
         };
-        let edges = edge_values(&f);
+        let edges = edge_values(f);
         for x in &edges {
             for y in &edges {
                 for z in &edges {
@@ -1571,10 +1566,20 @@ mod tests {
                 }
             }
         }
-        let mut random = random_values(&f, 0xd384);
+        let mut random = random_values(f, seed);
         for _ in 0..20_000 {
             let (x, y, z) = (random(), random(), random());
             check(&x, &y, &z);
         }
+    }
+
+    #[test]
+    fn p384_fused_double_equals_the_formula() {
+        fused_double_agrees(&p384_routines(), Adx::p384_double, P384Fe, |v| v.0, 0xd384);
+    }
+
+    #[test]
+    fn p256_fused_double_equals_the_formula() {
+        fused_double_agrees(&p256_routines(), Adx::p256_double, P256Fe, |v| v.0, 0xd256);
     }
 }
