@@ -6,9 +6,9 @@
 //!
 //! `cd interop && cargo run --release --example ops_min`
 
+use aws_lc_sys as _;
 use privacy_tokens::group::{self, P256Fe, P384Fe};
 use privacy_tokens::{P256Sha256, P384Sha384, Suite};
-use aws_lc_sys as _;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -39,7 +39,9 @@ fn ns(f: &mut dyn FnMut()) -> f64 {
 fn limbs<const N: usize>(seed: u64) -> [u64; N] {
     let mut x = seed;
     core::array::from_fn(|i| {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         if i == N - 1 {
             x >> 8
         } else {
@@ -51,7 +53,7 @@ fn limbs<const N: usize>(seed: u64) -> [u64; N] {
 /// `z = z * w` out of line, through pointers (the shape of AWS-LC's calls).
 #[inline(never)]
 fn mul384(z: &mut P384Fe, w: &P384Fe) {
-    *z = *z * *w;
+    *z *= *w;
 }
 
 /// `z = z^2` out of line, through pointers.
@@ -82,7 +84,9 @@ fn main() {
     let call_mul = ns(&mut || mul384(&mut z, &w));
     let call_sqr = ns(&mut || sqr384(&mut z));
     black_box((x, z));
-    println!("P-384 out-of-line through pointers, as AWS-LC's: mul {call_mul:.1} sqr {call_sqr:.1} ns");
+    println!(
+        "P-384 out-of-line through pointers, as AWS-LC's: mul {call_mul:.1} sqr {call_sqr:.1} ns"
+    );
     println!("P-384 field: mul AWS-LC {aws_mul:.1} ours {our_mul:.1}; sqr AWS-LC {aws_sqr:.1} ours {our_sqr:.1}; add ours {our_add:.1} ns");
     // P-384 double: AWS-LC's Montgomery-form Jacobian triple (any field values time the same).
     let mut p = [0u64; 18];
