@@ -197,8 +197,8 @@ impl<C: Curve> JacobianPoint<C> {
 
     /// Doubling, `dbl-2001-b` with `Z3 = 2 Y Z` (4M + 4S: one multiplication instead of the
     /// square `(Y + Z)^2` and its three additions), complete on prime-order `a = -3` curves. The
-    /// field's fused backend routine where it has one (the same formula), else
-    /// [`double_formula`].
+    /// field's fused backend routine where it has one (the same formula), else the formula on
+    /// the field's operations.
     #[inline]
     pub fn double(&self) -> Self {
         let [x, y, z] = match Fe::<C>::fused_double(&self.x, &self.y, &self.z) {
