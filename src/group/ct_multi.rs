@@ -26,7 +26,8 @@ use subtle::Choice;
 use zeroize::Zeroize;
 
 use super::window::{
-    build_tables, ct_lookup, signed_digits, Entry, BATCH_CHUNK, ENTRIES, MAX_DIGITS, W,
+    affine_tables, build_tables, ct_lookup, signed_digits, Entry, BATCH_CHUNK, ENTRIES, MAX_DIGITS,
+    W,
 };
 use super::{Affine, Curve, Point, Scalar};
 
@@ -208,18 +209,11 @@ pub(crate) fn mul_multi_shared_batch_ct<C: Curve, const N: usize, const M: usize
     let mut built_exceptional = Vec::with_capacity(chunk);
     let mut affine = vec![[[Affine::<C>::IDENTITY; ENTRIES]; N]; chunk];
     for sets in points.chunks(BATCH_CHUNK) {
-        tables.clear();
         built_exceptional.clear();
-        for p in sets {
-            let (t, e) = build_tables(p);
-            tables.push(t);
-            built_exceptional.push(e);
-        }
         let affine = &mut affine[..sets.len()];
-        super::point::batch_normalize(
-            tables.as_flattened().as_flattened(),
-            affine.as_flattened_mut().as_flattened_mut(),
-        );
+        affine_tables(sets.iter().copied(), &mut tables, affine, |e| {
+            built_exceptional.push(e)
+        });
         for ((p, t), built) in sets.iter().zip(affine.iter()).zip(built_exceptional.iter()) {
             out.push(products(t, p, scalars, *built, blind));
         }

@@ -28,8 +28,8 @@
 use super::fixed_base::FixedBaseTable;
 use super::point::batch_normalize;
 use super::window::{
-    build_tables, ct_lookup, signed_digits, Entry, ScalarDigits, ENTRIES, MAX_DIGITS,
-    MAX_SCALAR_BYTES, W,
+    affine_tables, build_tables, ct_lookup, signed_digits, Entry, ScalarDigits, ENTRIES,
+    MAX_DIGITS, MAX_SCALAR_BYTES, W,
 };
 use super::{Affine, Curve, Point, Scalar};
 
@@ -139,7 +139,7 @@ pub(crate) fn mul_ct<C: Curve>(p: &Point<C>, k: &Scalar<C>) -> Point<C> {
 /// in `k` and in the points, into `out`: the scalar is recoded once, each point's table
 /// `P, 2P, ..., 16P` is built as in [`mul_ct`], and all the tables are normalised together with
 /// one field inversion for the batch, so that every ladder step is a mixed addition (7M + 4S
-/// instead of 11M + 5S). The exceptional cases are those of [`mul_ct`]: they depend on the scalar
+/// instead of 12M + 4S). The exceptional cases are those of [`mul_ct`]: they depend on the scalar
 /// alone, so none arises for a scalar below `n`; the fallback stays as a safety net. Allocates
 /// its two working buffers once per call: about 4 KB per point on P-384 (the Jacobian and the
 /// affine tables), for as long as the call runs.
@@ -148,15 +148,15 @@ pub(crate) fn mul_batch_ct<C: Curve>(points: &[Affine<C>], k: &Scalar<C>, out: &
     let n = signed_digits::<C>(k, &mut digits);
     let mut exceptional = subtle::Choice::from(0);
     let mut tables = Vec::with_capacity(points.len());
-    for p in points {
-        let ([table], e) = build_tables::<C, 1>(&[Point::<C>::from(*p)]);
-        tables.push(table);
-        exceptional |= e;
-    }
-    let mut affine = vec![[Affine::<C>::IDENTITY; ENTRIES]; points.len()];
-    batch_normalize(tables.as_flattened(), affine.as_flattened_mut());
+    let mut affine = vec![[[Affine::<C>::IDENTITY; ENTRIES]; 1]; points.len()];
+    affine_tables(
+        points.iter().map(|p| [Point::<C>::from(*p)]),
+        &mut tables,
+        &mut affine,
+        |e| exceptional |= e,
+    );
     drop(tables);
-    for (table, o) in affine.iter().zip(out.iter_mut()) {
+    for ([table], o) in affine.iter().zip(out.iter_mut()) {
         let mut acc = Point::<C>::from(ct_lookup::<C, Affine<C>>(table, digits[n - 1]));
         for &d in digits[..n - 1].iter().rev() {
             for _ in 0..W {

@@ -150,6 +150,28 @@ pub(super) fn vartime_add_entry<C: Curve>(
     }
 }
 
+/// The window tables of every point set of `sets` (as [`build_tables`]) into `tables` (cleared
+/// first), then all of them normalised to affine with one field inversion into `affine` (one
+/// element per set); `built` gets, set by set, whether building its tables hit a doubling case.
+/// The batch paths' shared first step ([`super::mul`]'s batch ladder, `ct_multi`'s batches).
+pub(super) fn affine_tables<C: Curve, const N: usize>(
+    sets: impl IntoIterator<Item = [Point<C>; N]>,
+    tables: &mut Vec<[[Point<C>; ENTRIES]; N]>,
+    affine: &mut [[[Affine<C>; ENTRIES]; N]],
+    mut built: impl FnMut(Choice),
+) {
+    tables.clear();
+    for set in sets {
+        let (t, e) = build_tables(&set);
+        tables.push(t);
+        built(e);
+    }
+    super::point::batch_normalize(
+        tables.as_flattened().as_flattened(),
+        affine.as_flattened_mut().as_flattened_mut(),
+    );
+}
+
 /// The tables `P_i, 2P_i, ..., 16P_i` and whether building them hit a doubling case (the
 /// index arithmetic is public: it does not depend on the points).
 pub(super) fn build_tables<C: Curve, const N: usize>(
