@@ -159,9 +159,9 @@ pub fn paint() {
 }
 
 /// How deep below the caller's frame `f` wrote to the stack (bytes, from a painted stack), and
-/// whether its deepest writes were the wipe: a run of at least 4 KiB of zeros starts within
-/// 512 bytes of the lowest byte written (below the wipe's frame lie only the frames of the
-/// zeroing loop it calls). A body that went deeper than its wipe leaves its own frames there.
+/// whether its deepest writes were the wipe (see `wiped_from`: below the wipe's frame lie only
+/// the frames of the zeroing loop it calls). A body that went deeper than its wipe leaves its
+/// own frames there.
 #[inline(never)]
 pub fn stack_use_of(f: impl FnOnce()) -> (usize, bool) {
     paint();
@@ -176,10 +176,34 @@ pub fn painted_use() -> (usize, bool) {
     let marker = 0u8;
     let stale = stale_below(&marker);
     let lowest = stale.iter().position(|&b| b != 0x6b).unwrap_or(SCAN);
-    let near = &stale[lowest..(lowest + 512 + 4096).min(SCAN)];
-    let wiped = near
-        .windows(4096)
-        .take(512)
-        .any(|w| w.iter().all(|&b| b == 0));
-    (SCAN - lowest, wiped)
+    (SCAN - lowest, wiped_from(&stale[lowest..]))
+}
+
+/// Whether the deepest writes, `s` from the lowest byte written up, are a wipe's: a run of at
+/// least 4 KiB of zeros begins within the 4 KiB above the lowest byte, and what lies below it
+/// is zeros and islands of at most 512 bytes (an island ends at 64 zero bytes): the frames of
+/// zeroing loops. A thread that ran two wiped bodies from frames at different depths leaves one
+/// such frame at each wipe's bottom, with the deeper wipe's zeros between them. The frames of a
+/// body that went deeper than its wipe are larger islands, or leave no such run of zeros.
+fn wiped_from(s: &[u8]) -> bool {
+    const RUN: usize = 4096;
+    const ISLAND: usize = 512;
+    const GAP: usize = 64;
+    const ZONE: usize = 4096;
+    let (mut zeros, mut island) = (0usize, 0usize);
+    for (i, &b) in s.iter().enumerate() {
+        if b == 0 {
+            zeros += 1;
+            if zeros >= RUN {
+                return true;
+            }
+            continue;
+        }
+        island = if zeros >= GAP { 1 } else { island + zeros + 1 };
+        zeros = 0;
+        if island > ISLAND || i >= ZONE {
+            return false;
+        }
+    }
+    false
 }
