@@ -1,16 +1,19 @@
 //! Field and point operations side by side with AWS-LC's own routines (s2n-bignum's P-384
 //! `bignum_montmul_p384`, `bignum_montsqr_p384` and `p384_montjdouble`; OpenSSL's nistz256
-//! `ecp_nistz256_mul_mont`, `_sqr_mont` and `_point_double` for P-256), called through their
-//! exported symbols: the fastest of many short dependent chains, in nanoseconds per operation.
-//! Where the curve layer's time goes against AWS-LC's.
+//! `ecp_nistz256_mul_mont`, `_sqr_mont`, `_point_double` and `_point_add` for P-256), called
+//! through their exported symbols: the fastest of many short dependent chains, in nanoseconds
+//! per operation. Where the curve layer's time goes against AWS-LC's.
 //!
 //! `cd interop && cargo run --release --example ops_min`
 
 use aws_lc_sys as _;
-use privacy_tokens::group::{self, P256Fe, P384Fe};
+use privacy_tokens::group::{self, Curve, FieldOps};
 use privacy_tokens::{P256Sha256, P384Sha384, Suite};
 use std::hint::black_box;
 use std::time::Instant;
+
+type Binary = unsafe extern "C" fn(*mut u64, *const u64, *const u64);
+type Unary = unsafe extern "C" fn(*mut u64, *const u64);
 
 extern "C" {
     fn aws_lc_0_47_0_bignum_montmul_p384(z: *mut u64, x: *const u64, y: *const u64);
@@ -20,6 +23,14 @@ extern "C" {
     fn aws_lc_0_47_0_ecp_nistz256_sqr_mont(r: *mut u64, a: *const u64);
     fn aws_lc_0_47_0_ecp_nistz256_point_double(r: *mut u64, a: *const u64);
     fn aws_lc_0_47_0_ecp_nistz256_point_add(r: *mut u64, a: *const u64, b: *const u64);
+}
+
+/// One curve's AWS-LC routines on `n`-limb field elements and `3n`-limb Jacobian points.
+struct Aws {
+    mul: Binary,
+    sqr: Unary,
+    double: Unary,
+    add: Option<Binary>,
 }
 
 /// Nanoseconds per call of `f`: the fastest of 3000 runs of 20 calls.
@@ -35,115 +46,107 @@ fn ns(f: &mut dyn FnMut()) -> f64 {
     best
 }
 
-/// Limbs of a value below both moduli (the top limb is small).
-fn limbs<const N: usize>(seed: u64) -> [u64; N] {
+/// `len` limbs below both moduli (every fourth limb is small).
+fn limbs(seed: u64, len: usize) -> Vec<u64> {
     let mut x = seed;
-    core::array::from_fn(|i| {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        if i == N - 1 {
-            x >> 8
-        } else {
-            x
-        }
-    })
+    (0..len)
+        .map(|i| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            if i % 4 == 3 {
+                x >> 8
+            } else {
+                x
+            }
+        })
+        .collect()
 }
 
 /// `z = z * w` out of line, through pointers (the shape of AWS-LC's calls).
 #[inline(never)]
-fn mul384(z: &mut P384Fe, w: &P384Fe) {
+fn mul_through<F: FieldOps>(z: &mut F, w: &F) {
     *z *= *w;
 }
 
 /// `z = z^2` out of line, through pointers.
 #[inline(never)]
-fn sqr384(z: &mut P384Fe) {
+fn sqr_through<F: FieldOps>(z: &mut F) {
     *z = z.square();
 }
 
-fn main() {
+/// `r = f(r, b)` on AWS-LC's limbs, timed: the output goes to a second buffer, swapped in
+/// after each call (no routine is asked to write over its input).
+fn aws_binary(f: Binary, r: &mut Vec<u64>, b: &[u64]) -> f64 {
+    let mut out = vec![0u64; r.len()];
+    ns(&mut || {
+        // SAFETY: `out`, `r` and `b` hold the routine's element or point size; `out` is distinct.
+        unsafe { f(out.as_mut_ptr(), r.as_ptr(), b.as_ptr()) };
+        core::mem::swap(r, &mut out);
+    })
+}
+
+/// `r = f(r)` on AWS-LC's limbs, timed, as [`aws_binary`].
+fn aws_unary(f: Unary, r: &mut Vec<u64>) -> f64 {
+    let mut out = vec![0u64; r.len()];
+    ns(&mut || {
+        // SAFETY: `out` and `r` hold the routine's element or point size; `out` is distinct.
+        unsafe { f(out.as_mut_ptr(), r.as_ptr()) };
+        core::mem::swap(r, &mut out);
+    })
+}
+
+fn compare<C: Curve>(name: &str, n: usize, aws: &Aws) {
     let mut rng = rand::thread_rng();
-    // P-384 field.
-    let (mut a, b) = (limbs::<6>(1), limbs::<6>(2));
-    let aws_mul = ns(&mut || unsafe {
-        // SAFETY: valid 6-limb buffers; `z` may alias `x` (s2n-bignum allows it).
-        aws_lc_0_47_0_bignum_montmul_p384(a.as_mut_ptr(), a.as_ptr(), b.as_ptr())
-    });
-    let aws_sqr = ns(&mut || unsafe {
-        // SAFETY: as above.
-        aws_lc_0_47_0_bignum_montsqr_p384(a.as_mut_ptr(), a.as_ptr())
-    });
-    black_box(a);
-    let mut x = P384Fe::ONE + P384Fe::ONE;
+    let (mut a, b) = (limbs(1, n), limbs(2, n));
+    let aws_mul = aws_binary(aws.mul, &mut a, &b);
+    let aws_sqr = aws_unary(aws.sqr, &mut a);
+    let mut x = C::Fe::ONE + C::Fe::ONE;
     let y = x + x + x;
     let our_mul = ns(&mut || x = black_box(x) * y);
     let our_sqr = ns(&mut || x = black_box(x).square());
     let our_add = ns(&mut || x = black_box(x) + y);
-    let (mut z, w) = (x, y);
-    let call_mul = ns(&mut || mul384(&mut z, &w));
-    let call_sqr = ns(&mut || sqr384(&mut z));
-    black_box((x, z));
+    let call_mul = ns(&mut || mul_through(&mut x, &y));
+    let call_sqr = ns(&mut || sqr_through(&mut x));
+    black_box((a, x));
     println!(
-        "P-384 out-of-line through pointers, as AWS-LC's: mul {call_mul:.1} sqr {call_sqr:.1} ns"
+        "{name} field: mul AWS-LC {aws_mul:.1} ours {our_mul:.1} (out of line {call_mul:.1}); \
+         sqr AWS-LC {aws_sqr:.1} ours {our_sqr:.1} (out of line {call_sqr:.1}); add ours {our_add:.1} ns"
     );
-    println!("P-384 field: mul AWS-LC {aws_mul:.1} ours {our_mul:.1}; sqr AWS-LC {aws_sqr:.1} ours {our_sqr:.1}; add ours {our_add:.1} ns");
-    // P-384 double: AWS-LC's Montgomery-form Jacobian triple (any field values time the same).
-    let mut p = [0u64; 18];
-    p[..6].copy_from_slice(&limbs::<6>(3));
-    p[6..12].copy_from_slice(&limbs::<6>(4));
-    p[12..].copy_from_slice(&limbs::<6>(5));
-    let mut q = [0u64; 18];
-    let aws_dbl = ns(&mut || unsafe {
-        // SAFETY: valid 18-limb buffers, not aliased.
-        aws_lc_0_47_0_p384_montjdouble(q.as_mut_ptr(), p.as_ptr());
-        core::mem::swap(&mut p, &mut q);
-    });
-    type C384 = <P384Sha384 as Suite>::Curve;
-    let mut pt = group::mul_generator::<C384>(&group::random_scalar::<C384>(&mut rng));
+    // AWS-LC's Montgomery-form Jacobian triples (any field values time the same).
+    let (mut p, q) = (limbs(3, 3 * n), limbs(4, 3 * n));
+    let aws_dbl = aws_unary(aws.double, &mut p);
+    let mut pt = group::mul_generator::<C>(&group::random_scalar::<C>(&mut rng));
     let our_dbl = ns(&mut || pt = black_box(pt).double());
-    black_box(pt);
-    println!("P-384 double: AWS-LC {aws_dbl:.1} ours {our_dbl:.1} ns");
-    // P-256.
-    let (mut a, b) = (limbs::<4>(1), limbs::<4>(2));
-    let aws_mul = ns(&mut || unsafe {
-        // SAFETY: valid 4-limb buffers; OpenSSL's routine allows `r == a`.
-        aws_lc_0_47_0_ecp_nistz256_mul_mont(a.as_mut_ptr(), a.as_ptr(), b.as_ptr())
-    });
-    let aws_sqr = ns(&mut || unsafe {
-        // SAFETY: as above.
-        aws_lc_0_47_0_ecp_nistz256_sqr_mont(a.as_mut_ptr(), a.as_ptr())
-    });
-    black_box(a);
-    let mut x = P256Fe::ONE + P256Fe::ONE;
-    let y = x + x + x;
-    let our_mul = ns(&mut || x = black_box(x) * y);
-    let our_sqr = ns(&mut || x = black_box(x).square());
-    let our_add = ns(&mut || x = black_box(x) + y);
-    black_box(x);
-    println!("P-256 field: mul AWS-LC {aws_mul:.1} ours {our_mul:.1}; sqr AWS-LC {aws_sqr:.1} ours {our_sqr:.1}; add ours {our_add:.1} ns");
-    let mut p = [0u64; 12];
-    p[..4].copy_from_slice(&limbs::<4>(3));
-    p[4..8].copy_from_slice(&limbs::<4>(4));
-    p[8..].copy_from_slice(&limbs::<4>(5));
-    let mut q = [0u64; 12];
-    let aws_dbl = ns(&mut || unsafe {
-        // SAFETY: valid 12-limb buffers (P256_POINT), not aliased.
-        aws_lc_0_47_0_ecp_nistz256_point_double(q.as_mut_ptr(), p.as_ptr());
-        core::mem::swap(&mut p, &mut q);
-    });
-    type C256 = <P256Sha256 as Suite>::Curve;
-    let mut pt = group::mul_generator::<C256>(&group::random_scalar::<C256>(&mut rng));
-    let our_dbl = ns(&mut || pt = black_box(pt).double());
-    println!("P-256 double: AWS-LC {aws_dbl:.1} ours {our_dbl:.1} ns");
-    let b2 = q;
-    let aws_add = ns(&mut || unsafe {
-        // SAFETY: valid 12-limb buffers (P256_POINT), `r` distinct from `b`.
-        aws_lc_0_47_0_ecp_nistz256_point_add(q.as_mut_ptr(), p.as_ptr(), b2.as_ptr());
-        core::mem::swap(&mut p, &mut q);
-    });
-    let other = group::mul_generator::<C256>(&group::random_scalar::<C256>(&mut rng));
-    let our_add = ns(&mut || pt = black_box(pt) + other);
-    black_box(pt);
-    println!("P-256 add: AWS-LC point_add {aws_add:.1} ours complete add {our_add:.1} ns");
+    println!("{name} double: AWS-LC {aws_dbl:.1} ours {our_dbl:.1} ns");
+    if let Some(add) = aws.add {
+        let aws_add = aws_binary(add, &mut p, &q);
+        let other = group::mul_generator::<C>(&group::random_scalar::<C>(&mut rng));
+        let our_add = ns(&mut || pt = black_box(pt) + other);
+        println!("{name} add: AWS-LC point_add {aws_add:.1} ours complete add {our_add:.1} ns");
+    }
+    black_box((p, pt));
+}
+
+fn main() {
+    compare::<<P384Sha384 as Suite>::Curve>(
+        "P-384",
+        6,
+        &Aws {
+            mul: aws_lc_0_47_0_bignum_montmul_p384,
+            sqr: aws_lc_0_47_0_bignum_montsqr_p384,
+            double: aws_lc_0_47_0_p384_montjdouble,
+            add: None,
+        },
+    );
+    compare::<<P256Sha256 as Suite>::Curve>(
+        "P-256",
+        4,
+        &Aws {
+            mul: aws_lc_0_47_0_ecp_nistz256_mul_mont,
+            sqr: aws_lc_0_47_0_ecp_nistz256_sqr_mont,
+            double: aws_lc_0_47_0_ecp_nistz256_point_double,
+            add: Some(aws_lc_0_47_0_ecp_nistz256_point_add),
+        },
+    );
 }

@@ -1054,16 +1054,44 @@ macro_rules! frame_op {
 /// takes a frame of 21 slots and the output pointer (`21 s + 16` bytes) below it, and gives it
 /// all back before it ends. Clobbers `rax`, `rcx`, `rdx`, `rsi`, `rdi`, `r8..r15`.
 macro_rules! fused_double {
+    // The method `Adx::$name` on field `$f`: `$n` limbs, `$s` bytes an element.
+    (fn $name:ident, $f:ident $s:literal, $n:literal, $curve:literal) => {
+        #[doc = concat!("The ", $curve, " Jacobian doubling `2 (X : Y : Z)` (`a = -3`) in one block: the")]
+        /// formula of [`JacobianPoint::double`](super::JacobianPoint::double) (4M + 4S), every
+        /// field operation the one of this backend, the intermediate values in a stack frame of
+        /// its own. Equal to that formula on the portable code for all coordinates below `p`.
+        #[inline(always)]
+        pub(crate) fn $name(
+            self,
+            x: &[u64; $n],
+            y: &[u64; $n],
+            z: &[u64; $n],
+        ) -> [[u64; $n]; 3] {
+            let mut out = [[0u64; $n]; 3];
+            // The block reads the element at each of `x`, `y`, `z`, writes the three at `out`,
+            // and its own stack: it saves what the field's pieces save (`rbx` and `rbp` on
+            // P-384, which cannot be named as operands; nothing on P-256), takes a frame of 21
+            // slots and the output pointer below that (`sub rsp`), and gives all of it back
+            // before it ends; the P-384 squarings push and pop 7 words below the frame. The
+            // block does not set `nostack`, so this use of the stack is allowed. Every other
+            // register it writes is a clobber.
+            // SAFETY: BMI2/ADX proven by `self`; inputs, `out` valid, `out` distinct; stack above.
+            unsafe {
+                fused_double!(asm $f $s, x, y, z, out);
+            }
+            out
+        }
+    };
     // The `asm!` statement: the block on input `$p` and output `$out` (valid `[[u64; N]; 3]`),
     // every register it writes a clobber. Expand inside `unsafe`.
-    (asm $f:ident $s:literal, $p:expr, $out:expr) => {
+    (asm $f:ident $s:literal, $x:expr, $y:expr, $z:expr, $out:expr) => {
         core::arch::asm!(
             fused_double!($f $s),
-            inout("rsi") $p.as_ptr() => _,
+            inout("rsi") $x.as_ptr() => _,
+            inout("rcx") $y.as_ptr() => _,
+            inout("rdx") $z.as_ptr() => _,
             inout("rdi") $out.as_mut_ptr() => _,
             out("rax") _,
-            out("rcx") _,
-            out("rdx") _,
             out("r8") _,
             out("r9") _,
             out("r10") _,
@@ -1079,10 +1107,10 @@ macro_rules! fused_double {
             $f!(@save),
             "sub rsp, ", $s, "*21 + 16\n",
             "mov qword ptr [rsp + ", $s, "*21], rdi\n",
-            // Slots: X 0, Y 1, Z 2.
+            // Slots: X 0 (from rsi), Y 1 (rcx), Z 2 (rdx).
             $f!(@copy $s, "rsp" "0", "rsi" "0"),
-            $f!(@copy $s, "rsp" "1", "rsi" "1"),
-            $f!(@copy $s, "rsp" "2", "rsi" "2"),
+            $f!(@copy $s, "rsp" "1", "rcx" "0"),
+            $f!(@copy $s, "rsp" "2", "rdx" "0"),
             // delta = Z^2 (3), gamma = Y^2 (4), beta = X gamma (5).
             frame_op!($f $s, sqr "3" "2"),
             frame_op!($f $s, sqr "4" "1"),
@@ -1338,46 +1366,8 @@ impl Adx {
         p384_linear!(a, a, p384_shl!("3", "61"),)
     }
 
-    /// The P-384 Jacobian doubling `2 (X : Y : Z)` (`a = -3`) in one block: the formula of
-    /// [`JacobianPoint::double`](super::JacobianPoint::double) (4M + 4S), every field operation
-    /// the one of this backend, the intermediate values in a stack frame of its own. Equal to
-    /// that formula on the portable code for all coordinates below `p`.
-    #[inline(always)]
-    pub(crate) fn p384_double(self, p: &[[u64; 6]; 3]) -> [[u64; 6]; 3] {
-        let mut out = [[0u64; 6]; 3];
-        // The block reads the 144 bytes at `p` and writes the 144 at `out`, and its own stack:
-        // it pushes `rbx` and `rbp` (not nameable as operands), then takes a 1024-byte frame
-        // below them (`sub rsp`) for the input, the intermediate values and the output pointer,
-        // and gives all of it back before it ends; the squarings push and pop 7 words below
-        // that frame. The block does not set `nostack`, so this use of the stack is allowed.
-        // Every other register it writes is a clobber.
-        // SAFETY: `self` proves BMI2 and ADX; `p` and `out` are valid, distinct `[[u64; 6]; 3]`;
-        // stack use as above.
-        unsafe {
-            fused_double!(asm f384 48, p, out);
-        }
-        out
-    }
-
-    /// The P-256 Jacobian doubling `2 (X : Y : Z)` (`a = -3`) in one block, as
-    /// [`p384_double`](Self::p384_double): the formula of
-    /// [`JacobianPoint::double`](super::JacobianPoint::double) (4M + 4S) on this backend's field
-    /// operations, the intermediate values in a stack frame of its own. Equal to that formula on
-    /// the portable code for all coordinates below `p`.
-    #[inline(always)]
-    pub(crate) fn p256_double(self, p: &[[u64; 4]; 3]) -> [[u64; 4]; 3] {
-        let mut out = [[0u64; 4]; 3];
-        // The block reads the 96 bytes at `p` and writes the 96 at `out`, and its own stack: it
-        // takes a 688-byte frame (`sub rsp`) for the input, the intermediate values and the output
-        // pointer, and gives it back before it ends; it pushes nothing (the P-256 bodies use
-        // neither `rbx` nor `rbp`). The block does not set `nostack`, so this use of the stack is
-        // allowed. Every other register it writes is a clobber.
-        // SAFETY: BMI2/ADX proven by `self`; `p`, `out` valid, distinct; stack use as above.
-        unsafe {
-            fused_double!(asm f256 32, p, out);
-        }
-        out
-    }
+    fused_double!(fn p384_double, f384 48, 6, "P-384");
+    fused_double!(fn p256_double, f256 32, 4, "P-256");
 
     /// P-256 `4 a mod p` of a fully reduced input.
     #[inline(always)]
@@ -1404,7 +1394,7 @@ mod tests {
     type AsmBinary<const N: usize> = fn(Adx, &[u64; N], &[u64; N]) -> [u64; N];
     type Unary<const N: usize> = fn(&[u64; N]) -> [u64; N];
     type AsmUnary<const N: usize> = fn(Adx, &[u64; N]) -> [u64; N];
-    type AsmDouble<const N: usize> = fn(Adx, &[[u64; N]; 3]) -> [[u64; N]; 3];
+    type AsmDouble<const N: usize> = fn(Adx, &[u64; N], &[u64; N], &[u64; N]) -> [[u64; N]; 3];
 
     /// A field's routines, as the backend and as the portable oracle.
     struct Routines<const N: usize> {
@@ -1492,23 +1482,22 @@ mod tests {
         .collect()
     }
 
+    /// A field's routines and oracles, as `runtime_ops!` pairs them in its `portable` module.
+    macro_rules! routines {
+        ($field:ident) => {{
+            use $field::portable as p;
+            Routines {
+                p: p::P,
+                below_p: p::below_p,
+                ops: p::BINARY,
+                unary: p::UNARY,
+            }
+        }};
+    }
+
     /// The P-384 routines and their portable oracles.
     fn p384_routines() -> Routines<6> {
-        use p384_field::portable as p;
-        Routines {
-            p: p::P,
-            below_p: p::below_p,
-            ops: [
-                ("mul", Adx::p384_mont_mul, p::mont_mul),
-                ("add", Adx::p384_add, p::add_mod),
-                ("sub", Adx::p384_sub, p::sub_mod),
-            ],
-            unary: [
-                ("sqr", Adx::p384_mont_sqr, p::mont_sqr),
-                ("times4", Adx::p384_times4, p::times4),
-                ("times8", Adx::p384_times8, p::times8),
-            ],
-        }
+        routines!(p384_field)
     }
 
     #[test]
@@ -1518,21 +1507,7 @@ mod tests {
 
     /// The P-256 routines and their portable oracles.
     fn p256_routines() -> Routines<4> {
-        use p256_field::portable as p;
-        Routines {
-            p: p::P,
-            below_p: p::below_p,
-            ops: [
-                ("mul", Adx::p256_mont_mul, p::mont_mul),
-                ("add", Adx::p256_add, p::add_mod),
-                ("sub", Adx::p256_sub, p::sub_mod),
-            ],
-            unary: [
-                ("sqr", Adx::p256_mont_sqr, p::mont_sqr),
-                ("times4", Adx::p256_times4, p::times4),
-                ("times8", Adx::p256_times8, p::times8),
-            ],
-        }
+        routines!(p256_field)
     }
 
     #[test]
@@ -1556,7 +1531,7 @@ mod tests {
         };
         let check = |x: &[u64; N], y: &[u64; N], z: &[u64; N]| {
             let expect = double_formula(&fe(*x), &fe(*y), &fe(*z)).map(limbs);
-            assert_eq!(double(adx, &[*x, *y, *z]), expect, "{x:x?} {y:x?} {z:x?}");
+            assert_eq!(double(adx, x, y, z), expect, "{x:x?} {y:x?} {z:x?}");
         };
         let edges = edge_values(f);
         for x in &edges {

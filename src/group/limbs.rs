@@ -172,6 +172,13 @@ macro_rules! field_impls {
                 Self(times8(&self.0))
             }
 
+            /// `2 (x : y : z)` on the `a = -3` curve over this field by the backend's fused
+            /// doubling, where it runs (see `runtime_ops`); `None` otherwise.
+            #[inline(always)]
+            pub(crate) fn fused_double(x: &Self, y: &Self, z: &Self) -> Option<[Self; 3]> {
+                fused_double_limbs(&x.0, &y.0, &z.0).map(|v| v.map(Self))
+            }
+
             /// `-self` in a `const` context (the portable code; `-x` at run time takes the
             /// selected backend).
             #[inline(always)]
@@ -308,7 +315,7 @@ pub(super) use field_impls;
 /// `mont_sqr`, `add_mod` and `sub_mod` (the product and square out of line, so that each call
 /// site inlines only the selected routine).
 macro_rules! runtime_ops {
-    ($n:literal, $asm_mul:ident, $asm_sqr:ident, $asm_add:ident, $asm_sub:ident, $asm_times4:ident, $asm_times8:ident) => {
+    ($n:literal, $asm_mul:ident, $asm_sqr:ident, $asm_add:ident, $asm_sub:ident, $asm_times4:ident, $asm_times8:ident, $asm_double:ident) => {
         /// The run-time product (see [`super::limbs::runtime_ops`]).
         #[inline(always)]
         fn mul(a: &[u64; $n], b: &[u64; $n]) -> [u64; $n] {
@@ -369,6 +376,22 @@ macro_rules! runtime_ops {
             $crate::group::limbs::shl_mod(a, 3, &P)
         }
 
+        /// `2 (x : y : z)` by the backend's fused doubling where it runs; `None` selects the
+        /// generic formula (`point::double_formula`) on the portable routines.
+        #[inline(always)]
+        fn fused_double_limbs(
+            x: &[u64; $n],
+            y: &[u64; $n],
+            z: &[u64; $n],
+        ) -> Option<[[u64; $n]; 3]> {
+            #[cfg(target_arch = "x86_64")]
+            if let Some(adx) = super::adx::get() {
+                return Some(adx.$asm_double(x, y, z));
+            }
+            let _ = (x, y, z);
+            None
+        }
+
         /// The portable product out of line.
         #[inline(never)]
         fn portable_mul(a: &[u64; $n], b: &[u64; $n]) -> [u64; $n] {
@@ -400,6 +423,30 @@ macro_rules! runtime_ops {
             pub(in crate::group) fn below_p(v: &[u64; $n]) -> bool {
                 bool::from($crate::group::limbs::below(v, &P))
             }
+
+            /// The backend's two-operand routines beside their portable oracles.
+            #[cfg(target_arch = "x86_64")]
+            pub(in crate::group) const BINARY: [(
+                &str,
+                fn($crate::group::adx::Adx, &[u64; $n], &[u64; $n]) -> [u64; $n],
+                fn(&[u64; $n], &[u64; $n]) -> [u64; $n],
+            ); 3] = [
+                ("mul", $crate::group::adx::Adx::$asm_mul, mont_mul),
+                ("add", $crate::group::adx::Adx::$asm_add, add_mod),
+                ("sub", $crate::group::adx::Adx::$asm_sub, sub_mod),
+            ];
+
+            /// The backend's one-operand routines beside their portable oracles.
+            #[cfg(target_arch = "x86_64")]
+            pub(in crate::group) const UNARY: [(
+                &str,
+                fn($crate::group::adx::Adx, &[u64; $n]) -> [u64; $n],
+                fn(&[u64; $n]) -> [u64; $n],
+            ); 3] = [
+                ("sqr", $crate::group::adx::Adx::$asm_sqr, mont_sqr),
+                ("times4", $crate::group::adx::Adx::$asm_times4, times4),
+                ("times8", $crate::group::adx::Adx::$asm_times8, times8),
+            ];
         }
     };
 }

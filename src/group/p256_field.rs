@@ -172,20 +172,6 @@ pub(crate) const fn sub_mod(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
 }
 
 impl P256Fe {
-    /// `2 (x : y : z)` on P-256 by the x86-64 backend's fused doubling, where it runs.
-    #[inline(always)]
-    pub(crate) fn fused_double(x: &Self, y: &Self, z: &Self) -> Option<[Self; 3]> {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(adx) = super::adx::get() {
-            let [x3, y3, z3] = adx.p256_double(&[x.0, y.0, z.0]);
-            return Some([Self(x3), Self(y3), Self(z3)]);
-        }
-        let _ = (x, y, z);
-        None
-    }
-}
-
-impl P256Fe {
     /// Zero.
     pub const ZERO: Self = Self([0; 4]);
     /// One (`R mod p` in Montgomery form).
@@ -215,7 +201,8 @@ super::limbs::runtime_ops!(
     p256_add,
     p256_sub,
     p256_times4,
-    p256_times8
+    p256_times8,
+    p256_double
 );
 super::limbs::field_impls!(P256Fe, 32, P, add, sub, mul, sqr, sub_mod);
 

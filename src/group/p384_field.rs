@@ -181,18 +181,6 @@ pub(super) const fn sub_mod(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
 }
 
 impl P384Fe {
-    /// `2 (x : y : z)` on P-384 by the x86-64 backend's fused doubling, where it runs.
-    #[inline(always)]
-    pub(crate) fn fused_double(x: &Self, y: &Self, z: &Self) -> Option<[Self; 3]> {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(adx) = super::adx::get() {
-            let [x3, y3, z3] = adx.p384_double(&[x.0, y.0, z.0]);
-            return Some([Self(x3), Self(y3), Self(z3)]);
-        }
-        let _ = (x, y, z);
-        None
-    }
-
     /// Zero.
     pub const ZERO: Self = Self([0; 6]);
     /// One (`R mod p` in Montgomery form).
@@ -223,7 +211,8 @@ super::limbs::runtime_ops!(
     p384_add,
     p384_sub,
     p384_times4,
-    p384_times8
+    p384_times8,
+    p384_double
 );
 super::limbs::field_impls!(P384Fe, 48, P, add, sub, mul, sqr, sub_mod);
 

@@ -2,11 +2,11 @@
 //!
 //! Both supported curves are short Weierstrass curves `y^2 = x^3 - 3x + b` of prime order, so:
 //!
-//! * doubling (`dbl-2001-b` with `Z3 = 2 Y Z`, 4M + 4S) is complete: the identity (`Z = 0`) doubles to itself and no
-//!   point has order two;
-//! * mixed addition (`madd-2007-bl`, 7M + 4S) and full addition (`add-2007-bl` with `Z3 = 2 Z1 Z2 H`, 12M + 4S) are
-//!   correct except for identity operands and for adding a point to itself. Adding `P` and `-P`
-//!   yields `Z = 0`, the identity, as it should.
+//! * doubling (`dbl-2001-b` with `Z3 = 2 Y Z`, 4M + 4S) is complete: the identity (`Z = 0`)
+//!   doubles to itself and no point has order two;
+//! * mixed addition (`madd-2007-bl`, 7M + 4S) and full addition (`add-2007-bl` with
+//!   `Z3 = 2 Z1 Z2 H`, 12M + 4S) are correct except for identity operands and for adding a point
+//!   to itself. Adding `P` and `-P` yields `Z = 0`, the identity, as it should.
 //!
 //! The `*_ct` additions handle identity operands with conditional selects and *report* the
 //! doubling case as a [`Choice`] instead of handling it; the scalar multiplications accumulate
