@@ -51,12 +51,12 @@ fn row(step: &str, limit: &str, allocs: u64, m: count::MultCounts) {
 }
 
 fn table_v2<S: HiddenNonceSuite>() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let server = ServerPrivateKey::<S>::random(&mut rng);
-    let (a, m, req) = profile(|| CredentialRequest::<S>::new(REQ_CTX, &mut rand::thread_rng()));
+    let (a, m, req) = profile(|| CredentialRequest::<S>::new(REQ_CTX, &mut rand::rng()));
     let req = req.expect("request");
     row(&format!("arc/{}/request", name::<S>()), "-", a, m);
-    let (a, m, resp) = profile(|| server.issue(&req.message, &mut rand::thread_rng()));
+    let (a, m, resp) = profile(|| server.issue(&req.message, &mut rand::rng()));
     let resp = resp.expect("issue");
     row(&format!("arc/{}/issue", name::<S>()), "-", a, m);
     let pk = *server.public_key();
@@ -68,7 +68,7 @@ fn table_v2<S: HiddenNonceSuite>() {
         // A fresh copy per limit: a context keeps the limit it was first used with.
         let mut cred = Credential::<S>::from_bytes(&fresh).expect("credential");
         let mut st = cred.presentation_state(PRES_CTX, limit).expect("state");
-        let (a, m, p) = profile(|| st.present(&mut rand::thread_rng()));
+        let (a, m, p) = profile(|| st.present(&mut rand::rng()));
         let p = p.expect("present");
         row(
             &format!("arc/{}/present", name::<S>()),
@@ -88,12 +88,12 @@ fn table_v2<S: HiddenNonceSuite>() {
 }
 
 fn table_v1<S: ClearNonceSuite>() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let server = ServerPrivateKey::<S>::random(&mut rng);
-    let (a, m, req) = profile(|| CredentialRequest::<S>::new(REQ_CTX, &mut rand::thread_rng()));
+    let (a, m, req) = profile(|| CredentialRequest::<S>::new(REQ_CTX, &mut rand::rng()));
     let req = req.expect("request");
     row(&format!("arc/{}/request", name::<S>()), "-", a, m);
-    let (a, m, resp) = profile(|| server.issue(&req.message, &mut rand::thread_rng()));
+    let (a, m, resp) = profile(|| server.issue(&req.message, &mut rand::rng()));
     let resp = resp.expect("issue");
     row(&format!("arc/{}/issue", name::<S>()), "-", a, m);
     let pk = *server.public_key();
@@ -101,9 +101,9 @@ fn table_v1<S: ClearNonceSuite>() {
     let mut cred = cred.expect("finalize");
     row(&format!("arc/{}/finalize", name::<S>()), "-", a, m);
     let mut st = cred
-        .legacy_presentation_state(PRES_CTX, 100, &mut rand::thread_rng())
+        .legacy_presentation_state(PRES_CTX, 100, &mut rand::rng())
         .expect("state");
-    let (a, m, p) = profile(|| st.present(&mut rand::thread_rng()));
+    let (a, m, p) = profile(|| st.present(&mut rand::rng()));
     let (p, nonce) = p.expect("present");
     row(&format!("arc/{}/present", name::<S>()), "any", a, m);
     let (a, m, t) =
@@ -113,7 +113,7 @@ fn table_v1<S: ClearNonceSuite>() {
 }
 
 fn issuance<S: ArcSuite>(c: &mut Criterion) {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let server = ServerPrivateKey::<S>::random(&mut rng);
     let base = format!("arc/{}", name::<S>());
     c.bench_function(&format!("{base}/request"), |b| {
@@ -131,7 +131,7 @@ fn issuance<S: ArcSuite>(c: &mut Criterion) {
     c.bench_function(&format!("{base}/finalize"), |b| {
         b.iter_batched(
             || {
-                let mut rng = rand::thread_rng();
+                let mut rng = rand::rng();
                 let r = CredentialRequest::<S>::new(REQ_CTX, &mut rng).expect("request");
                 let resp = server.issue(&r.message, &mut rng).expect("issue");
                 (r, resp)
@@ -143,7 +143,7 @@ fn issuance<S: ArcSuite>(c: &mut Criterion) {
 }
 
 fn presentation_v2<S: HiddenNonceSuite>(c: &mut Criterion) {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let server = ServerPrivateKey::<S>::random(&mut rng);
     let req = CredentialRequest::<S>::new(REQ_CTX, &mut rng).expect("request");
     let resp = server.issue(&req.message, &mut rng).expect("issue");
@@ -166,7 +166,7 @@ fn presentation_v2<S: HiddenNonceSuite>(c: &mut Criterion) {
                 |c| {
                     c.presentation_state(PRES_CTX, limit)
                         .expect("state")
-                        .present(&mut rand::thread_rng())
+                        .present(&mut rand::rng())
                         .expect("present")
                 },
                 BatchSize::SmallInput,
@@ -189,7 +189,7 @@ fn presentation_v2<S: HiddenNonceSuite>(c: &mut Criterion) {
 }
 
 fn presentation_v1<S: ClearNonceSuite>(c: &mut Criterion) {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let server = ServerPrivateKey::<S>::random(&mut rng);
     let req = CredentialRequest::<S>::new(REQ_CTX, &mut rng).expect("request");
     let resp = server.issue(&req.message, &mut rng).expect("issue");
@@ -206,14 +206,14 @@ fn presentation_v1<S: ClearNonceSuite>(c: &mut Criterion) {
             b.iter_batched_ref(
                 || {
                     let mut c = Credential::<S>::from_bytes(&fresh).expect("credential");
-                    c.legacy_presentation_state(PRES_CTX, limit, &mut rand::thread_rng())
+                    c.legacy_presentation_state(PRES_CTX, limit, &mut rand::rng())
                         .expect("state");
                     c
                 },
                 |c| {
-                    c.legacy_presentation_state(PRES_CTX, limit, &mut rand::thread_rng())
+                    c.legacy_presentation_state(PRES_CTX, limit, &mut rand::rng())
                         .expect("state")
-                        .present(&mut rand::thread_rng())
+                        .present(&mut rand::rng())
                         .expect("present")
                 },
                 BatchSize::SmallInput,
@@ -221,7 +221,7 @@ fn presentation_v1<S: ClearNonceSuite>(c: &mut Criterion) {
         });
         let (p, nonce) = Credential::<S>::from_bytes(&fresh)
             .expect("credential")
-            .legacy_presentation_state(PRES_CTX, limit, &mut rand::thread_rng())
+            .legacy_presentation_state(PRES_CTX, limit, &mut rand::rng())
             .expect("state")
             .present(&mut rng)
             .expect("present");

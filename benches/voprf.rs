@@ -29,7 +29,7 @@ use privacy_tokens::voprf::{
     OprfClient, OprfServer, PoprfClient, PoprfServer, SecretKey, VoprfClient, VoprfServer,
 };
 use privacy_tokens::{hazmat, P256Sha256, P384Sha384, Suite};
-use rand::RngCore;
+use rand::Rng;
 
 /// A Privacy Pass token input is 98 bytes.
 const INPUT_LEN: usize = 98;
@@ -39,7 +39,7 @@ const BATCHES: [usize; 3] = [1, 10, 100];
 const INFO: &[u8] = b"privacy-tokens bench info";
 
 fn inputs(n: usize) -> Vec<[u8; INPUT_LEN]> {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     (0..n)
         .map(|_| {
             let mut i = [0u8; INPUT_LEN];
@@ -75,7 +75,7 @@ fn group<'a>(
 
 /// Blind scalars as bytes, to rebuild fresh client states cheaply through `hazmat`.
 fn blinds<S: Suite>(n: usize) -> Vec<Vec<u8>> {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     (0..n)
         .map(|_| {
             SecretKey::<S>::random(&mut rng)
@@ -91,7 +91,7 @@ fn blinds<S: Suite>(n: usize) -> Vec<Vec<u8>> {
 
 fn bench_oprf<S: Suite>(c: &mut Criterion) {
     let suite = core::str::from_utf8(S::ID).expect("ASCII suite id");
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let server = OprfServer::<S>::new(&mut rng);
     let mut g = group(c, "voprf", suite, "OPRF");
 
@@ -148,7 +148,7 @@ fn bench_oprf<S: Suite>(c: &mut Criterion) {
 
 fn bench_voprf<S: Suite>(c: &mut Criterion) {
     let suite = core::str::from_utf8(S::ID).expect("ASCII suite id");
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let server = VoprfServer::<S>::new(&mut rng);
     let pk = *server.public_key();
     let mut g = group(c, "voprf", suite, "VOPRF");
@@ -238,7 +238,7 @@ fn bench_voprf<S: Suite>(c: &mut Criterion) {
 
 fn bench_poprf<S: Suite>(c: &mut Criterion) {
     let suite = core::str::from_utf8(S::ID).expect("ASCII suite id");
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let server = PoprfServer::<S>::new(&mut rng);
     let pk = *server.public_key();
     let mut g = group(c, "voprf", suite, "POPRF");
@@ -343,7 +343,7 @@ fn bench_poprf<S: Suite>(c: &mut Criterion) {
 /// The group primitives the protocol costs are measured against: `group/<curve>/<op>`.
 fn bench_group<C: privacy_tokens::group::Curve>(c: &mut Criterion, name: &str) {
     use privacy_tokens::group as g;
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let k = g::random_scalar::<C>(&mut rng);
     let p = g::to_affine::<C>(&g::mul_generator::<C>(&g::random_scalar::<C>(&mut rng)));
     let mut grp = c.benchmark_group(format!("group/{name}"));
@@ -399,7 +399,7 @@ mod peer {
                 use voprf::{
                     OprfClient, OprfServer, PoprfClient, PoprfServer, VoprfClient, VoprfServer,
                 };
-                let mut rng = rand::thread_rng();
+                let mut rng = rand::rng();
                 let input = inputs(1)[0];
 
                 // OPRF

@@ -12,7 +12,7 @@ use privacy_tokens::arc::privacy_pass::{
 use privacy_tokens::arc::{ArcV2P256, ServerPrivateKey};
 
 fn main() -> Result<(), privacy_tokens::Error> {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     // Joint issuer and origin (ARC is privately verifiable).
     let issuer = Issuer::new(ServerPrivateKey::<ArcV2P256>::random(&mut rng));
 

@@ -30,7 +30,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use elliptic_curve::bigint::{NonZero, U1024};
-use elliptic_curve::ff::Field;
+use elliptic_curve::ff::{Field, PrimeField};
 use privacy_tokens::arc::{
     ArcSuite, ArcV2P256, Credential, CredentialRequest, ScalarSource, ServerPrivateKey,
 };
@@ -44,7 +44,7 @@ use privacy_tokens::voprf::{
 };
 use privacy_tokens::{P256Sha256, P384Sha384, Suite};
 use rand::rngs::StdRng;
-use rand::{Rng, RngCore, SeedableRng};
+use rand::{Rng, RngExt, SeedableRng};
 
 /// dudect's threshold: `|t|` at or above it is a leak.
 const THRESHOLD: f64 = 4.5;
@@ -183,7 +183,7 @@ fn measure<I, O>(
     let mut batch = 4usize;
     let mut warm_up = true;
     loop {
-        let classes: Vec<u8> = (0..batch).map(|_| rng.gen_range(0..2u8)).collect();
+        let classes: Vec<u8> = (0..batch).map(|_| rng.random_range(0..2u8)).collect();
         let inputs: Vec<I> = classes
             .iter()
             .map(|&c| gen(&mut rng, usize::from(c)))
@@ -291,9 +291,9 @@ fn flipped_bits<C: Curve>(fill: u8, rng: &mut StdRng) -> Scalar<C> {
         let bits = C::SCALAR_LEN * 8;
         for i in 0..6 {
             let bit = if i == 0 {
-                rng.gen_range(bits - 32..bits)
+                rng.random_range(bits - 32..bits)
             } else {
-                rng.gen_range(0..bits)
+                rng.random_range(0..bits)
             };
             b[C::SCALAR_LEN - 1 - bit / 8] ^= 1 << (bit % 8);
         }
@@ -324,7 +324,7 @@ fn random_points<C: Curve>(rng: &mut StdRng) -> Vec<Point<C>> {
 }
 
 fn pick<T: Copy>(pool: &[T], rng: &mut StdRng) -> T {
-    pool[rng.gen_range(0..pool.len())]
+    pool[rng.random_range(0..pool.len())]
 }
 
 /// Signed radix-32 digits of a scalar, least significant first: the recoding of the crate's
@@ -635,6 +635,17 @@ fn random_fe<F: FieldOps>(rng: &mut StdRng) -> F {
     }
 }
 
+/// A uniformly random element of a curve crate's field (their `random` takes rand_core 0.6).
+fn random_crate_fe<F: PrimeField>(rng: &mut StdRng) -> F {
+    loop {
+        let mut r = F::Repr::default();
+        rng.fill_bytes(r.as_mut());
+        if let Some(x) = Option::<F>::from(F::from_repr(r)) {
+            return x;
+        }
+    }
+}
+
 #[derive(Clone, Copy)]
 enum FieldOp {
     Add,
@@ -725,13 +736,13 @@ fn field_paths<C: Curve>(out: &mut Vec<Path>) {
 /// references for the edge-value effect on [`group::P256Fe`] and [`group::P384Fe`]. If an
 /// independent constant-time implementation shows the same `|t|` on the same constants, the
 /// difference lies in the machine, not in either code. `--all` only.
-fn reference_field_paths<Fe: Field>(out: &mut Vec<Path>, curve: &str) {
+fn reference_field_paths<Fe: PrimeField>(out: &mut Vec<Path>, curve: &str) {
     type Edge<Fe> = (&'static str, fn() -> Fe);
     let edges: [Edge<Fe>; 4] = [
         ("zero", || Fe::ZERO),
         ("one", || Fe::ONE),
         ("p-1", || -Fe::ONE),
-        ("fixed", || Fe::random(&mut StdRng::seed_from_u64(7))),
+        ("fixed", || random_crate_fe(&mut StdRng::seed_from_u64(7))),
     ];
     for (op, square) in [("mul", false), ("square", true)] {
         for (edge, value) in edges {
@@ -742,7 +753,7 @@ fn reference_field_paths<Fe: Field>(out: &mut Vec<Path>, curve: &str) {
                         if class == 0 {
                             value()
                         } else {
-                            Fe::random(&mut *rng)
+                            random_crate_fe(rng)
                         }
                     };
                     measure(
@@ -889,7 +900,7 @@ fn voprf_paths<S: Suite>(out: &mut Vec<Path>) {
         let blinded = blinded_pool::<S>(&mut rng);
         measure(
             cfg,
-            |rng, class| (&servers[class][rng.gen_range(0..POOL)], pick(&blinded, rng)),
+            |rng, class| (&servers[class][rng.random_range(0..POOL)], pick(&blinded, rng)),
             |(server, b)| server.blind_evaluate(&mut rng, &b),
         )
     }));
@@ -903,7 +914,7 @@ fn voprf_paths<S: Suite>(out: &mut Vec<Path>) {
         let blinded = blinded_pool::<S>(&mut rng);
         measure(
             cfg,
-            |rng, class| (&servers[class][rng.gen_range(0..POOL)], pick(&blinded, rng)),
+            |rng, class| (&servers[class][rng.random_range(0..POOL)], pick(&blinded, rng)),
             |(server, b)| server.blind_evaluate(&mut rng, &b, INFO),
         )
     }));
@@ -1094,7 +1105,7 @@ fn redeem_path(name: &str, pools: fn(&Pmb, &mut StdRng) -> [Vec<Vec<u8>>; 2]) ->
         let pools = pools(&pmb, &mut rng);
         measure(
             cfg,
-            |rng, class| &pools[class][rng.gen_range(0..POOL)],
+            |rng, class| &pools[class][rng.random_range(0..POOL)],
             |r| pmb.issuer.redeem(r),
         )
     })
@@ -1114,7 +1125,7 @@ fn trust_token_paths(out: &mut Vec<Path>) {
             .collect();
         measure(
             cfg,
-            |rng, class| (&requests[rng.gen_range(0..POOL)], class == 1),
+            |rng, class| (&requests[rng.random_range(0..POOL)], class == 1),
             |(r, bit)| pmb.issuer.issue(r, TT_KEY_ID, bit, 1, &mut rng),
         )
     }));
@@ -1216,8 +1227,8 @@ fn arc_paths(out: &mut Vec<Path>) {
             cfg,
             |rng, class| {
                 (
-                    &keys[class][rng.gen_range(0..POOL / 4)],
-                    &requests[rng.gen_range(0..POOL)],
+                    &keys[class][rng.random_range(0..POOL / 4)],
+                    &requests[rng.random_range(0..POOL)],
                 )
             },
             |(key, request)| key.issue(request, &mut rng),
@@ -1236,7 +1247,7 @@ fn arc_paths(out: &mut Vec<Path>) {
         });
         measure(
             cfg,
-            |rng, class| fresh_credential(&credentials[class][rng.gen_range(0..POOL / 4)]),
+            |rng, class| fresh_credential(&credentials[class][rng.random_range(0..POOL / 4)]),
             |mut credential| {
                 let p = credential
                     .presentation_state(ARC_PRESENTATION_CONTEXT, ARC_LIMIT)
@@ -1261,9 +1272,9 @@ fn arc_paths(out: &mut Vec<Path>) {
                 let nonce = if class == 0 {
                     0
                 } else {
-                    rng.gen_range(0..ARC_LIMIT)
+                    rng.random_range(0..ARC_LIMIT)
                 };
-                (&credentials[rng.gen_range(0..POOL / 4)], nonce)
+                (&credentials[rng.random_range(0..POOL / 4)], nonce)
             },
             |(credential, nonce)| {
                 let mut src = Source {
@@ -1303,9 +1314,9 @@ fn secret_hex<C: Curve>(nibbles: Nibbles, count: usize, rng: &mut StdRng) -> Str
         for i in 0..2 * C::SCALAR_LEN {
             let top = u8::from(i == 0);
             let v = match nibbles {
-                Nibbles::Digits => rng.gen_range(0..10u8),
-                Nibbles::Letters => rng.gen_range(10..16 - top),
-                Nibbles::Mixed => rng.gen_range(0..16 - top),
+                Nibbles::Digits => rng.random_range(0..10u8),
+                Nibbles::Letters => rng.random_range(10..16 - top),
+                Nibbles::Mixed => rng.random_range(0..16 - top),
             };
             s.push(char::from_digit(u32::from(v), 16).unwrap_or('0'));
         }

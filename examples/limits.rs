@@ -36,7 +36,7 @@ fn report(what: &str, request_bytes: usize, mut f: impl FnMut()) {
 
 fn main() -> Result<(), privacy_tokens::Error> {
     let full = std::env::args().any(|a| a == "--full");
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
 
     // Privacy Pass type 0x0001 (P-384): one token, and the amortized batch at the default cap.
     let issuer = privacy_pass::Issuer::new(VoprfServer::<P384Sha384>::new(&mut rng));
@@ -51,7 +51,7 @@ fn main() -> Result<(), privacy_tokens::Error> {
     let single = single.to_bytes();
     report("privacy_pass/issue (1 token)", single.len(), || {
         let req = privacy_pass::TokenRequest::from_bytes(&single).expect("request");
-        issuer.issue(&mut rand::thread_rng(), &req).expect("issued");
+        issuer.issue(&mut rand::rng(), &req).expect("issued");
     });
     let max = usize::from(DEFAULT_MAX_BATCH);
     let (batch, _) =
@@ -62,7 +62,7 @@ fn main() -> Result<(), privacy_tokens::Error> {
         batch.len(),
         || {
             issuer
-                .issue_batch_from_bytes(&mut rand::thread_rng(), &batch)
+                .issue_batch_from_bytes(&mut rand::rng(), &batch)
                 .expect("issued");
         },
     );
@@ -82,7 +82,7 @@ fn main() -> Result<(), privacy_tokens::Error> {
             blinded.len() * 49,
             || {
                 server
-                    .blind_evaluate_batch(&mut rand::thread_rng(), &blinded)
+                    .blind_evaluate_batch(&mut rand::rng(), &blinded)
                     .expect("evaluated");
             },
         );
@@ -110,7 +110,7 @@ fn main() -> Result<(), privacy_tokens::Error> {
                             1,
                             method == Method::PstV1Pmb,
                             100,
-                            &mut rand::thread_rng(),
+                            &mut rand::rng(),
                         )
                         .expect("issued"),
                 );
@@ -136,7 +136,7 @@ fn main() -> Result<(), privacy_tokens::Error> {
     let mut response = None;
     report("arc/v2p256/issue", request_bytes.len(), || {
         let req = arc::CredentialRequest::<ArcV2P256>::from_bytes(&request_bytes).expect("req");
-        response = Some(key.issue(&req, &mut rand::thread_rng()).expect("issued"));
+        response = Some(key.issue(&req, &mut rand::rng()).expect("issued"));
     });
     let mut credential = request
         .state

@@ -8,11 +8,11 @@ use privacy_tokens::voprf::privacy_pass::{
 use privacy_tokens::voprf::VoprfServer;
 
 fn main() -> Result<(), privacy_tokens::Error> {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
 
     // Issuer: a key derived as RFC 9578 §6.5 recommends.
     let mut seed = [0u8; 48];
-    rand::RngCore::fill_bytes(&mut rng, &mut seed);
+    rand::Rng::fill_bytes(&mut rng, &mut seed);
     let issuer = Issuer::new(VoprfServer::derive(&seed, b"PrivacyPass")?);
     let pk = issuer.public_key();
     println!("issuer public key:   {} bytes", pk.to_bytes().len());

@@ -18,7 +18,7 @@ use serde_json::{json, Map, Value};
 const CLIENT_DATA: &[u8] = b"\x70TEST CLIENT DATA";
 
 fn flow(method: Method) -> Result<(), privacy_tokens::Error> {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     // The issuer publishes its public key blobs in its key commitment ("Y", base64).
     let mut issuer = Issuer::new(method, 10);
     let mut client = Client::new(method, 10);
@@ -48,7 +48,7 @@ fn flow(method: Method) -> Result<(), privacy_tokens::Error> {
 }
 
 fn transcripts(method: Method) -> Result<Value, privacy_tokens::Error> {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let (private, public) = derive_key_from_secret(method, 1, b"SEED")?;
     let mut issuer = Issuer::new(method, 10);
     issuer.add_key(private.clone())?;

@@ -4,7 +4,7 @@ use privacy_tokens::voprf::{VoprfClient, VoprfServer};
 use privacy_tokens::P384Sha384;
 
 fn main() -> Result<(), privacy_tokens::Error> {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     // Issuer: a key pair; publish the public key.
     let server = VoprfServer::<P384Sha384>::new(&mut rng);
     let pk = server.public_key();

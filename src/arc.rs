@@ -15,7 +15,7 @@
 //! ```
 //! use privacy_tokens::arc::{ArcV2P256, CredentialRequest, ServerPrivateKey};
 //!
-//! let mut rng = rand::thread_rng();
+//! let mut rng = rand::rng();
 //! let server = ServerPrivateKey::<ArcV2P256>::random(&mut rng);
 //! let req = CredentialRequest::new(b"request context", &mut rng)?;
 //! let response = server.issue(&req.message, &mut rng)?;
@@ -51,7 +51,7 @@
 //!
 //! ```
 //! # use privacy_tokens::arc::{ArcV2P256, Credential, CredentialRequest, ServerPrivateKey};
-//! # let mut rng = rand::thread_rng();
+//! # let mut rng = rand::rng();
 //! # let server = ServerPrivateKey::<ArcV2P256>::random(&mut rng);
 //! # let req = CredentialRequest::new(b"request context", &mut rng)?;
 //! # let response = server.issue(&req.message, &mut rng)?;
@@ -95,7 +95,7 @@ mod wire;
 use core::fmt;
 use std::sync::OnceLock;
 
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 
 use crate::group::{self, Affine, Curve, FixedBaseTable, Scalar, Xmd};
 use crate::Result;
@@ -335,7 +335,7 @@ pub(crate) fn hash_to_group<S: ArcSuite>(
 
 /// Where the protocol's random scalars come from.
 ///
-/// Applications pass an `RngCore + CryptoRng`; [`hazmat`] lets test harnesses supply the exact
+/// Applications pass a `rand_core::CryptoRng`; [`hazmat`] lets test harnesses supply the exact
 /// values of published vectors instead.
 pub trait ScalarSource<C: Curve> {
     /// `G.RandomScalar()` of the ARC protocol (keys, `m1`, `r1`, `r2`, `b`, `a`, `r`, `z`,
@@ -346,9 +346,9 @@ pub trait ScalarSource<C: Curve> {
 }
 
 /// A [`ScalarSource`] over a cryptographic RNG: uniform scalars in `[1, n-1]`.
-pub(crate) struct RngSource<'a, R>(pub(crate) &'a mut R);
+pub(crate) struct RngSource<'a, R: ?Sized>(pub(crate) &'a mut R);
 
-impl<C: Curve, R: RngCore + CryptoRng> ScalarSource<C> for RngSource<'_, R> {
+impl<C: Curve, R: CryptoRng + ?Sized> ScalarSource<C> for RngSource<'_, R> {
     fn random_scalar(&mut self) -> Scalar<C> {
         group::random_scalar::<C>(self.0)
     }

@@ -10,7 +10,7 @@
 //! one is selected with `subtle`). The verifier is variable time over public data. Each side
 //! converts its ten points to affine coordinates with one field inversion.
 
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroizing;
 
@@ -71,7 +71,7 @@ pub(crate) fn prove(
     key: &[Scalar<C>; 6],
     bit: Choice,
     blind: &group::LadderBlind<C>,
-    rng: &mut (impl RngCore + CryptoRng),
+    rng: &mut (impl CryptoRng + ?Sized),
 ) -> Proof {
     let [t, s, w, _ws] = st.tsw;
     // The nonces, in draw order: DLEQ2 (ks0, ks1); DLEQOR2's real branch (k0, k1) and simulated

@@ -34,10 +34,10 @@ use elliptic_curve::{
     generic_array::{ArrayLength, GenericArray},
     group::GroupEncoding,
     sec1::{EncodedPoint, FromEncodedPoint},
-    FieldBytes, NonZeroScalar,
+    FieldBytes,
 };
 use primeorder::PrimeCurveParams;
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
 use crate::{Error, Result};
@@ -495,8 +495,28 @@ pub fn decode_nonzero_scalar<C: Curve>(bytes: &[u8]) -> Result<Scalar<C>> {
 }
 
 /// A uniformly random scalar in `[1, n-1]` (RFC 9497 `RandomScalar`, with erratum 8392).
-pub fn random_scalar<C: Curve>(rng: &mut (impl RngCore + CryptoRng)) -> Scalar<C> {
-    *NonZeroScalar::<C>::random(rng).as_ref()
+///
+/// Rejection sampling (RFC 9497 §4.7): `Ns` big-endian bytes from `rng` with the bits above the
+/// order's bit length cleared, kept if the value is below `n` and non-zero, drawn again
+/// otherwise. Each draw is checked in constant time; only the number of draws depends on the
+/// RNG's output (a rejected draw says nothing about the kept one), and the buffer is zeroized.
+/// On P-256 and P-384 this reads the same bytes and returns the same scalar as the curve crates'
+/// `NonZeroScalar::random`.
+pub fn random_scalar<C: Curve>(rng: &mut (impl CryptoRng + ?Sized)) -> Scalar<C> {
+    let top_bits = Scalar::<C>::NUM_BITS % 8;
+    let mask = if top_bits == 0 { 0xff } else { (1u8 << top_bits) - 1 };
+    let mut repr = FieldBytes::<C>::default();
+    loop {
+        rng.fill_bytes(&mut repr);
+        repr[0] &= mask;
+        let candidate = Scalar::<C>::from_repr(repr.clone());
+        let value = candidate.unwrap_or(Scalar::<C>::ZERO);
+        let keep = candidate.is_some() & !value.is_zero();
+        if bool::from(keep) {
+            zeroize::Zeroize::zeroize(repr.as_mut_slice());
+            return value;
+        }
+    }
 }
 
 /// Inverts every scalar in place with one inversion (Montgomery's trick). Constant time.

@@ -18,6 +18,7 @@ mod error;
 pub mod group;
 pub mod hazmat;
 mod par;
+pub mod rng;
 mod stack;
 pub mod suite;
 pub mod transcript;
@@ -27,4 +28,6 @@ mod wire;
 
 pub use error::{Error, Result};
 pub use par::PAR_MIN_BATCH;
+/// The RNG traits this crate takes (rand_core 0.10, as rand 0.10); see [`rng`] for older `rand`.
+pub use rand_core;
 pub use suite::{P256Sha256, P384Sha384, Suite};

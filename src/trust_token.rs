@@ -41,7 +41,7 @@
 //! ```
 //! use privacy_tokens::trust_token::{generate_key, Client, Issuer, Method};
 //!
-//! let mut rng = rand::thread_rng();
+//! let mut rng = rand::rng();
 //! let method = Method::PstV1Pmb;
 //! let (private, public) = generate_key(method, 7, &mut rng);
 //! let mut issuer = Issuer::new(method, 10);

@@ -7,7 +7,7 @@
 //! use privacy_tokens::voprf::{VoprfClient, VoprfServer};
 //! use privacy_tokens::P384Sha384;
 //!
-//! let mut rng = rand::thread_rng();
+//! let mut rng = rand::rng();
 //! let server = VoprfServer::<P384Sha384>::new(&mut rng);
 //! let blind = VoprfClient::<P384Sha384>::blind(b"input", &mut rng)?;
 //! let eval = server.blind_evaluate(&mut rng, &blind.message)?;
@@ -26,7 +26,7 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use elliptic_curve::ff::Field;
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
@@ -174,7 +174,7 @@ impl<S: Suite> ConstantTimeEq for SecretKey<S> {
 
 impl<S: Suite> SecretKey<S> {
     /// A uniformly random non-zero key (RFC 9497 §3.2 `GenerateKeyPair`).
-    pub fn random(rng: &mut (impl RngCore + CryptoRng)) -> Self {
+    pub fn random(rng: &mut (impl CryptoRng + ?Sized)) -> Self {
         Self {
             scalar: group::random_scalar::<S::Curve>(rng),
         }
@@ -245,7 +245,7 @@ pub struct KeyPair<S: Suite> {
 
 impl<S: Suite> KeyPair<S> {
     /// A random key pair.
-    pub fn generate(rng: &mut (impl RngCore + CryptoRng)) -> Self {
+    pub fn generate(rng: &mut (impl CryptoRng + ?Sized)) -> Self {
         Self::from_secret_key(SecretKey::random(rng))
     }
 

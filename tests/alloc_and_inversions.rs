@@ -15,7 +15,7 @@ use privacy_tokens::voprf::{
 };
 use privacy_tokens::{P256Sha256, P384Sha384, Suite};
 use rand::rngs::StdRng;
-use rand::{RngCore, SeedableRng};
+use rand::{Rng, SeedableRng};
 
 /// A Privacy Pass token input is 98 bytes.
 const INPUT_LEN: usize = 98;

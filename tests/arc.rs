@@ -144,10 +144,10 @@ fn limits_below_two_are_rejected() {
     }
     let (server1, mut cred1, mut rng1) = setup::<ArcV1P256>(5);
     assert!(cred1
-        .legacy_presentation_state(PRES_CTX, 1, &mut rand::thread_rng())
+        .legacy_presentation_state(PRES_CTX, 1, &mut rand::rng())
         .is_err());
     let mut st1 = cred1
-        .legacy_presentation_state(PRES_CTX, 2, &mut rand::thread_rng())
+        .legacy_presentation_state(PRES_CTX, 2, &mut rand::rng())
         .unwrap();
     let (p1, n1) = st1.present(&mut rng1).unwrap();
     assert_eq!(
@@ -197,7 +197,7 @@ fn legacy_other_context_or_key<S: ClearNonceSuite>() {
     let (server, mut cred, mut rng) = setup::<S>(7);
     let other = ServerPrivateKey::<S>::random(&mut rng);
     let mut st = cred
-        .legacy_presentation_state(PRES_CTX, 10, &mut rand::thread_rng())
+        .legacy_presentation_state(PRES_CTX, 10, &mut rand::rng())
         .unwrap();
     let (p, n) = st.present(&mut rng).unwrap();
     server
@@ -302,7 +302,7 @@ fn bit_flips_in_presentations_are_rejected() {
     }
     let (server1, mut cred1, mut rng1) = setup::<ArcV1P256>(10);
     let mut st = cred1
-        .legacy_presentation_state(PRES_CTX, 4, &mut rand::thread_rng())
+        .legacy_presentation_state(PRES_CTX, 4, &mut rand::rng())
         .unwrap();
     let (p, n) = st.present(&mut rng1).unwrap();
     flip_all(&p.to_bytes(), |b| {
@@ -359,7 +359,7 @@ fn presentation_with_identity_u_is_rejected() {
     );
     let (_, mut cred1, mut rng1) = setup::<ArcV1P384>(12);
     let mut st = cred1
-        .legacy_presentation_state(PRES_CTX, 2, &mut rand::thread_rng())
+        .legacy_presentation_state(PRES_CTX, 2, &mut rand::rng())
         .unwrap();
     let mut b = st.present(&mut rng1).unwrap().0.to_bytes();
     b[..49].fill(0);
@@ -455,7 +455,7 @@ fn serde_round_trips() {
         .unwrap();
     let (_, mut cred1, mut rng1) = setup::<ArcV1P384>(14);
     let mut st = cred1
-        .legacy_presentation_state(PRES_CTX, 5, &mut rand::thread_rng())
+        .legacy_presentation_state(PRES_CTX, 5, &mut rand::rng())
         .unwrap();
     let (lp, _) = st.present(&mut rng1).unwrap();
     let lp2: LegacyPresentation<ArcV1P384> =
@@ -541,13 +541,13 @@ fn published_vector_mutations_are_caught() {
 fn legacy_state_round_trip_keeps_the_permutation() {
     let (server, mut cred, mut rng) = setup::<ArcV1P256>(16);
     let mut st = cred
-        .legacy_presentation_state(PRES_CTX, 6, &mut rand::thread_rng())
+        .legacy_presentation_state(PRES_CTX, 6, &mut rand::rng())
         .unwrap();
     let (_, n0) = st.present(&mut rng).unwrap();
     let json = serde_json::to_string(&cred).unwrap();
     let mut cred2: Credential<ArcV1P256> = serde_json::from_str(&json).unwrap();
     let mut st2 = cred2
-        .legacy_presentation_state(PRES_CTX, 6, &mut rand::thread_rng())
+        .legacy_presentation_state(PRES_CTX, 6, &mut rand::rng())
         .unwrap();
     assert_eq!(st2.remaining(), 5);
     let mut nonces = vec![n0];

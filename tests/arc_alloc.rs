@@ -59,7 +59,7 @@ fn legacy<S: ClearNonceSuite>() {
     let (a_fin, cred) = allocs(|| req.state.finalize(&pk, &resp));
     let mut cred = cred.expect("finalize");
     let mut state = cred
-        .legacy_presentation_state(PRES_CTX, 100, &mut rand::thread_rng())
+        .legacy_presentation_state(PRES_CTX, 100, &mut rand::rng())
         .expect("state");
     let (a_present, p) = allocs(|| state.present(&mut rng));
     let (p, nonce) = p.expect("present");

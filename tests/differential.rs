@@ -26,7 +26,7 @@ use p384::NistP384;
 use privacy_tokens::group::{
     self, Affine, Curve, FieldOps, FixedBaseTable, GeneratorTable, LadderBlind, Point, Scalar, Xmd,
 };
-use rand::{rngs::StdRng, Rng, RngCore};
+use rand::{rngs::StdRng, Rng, RngExt};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use tally::Tally;
 
@@ -489,10 +489,10 @@ fn field_suite<F: FieldImpl>(t: &mut Tally, rng: &mut StdRng) {
     }
     for _ in 0..50_000 * iters {
         let a = random(rng);
-        let b = if rng.gen::<bool>() {
+        let b = if rng.random::<bool>() {
             random(rng)
         } else {
-            edges[rng.gen_range(0..edges.len())]
+            edges[rng.random_range(0..edges.len())]
         };
         field_pair::<F>(t, &a, &b);
         field_pair::<F>(t, &b, &a);
@@ -672,7 +672,7 @@ fn scalar_edges<C: Curve>(rng: &mut StdRng, uniform: usize) -> Vec<(String, Scal
     }
     for _ in 0..4 {
         let low = (0..3).fold(Scalar::<C>::ZERO, |acc, _| {
-            acc + pow2::<C>(rng.gen_range(0..bits))
+            acc + pow2::<C>(rng.random_range(0..bits))
         });
         out.push((format!("low weight {}", hex_of(low.to_repr())), low));
         let mut b = vec![0u8; C::SCALAR_LEN];
@@ -685,7 +685,7 @@ fn scalar_edges<C: Curve>(rng: &mut StdRng, uniform: usize) -> Vec<(String, Scal
         out.push((format!("high weight {}", hex_of(high.to_repr())), high));
     }
     for _ in 0..uniform {
-        let s = Scalar::<C>::random(&mut *rng);
+        let s = group::random_scalar::<C>(&mut *rng);
         out.push((format!("uniform {}", hex_of(s.to_repr())), s));
     }
     out
@@ -696,8 +696,8 @@ fn scalar_edges<C: Curve>(rng: &mut StdRng, uniform: usize) -> Vec<(String, Scal
 fn point_cases<C: RefCurve>(t: &mut Tally, rng: &mut StdRng) -> Vec<Pt<C>> {
     let one = Scalar::<C>::ONE;
     let half = Scalar::<C>::from(2u64).invert().unwrap();
-    let r = Scalar::<C>::random(&mut *rng);
-    let s = Scalar::<C>::random(&mut *rng);
+    let r = group::random_scalar::<C>(&mut *rng);
+    let s = group::random_scalar::<C>(&mut *rng);
     let cases = [
         ("identity", Scalar::<C>::ZERO),
         ("G", one),
@@ -1152,7 +1152,7 @@ fn point_tuples<C: RefCurve, const N: usize>(cases: &[Pt<C>]) -> Vec<[&Pt<C>; N]
 fn scalar_tuples<C: Curve, const N: usize>(rng: &mut StdRng) -> Vec<[Scalar<C>; N]> {
     let one = Scalar::<C>::ONE;
     let half = Scalar::<C>::from(2u64).invert().unwrap();
-    let mut r = || Scalar::<C>::random(&mut *rng);
+    let mut r = || group::random_scalar::<C>(&mut *rng);
     let (a, b) = (r(), r());
     let bases: Vec<[Scalar<C>; 3]> = vec![
         [Scalar::<C>::ZERO; 3],
@@ -1308,8 +1308,8 @@ fn msm<C: RefCurve>(t: &mut Tally, rng: &mut StdRng) {
     let max = lengths.iter().copied().max().unwrap_or(0);
     let one = Scalar::<C>::ONE;
     let (a0, q) = (
-        Scalar::<C>::random(&mut *rng),
-        Scalar::<C>::random(&mut *rng),
+        group::random_scalar::<C>(&mut *rng),
+        group::random_scalar::<C>(&mut *rng),
     );
     let (p0, step) = (C::ref_generator() * a0, C::ref_generator() * q);
     // Discrete logs: a few special ones first, then a0, a0 + q, ... with repeats and negations.
@@ -1347,7 +1347,7 @@ fn msm<C: RefCurve>(t: &mut Tally, rng: &mut StdRng) {
             if i % 5 == 0 {
                 edge[(i / 5) % edge.len()].1
             } else {
-                Scalar::<C>::random(&mut *rng)
+                group::random_scalar::<C>(&mut *rng)
             }
         })
         .collect();
@@ -1489,7 +1489,7 @@ fn hashing<C: RefCurve>(t: &mut Tally, rng: &mut StdRng) {
         msgs.push(m);
     }
     for _ in 0..40 * iters {
-        let mut m = vec![0u8; rng.gen_range(0..300)];
+        let mut m = vec![0u8; rng.random_range(0..300)];
         rng.fill_bytes(&mut m);
         msgs.push(m);
     }
@@ -1503,7 +1503,7 @@ fn hashing<C: RefCurve>(t: &mut Tally, rng: &mut StdRng) {
                 let cut = if msg.is_empty() {
                     0
                 } else {
-                    rng.gen_range(0..=msg.len())
+                    rng.random_range(0..=msg.len())
                 };
                 let pieces: [&[u8]; 3] = [&msg[..cut], &[], &msg[cut..]];
                 let whole: [&[u8]; 1] = [msg];
@@ -1559,7 +1559,7 @@ fn scalars<C: RefCurve>(t: &mut Tally, rng: &mut StdRng) {
             decoded.push(s);
         }
     }
-    decoded.extend((0..64).map(|_| Scalar::<C>::random(&mut *rng)));
+    decoded.extend((0..64).map(|_| group::random_scalar::<C>(&mut *rng)));
     for (i, s) in decoded.iter().enumerate() {
         let input = || hex_of(s.to_repr());
         let theirs: Option<Scalar<C>> = s.invert().into();

@@ -6,7 +6,7 @@ use privacy_tokens::voprf::{
 use privacy_tokens::{Error, P256Sha256, P384Sha384, Suite};
 
 fn flows<S: Suite>() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     // OPRF
     let server = OprfServer::<S>::new(&mut rng);
     let b = OprfClient::<S>::blind(b"in", &mut rng).unwrap();

@@ -28,7 +28,7 @@ fn field_prime<S: Suite>() -> Vec<u8> {
 }
 
 fn element_decoders<S: Suite>() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let pk = *VoprfServer::<S>::new(&mut rng).public_key();
     let good = pk.to_bytes();
     let good = good.as_ref();
@@ -189,7 +189,7 @@ fn scalar_decoders_p384() {
 }
 
 fn every_proof_bit<S: Suite>() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let server = VoprfServer::<S>::new(&mut rng);
     let input = b"bit flips";
     // The client state is consumed by finalize, so it is re-made from one blind for each attempt.
@@ -239,7 +239,7 @@ fn every_proof_bit_p384() {
 
 #[test]
 fn batch_limits() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let server = VoprfServer::<P256Sha256>::new(&mut rng);
     assert_eq!(
         server.blind_evaluate_batch(&mut rng, &[]).err(),
@@ -302,7 +302,7 @@ fn batch_limits() {
 #[test]
 fn batch_of_65535_is_accepted() {
     // The largest batch one proof covers (P-256 to keep it quick).
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let server = VoprfServer::<P256Sha256>::new(&mut rng);
     let b = VoprfClient::<P256Sha256>::blind(b"x", &mut rng)
         .unwrap()
@@ -319,7 +319,7 @@ fn poprf_zero_tweak<S: Suite>() {
     let m = <S::Curve as Curve>::hash_to_scalar(S::XMD, &[b"Info", &len, info], &dst).unwrap();
     let sk = SecretKey::<S>::from_bytes(<S::Curve as Curve>::scalar_bytes(&-m).as_ref()).unwrap();
     let server = PoprfServer::<S>::from_secret_key(sk);
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let b = PoprfClient::<S>::blind(b"x", b"other info", server.public_key(), &mut rng).unwrap();
     assert_eq!(
         server.blind_evaluate(&mut rng, &b.message, info).err(),
@@ -350,7 +350,7 @@ fn derive_key_pair_bounds() {
         KeyPair::<P256Sha256>::derive(privacy_tokens::voprf::Mode::Voprf, b"seed", &long).err(),
         Some(Error::InputTooLong)
     );
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     assert_eq!(
         VoprfClient::<P256Sha256>::blind(&long, &mut rng).err(),
         Some(Error::InputTooLong)

@@ -36,7 +36,7 @@ fn challenge_bytes() -> Vec<u8> {
 }
 
 fn issuer() -> Issuer {
-    Issuer::new(VoprfServer::new(&mut rand::thread_rng()))
+    Issuer::new(VoprfServer::new(&mut rand::rng()))
 }
 
 #[test]
@@ -81,7 +81,7 @@ fn harness_counts_a_corrupted_vector_as_failed() {
 
 #[test]
 fn single_flow() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let issuer = issuer();
     let challenge = challenge_bytes();
     let (req, state) = Client::request(issuer.public_key(), &challenge, &mut rng).expect("request");
@@ -110,7 +110,7 @@ fn single_flow() {
 }
 
 fn batch_flow(n: usize) {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let issuer = issuer();
     let (req, state) = Client::request_batch(issuer.public_key(), &challenge_bytes(), n, &mut rng)
         .expect("request_batch");
@@ -144,7 +144,7 @@ fn batch_flow_10() {
 
 #[test]
 fn serde_hex_roundtrip() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let issuer = issuer();
     let (req, state) =
         Client::request(issuer.public_key(), &challenge_bytes(), &mut rng).expect("request");
@@ -169,7 +169,7 @@ fn serde_hex_roundtrip() {
 
 #[test]
 fn wrong_lengths_and_trailing_bytes() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let issuer = issuer();
     let (req, state) =
         Client::request(issuer.public_key(), &challenge_bytes(), &mut rng).expect("request");
@@ -204,7 +204,7 @@ fn wrong_lengths_and_trailing_bytes() {
 
 #[test]
 fn wrong_token_type() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let issuer = issuer();
     let (req, state) =
         Client::request(issuer.public_key(), &challenge_bytes(), &mut rng).expect("request");
@@ -275,7 +275,7 @@ fn bad_challenges() {
     // The client refuses a malformed challenge.
     let issuer = issuer();
     assert_eq!(
-        Client::request(issuer.public_key(), &trailing, &mut rand::thread_rng()).map(drop),
+        Client::request(issuer.public_key(), &trailing, &mut rand::rng()).map(drop),
         Err(Error::InvalidLength)
     );
 }
@@ -286,7 +286,7 @@ fn bad_points_rejected() {
     let (req, _) = Client::request(
         issuer.public_key(),
         &challenge_bytes(),
-        &mut rand::thread_rng(),
+        &mut rand::rng(),
     )
     .expect("request");
     let mut r = req.to_bytes();
@@ -301,7 +301,7 @@ fn bad_points_rejected() {
 
 #[test]
 fn unknown_key_id() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let issuer = issuer();
     let other = loop {
         // A second key with a different truncated id.
@@ -329,7 +329,7 @@ fn unknown_key_id() {
 
 #[test]
 fn response_from_another_key_rejected() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let issuer = issuer();
     let other = Issuer::new(VoprfServer::new(&mut rng));
     let (req, state) =
@@ -342,7 +342,7 @@ fn response_from_another_key_rejected() {
 
 #[test]
 fn proof_bit_flip_rejected() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let issuer = issuer();
     for (byte, bit) in [
         (TOKEN_RESPONSE_LEN - 1, 0),
@@ -370,7 +370,7 @@ fn proof_bit_flip_rejected() {
 
 #[test]
 fn batch_rejections() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let issuer = issuer();
     let (req, state) = Client::request_batch(issuer.public_key(), &challenge_bytes(), 4, &mut rng)
         .expect("request_batch");
@@ -458,7 +458,7 @@ fn batch_rejections() {
 
 #[test]
 fn flipped_token_rejected() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let issuer = issuer();
     let (req, state) =
         Client::request(issuer.public_key(), &challenge_bytes(), &mut rng).expect("request");
@@ -489,7 +489,7 @@ fn repeated_request(issuer: &Issuer, n: usize) -> Vec<u8> {
     let (req, _) = Client::request(
         issuer.public_key(),
         &challenge_bytes(),
-        &mut rand::thread_rng(),
+        &mut rand::rng(),
     )
     .expect("request");
     let element = req.blinded_msg().to_bytes();
@@ -647,7 +647,7 @@ fn issue_batch_from_bytes_checks_type_length_and_key_before_decoding() {
 
 #[test]
 fn client_decodes_only_the_response_size_it_asked_for() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let issuer = issuer();
     let (req4, _) = Client::request_batch(issuer.public_key(), &challenge_bytes(), 4, &mut rng)
         .expect("request_batch");
@@ -714,7 +714,7 @@ fn token_equality_is_constant_time_over_every_field() {
     use subtle::ConstantTimeEq;
     <Token as NotHash<_>>::check();
 
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let issuer = issuer();
     let (req, state) =
         Client::request(issuer.public_key(), &challenge_bytes(), &mut rng).expect("request");

@@ -44,7 +44,7 @@ proptest! {
 
 #[test]
 fn serde_round_trips_and_rejects() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let server = VoprfServer::<P384Sha384>::new(&mut rng);
     let pk = *server.public_key();
     let json = serde_json::to_string(&pk).unwrap();

@@ -10,7 +10,7 @@ use privacy_tokens::trust_token::{
 };
 use privacy_tokens::Error;
 use rand::rngs::StdRng;
-use rand::{RngCore, SeedableRng};
+use rand::{Rng, SeedableRng};
 
 const SRR: &[u8] = b"\xa4hmetadata\xa2fpublic\x07gprivate\x01 an issuer-defined record";
 

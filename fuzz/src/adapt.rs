@@ -58,7 +58,7 @@ pub fn pp_batch_request(bytes: &[u8]) -> Result<BatchTokenRequest> {
 /// `Issuer::issue_batch_from_bytes`: request bytes straight into batched issuance.
 pub fn pp_issue_batch(
     issuer: &Issuer,
-    rng: &mut (impl rand::RngCore + rand::CryptoRng),
+    rng: &mut (impl rand::CryptoRng + ?Sized),
     bytes: &[u8],
 ) -> Result<BatchTokenResponse> {
     issuer.issue_batch_from_bytes(rng, bytes)
@@ -92,7 +92,7 @@ pub fn arc_legacy_presentation_state<'a, S: ClearNonceSuite>(
     credential: &'a mut Credential<S>,
     context: &[u8],
     limit: u32,
-    rng: &mut (impl rand::RngCore + rand::CryptoRng),
+    rng: &mut (impl rand::CryptoRng + ?Sized),
 ) -> Result<LegacyPresentationState<'a, S>> {
     credential.legacy_presentation_state(context, limit, rng)
 }

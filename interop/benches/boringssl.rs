@@ -17,7 +17,7 @@ const KEY_ID: u32 = 7;
 
 fn bench(c: &mut Criterion, method: Method, batch: usize) {
     let m = method.name();
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let key = generate_key(method, KEY_ID).unwrap();
 
     // BoringSSL.

@@ -118,7 +118,7 @@ struct Ours {
 
 impl Ours {
     fn new(method: Method, batch: usize, key: &KeyPair) -> Self {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         let method = tt::Method::from_name(method.name()).unwrap();
         let batch16 = u16::try_from(batch).unwrap();
         let mut client = tt::Client::new(method, batch16);
@@ -156,7 +156,7 @@ fn trust_token(c: &mut Criterion, method: Method, batch: usize) {
     let boring = Boring::new(method, batch, &key);
     let ours = Ours::new(method, batch, &key);
     let batch16 = u16::try_from(batch).unwrap();
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
 
     c.bench_function(&format!("awslc/{m}/issue/{batch}"), |b| {
         b.iter(|| aws.issuer.issue(&aws.request, KEY_ID, 0, batch).unwrap())
@@ -221,7 +221,7 @@ fn trust_token(c: &mut Criterion, method: Method, batch: usize) {
 /// with the same scalar and base point.
 fn curve<C: group::Curve>(c: &mut Criterion, curve: Curve) {
     let name = curve.name();
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let k = group::random_scalar::<C>(&mut rng);
     let p = group::mul_generator::<C>(&group::random_scalar::<C>(&mut rng));
     let g = Group::new(curve).unwrap();

@@ -28,7 +28,7 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 fn compare<C: group::Curve>(curve: Curve, rounds: usize, reps: usize) {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let k = group::random_scalar::<C>(&mut rng);
     let p = group::mul_generator::<C>(&group::random_scalar::<C>(&mut rng));
     let g = Group::new(curve).expect("group");

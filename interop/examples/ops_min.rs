@@ -97,7 +97,7 @@ fn aws_unary(f: Unary, r: &mut Vec<u64>) -> f64 {
 }
 
 fn compare<C: Curve>(name: &str, n: usize, aws: &Aws) {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let (mut a, b) = (limbs(1, n), limbs(2, n));
     let aws_mul = aws_binary(aws.mul, &mut a, &b);
     let aws_sqr = aws_unary(aws.sqr, &mut a);

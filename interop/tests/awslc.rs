@@ -11,7 +11,7 @@ use privacy_tokens::group;
 use privacy_tokens::{P256Sha256, P384Sha384, Suite};
 use privacy_tokens_interop::awslc::curve::{Curve, Group};
 use privacy_tokens_interop::{awslc, boringssl, Method};
-use rand::RngCore;
+use rand::Rng;
 
 const ALL: [Method; 5] = [
     Method::ExperimentV1,
@@ -174,7 +174,7 @@ fn random_scalar<C: group::Curve>(rng: &mut impl RngCore) -> (Vec<u8>, group::Sc
 /// the same points for the same random scalars and base points, and for the scalars 1 and
 /// n − 1.
 fn curve_agrees<C: group::Curve>(curve: Curve) {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let g = Group::new(curve).unwrap();
     assert_eq!(g.curve(), curve);
     let encode = |p: &group::Point<C>| {

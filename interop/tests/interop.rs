@@ -150,7 +150,7 @@ impl TtClient for OurClient {
     fn begin_issuance(&mut self, count: usize) -> R<Vec<u8>> {
         let request = self
             .client
-            .begin_issuance(count, &mut rand::thread_rng())
+            .begin_issuance(count, &mut rand::rng())
             .map_err(err)?;
         self.state = Some(request.state);
         Ok(request.message)
@@ -174,7 +174,7 @@ impl TtClient for OurClient {
     fn begin_issuance_over_message(&mut self, count: usize, msg: &[u8]) -> R<Vec<u8>> {
         let request = self
             .client
-            .begin_issuance_over_message(count, msg, &mut rand::thread_rng())
+            .begin_issuance_over_message(count, msg, &mut rand::rng())
             .map_err(err)?;
         self.state = Some(request.state);
         Ok(request.message)
@@ -211,7 +211,7 @@ impl TtIssuer for tt::Issuer {
             key_id,
             bit,
             max_issuance,
-            &mut rand::thread_rng(),
+            &mut rand::rng(),
         )
         .map_err(err)?;
         Ok((response.message, usize::from(response.issued)))
@@ -792,8 +792,8 @@ pairing_tests! {
 /// key id and secret.
 #[test]
 fn derive_key_from_secret_equals_boringssl() {
-    use rand::RngCore;
-    let mut rng = rand::thread_rng();
+    use rand::Rng;
+    let mut rng = rand::rng();
     let mut secrets: Vec<Vec<u8>> = vec![b"SEED".to_vec(), Vec::new(), vec![0; 64]];
     for len in [1, 32, 100] {
         let mut s = vec![0; len];
@@ -839,7 +839,7 @@ fn library_key(library: Side, method: Method, id: u32) -> KeyPair {
 /// checks both. The libraries' random keys also parse in ours and re-encode to the same bytes.
 #[test]
 fn generate_key_blobs_interoperate() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let id = 0x0a0b_0c0d;
     for method in Method::CURRENT {
         for library in LIBRARIES {

@@ -42,7 +42,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("1. GET /private -> {} with {line}", r.status());
 
     // 2. Issuance: a blinded request, POSTed to the issuer request URI.
-    let (request, state) = Client::request(&key, &challenge, &mut rand::thread_rng())?;
+    let (request, state) = Client::request(&key, &challenge, &mut rand::rng())?;
     let r = http
         .post(format!("{base}/token-request"))
         .header("content-type", "application/private-token-request")

@@ -81,7 +81,7 @@ pub async fn token_request(
         Err(e) => return key_failure(&e),
     };
     let now = st.now();
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     match kind {
         TYPE_VOPRF => {
             let Ok(req) = TokenRequest::from_bytes(&body) else {

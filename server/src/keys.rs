@@ -40,7 +40,7 @@ use privacy_tokens::arc::{ArcV2P256, ServerPrivateKey};
 use privacy_tokens::trust_token::{self, derive_key_from_secret, Method};
 use privacy_tokens::voprf::privacy_pass::Issuer as VoprfIssuer;
 use privacy_tokens::voprf::VoprfServer;
-use rand::RngCore as _;
+use rand::Rng as _;
 use sha2::Sha256;
 use zeroize::{Zeroize as _, Zeroizing};
 

@@ -164,7 +164,7 @@ pub async fn issue(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Respo
         key_id,
         bit,
         st.config.max_batch,
-        &mut rand::thread_rng(),
+        &mut rand::rng(),
     ) {
         Ok(r) => {
             st.metrics.issued(keys.method.name(), u64::from(r.issued));

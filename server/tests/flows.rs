@@ -52,7 +52,7 @@ async fn amortized_batch_flow() {
     let s = start_redb(dir.path()).await;
     let c = http();
     let (challenge, pk) = voprf_challenge(&c, &s).await;
-    let (req, state) = Client::request_batch(&pk, &challenge, 10, &mut rand::thread_rng()).unwrap();
+    let (req, state) = Client::request_batch(&pk, &challenge, 10, &mut rand::rng()).unwrap();
     let r = post(&c, &s, BATCH, req.to_bytes()).await;
     let body = expect_ok(r, "application/private-token-amortized-batch-response").await;
     let tokens = state
@@ -76,7 +76,7 @@ async fn arc_flow_rate_limit_and_double_spend() {
     assert!(line.contains(", rate-limit=10"), "{line}");
     let pk = ServerPublicKey::from_bytes(&key).unwrap();
     let ch = arc_pp::TokenChallenge::from_bytes(&challenge).unwrap();
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let (req, state) = arc_pp::Client::request(&ch, &pk, &mut rng).unwrap();
     let r = post(
         &c,
@@ -133,7 +133,7 @@ async fn pst_flow(method: trust_token::Method, version: &str) {
         client.add_key_bytes(&blob).unwrap();
     }
     let std = base64::engine::general_purpose::STANDARD;
-    let req = client.begin_issuance(5, &mut rand::thread_rng()).unwrap();
+    let req = client.begin_issuance(5, &mut rand::rng()).unwrap();
     let r = c
         .post(url(&s, "/pst/issue"))
         .header("sec-private-state-token", std.encode(&req.message))
@@ -292,7 +292,7 @@ async fn issuance_status_codes() {
         r.send()
     };
     let (challenge, pk) = voprf_challenge(&c, &s).await;
-    let (req, _) = Client::request(&pk, &challenge, &mut rand::thread_rng()).unwrap();
+    let (req, _) = Client::request(&pk, &challenge, &mut rand::rng()).unwrap();
     let good = req.to_bytes().to_vec();
     let single = Some("application/private-token-request");
     let batch = Some("application/private-token-amortized-batch-request");
@@ -332,12 +332,12 @@ async fn issuance_status_codes() {
     assert_eq!(status(post(single, bad_type).await.unwrap()), 422);
     // Amortized: a body over the size cap of 20 elements is 413 before it is read; a length
     // prefix claiming 21 elements is 422 before anything else is read; bad framing 400.
-    let (breq, _) = Client::request_batch(&pk, &challenge, 21, &mut rand::thread_rng()).unwrap();
+    let (breq, _) = Client::request_batch(&pk, &challenge, 21, &mut rand::rng()).unwrap();
     assert_eq!(status(post(batch, breq.to_bytes()).await.unwrap()), 413);
     let len = (21u16 * 49) | 0x4000;
     let claim = [&[0, 1, good[2]][..], &len.to_be_bytes()].concat();
     assert_eq!(status(post(batch, claim).await.unwrap()), 422);
-    let (breq, _) = Client::request_batch(&pk, &challenge, 3, &mut rand::thread_rng()).unwrap();
+    let (breq, _) = Client::request_batch(&pk, &challenge, 3, &mut rand::rng()).unwrap();
     let mut b = breq.to_bytes();
     b.push(0);
     assert_eq!(status(post(batch, b).await.unwrap()), 400);
@@ -372,7 +372,7 @@ async fn redemption_order_rejects_foreign_challenge_and_unknown_key() {
     )
     .unwrap()
     .to_bytes();
-    let (req, st) = Client::request(&pk, &foreign, &mut rand::thread_rng()).unwrap();
+    let (req, st) = Client::request(&pk, &foreign, &mut rand::rng()).unwrap();
     let body = expect_ok(
         post(&c, &s, SINGLE, req.to_bytes().to_vec()).await,
         "application/private-token-response",
@@ -429,7 +429,7 @@ async fn rotation_old_key_redeems_until_expiry() {
     // Its issuance has ended: a request under the old key is refused.
     let pk1 = PublicKey::<P384Sha384>::from_bytes(&k1).unwrap();
     let (challenge, _) = get_challenge(&c, &s, 1).await;
-    let (req, _) = Client::request(&pk1, &challenge, &mut rand::thread_rng()).unwrap();
+    let (req, _) = Client::request(&pk1, &challenge, &mut rand::rng()).unwrap();
     let r = post(
         &c,
         &s,
@@ -483,7 +483,7 @@ async fn pst_rotation_commitment_id_grows_and_old_keys_expire() {
             .add_key_bytes(&std.decode(k["Y"].as_str().unwrap()).unwrap())
             .unwrap();
     }
-    let req = client.begin_issuance(2, &mut rand::thread_rng()).unwrap();
+    let req = client.begin_issuance(2, &mut rand::rng()).unwrap();
     let r = send("/pst/issue", req.message.clone()).await.unwrap();
     let resp = std
         .decode(r.headers()["sec-private-state-token"].as_bytes())

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use rand::{Rng as _, SeedableRng as _};
+use rand::{RngExt as _, SeedableRng as _};
 
 const MEDIA: [&str; 6] = [
     "application/private-token-request",
@@ -15,13 +15,13 @@ const MEDIA: [&str; 6] = [
     "text/plain; charset=utf-8",
 ];
 
-fn random_bytes(rng: &mut impl rand::Rng, max: usize) -> Vec<u8> {
-    let n = rng.gen_range(0..max);
+fn random_bytes(rng: &mut impl rand::RngExt, max: usize) -> Vec<u8> {
+    let n = rng.random_range(0..max);
     let mut v = vec![0u8; n];
     rng.fill_bytes(&mut v);
     // Sometimes a plausible prefix, to get past the first checks.
-    if n >= 3 && rng.gen_bool(0.5) {
-        let t: [u8; 2] = if rng.gen_bool(0.5) {
+    if n >= 3 && rng.random_bool(0.5) {
+        let t: [u8; 2] = if rng.random_bool(0.5) {
             [0, 1]
         } else {
             [0xE5, 0xAC]
@@ -31,11 +31,11 @@ fn random_bytes(rng: &mut impl rand::Rng, max: usize) -> Vec<u8> {
     v
 }
 
-fn header_text(rng: &mut impl rand::Rng, max: usize) -> String {
-    let n = rng.gen_range(0..max);
+fn header_text(rng: &mut impl rand::RngExt, max: usize) -> String {
+    let n = rng.random_range(0..max);
     let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_\", ";
     (0..n)
-        .map(|_| alphabet[rng.gen_range(0..alphabet.len())] as char)
+        .map(|_| alphabet[rng.random_range(0..alphabet.len())] as char)
         .collect()
 }
 
@@ -53,7 +53,7 @@ async fn random_and_oversized_input_gets_4xx_and_the_server_keeps_serving() {
                 let mut r = c
                     .post(url(&s, "/token-request"))
                     .body(random_bytes(&mut rng, 1200));
-                let m = MEDIA[rng.gen_range(0..MEDIA.len())];
+                let m = MEDIA[rng.random_range(0..MEDIA.len())];
                 if !m.is_empty() {
                     r = r.header("content-type", m);
                 }
@@ -61,7 +61,7 @@ async fn random_and_oversized_input_gets_4xx_and_the_server_keeps_serving() {
             }
             1 => {
                 let token = random_bytes(&mut rng, 800);
-                let v = match rng.gen_range(0..3) {
+                let v = match rng.random_range(0..3) {
                     0 => format!(
                         "PrivateToken token={}",
                         privacy_tokens_server::auth::b64url(&token)
@@ -78,13 +78,13 @@ async fn random_and_oversized_input_gets_4xx_and_the_server_keeps_serving() {
                     "/pst/redeem"
                 };
                 let version = ["PrivateStateTokenV1VOPRF", "PrivateStateTokenV1PMB", "x"]
-                    [rng.gen_range(0..3)];
-                let v = if rng.gen_bool(0.7) {
+                    [rng.random_range(0..3)];
+                let v = if rng.random_bool(0.7) {
                     let mut raw = random_bytes(&mut rng, 1500);
-                    if raw.len() >= 2 && rng.gen_bool(0.5) {
+                    if raw.len() >= 2 && rng.random_bool(0.5) {
                         // A plausible count or length prefix.
                         raw[0] = 0;
-                        raw[1] = rng.gen_range(0..30);
+                        raw[1] = rng.random_range(0..30);
                     }
                     b64.encode(raw)
                 } else {
@@ -102,7 +102,7 @@ async fn random_and_oversized_input_gets_4xx_and_the_server_keeps_serving() {
                     "/nope",
                     "/private",
                 ];
-                let p = paths[rng.gen_range(0..paths.len())];
+                let p = paths[rng.random_range(0..paths.len())];
                 c.put(url(&s, p)).body(random_bytes(&mut rng, 100))
             }
         };
@@ -185,7 +185,7 @@ async fn the_binary_serves_directory_challenge_and_survives_garbage() {
     for _ in 0..50 {
         let r = c
             .post(format!("{base}/token-request"))
-            .header("content-type", MEDIA[rng.gen_range(0..3)])
+            .header("content-type", MEDIA[rng.random_range(0..3)])
             .body(random_bytes(&mut rng, 600))
             .send()
             .await
@@ -249,7 +249,7 @@ async fn the_binary_with_redis_spends_in_redis() {
     let (req, state) = privacy_tokens::voprf::privacy_pass::Client::request(
         &pk,
         &challenge,
-        &mut rand::thread_rng(),
+        &mut rand::rng(),
     )
     .unwrap();
     let r = c

@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use super::keys::{ServerPrivateKey, ServerPublicKey};
@@ -118,7 +118,7 @@ impl<S: ArcSuite> CredentialRequest<S> {
     #[allow(clippy::new_ret_no_self)]
     pub fn new(
         request_context: &[u8],
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
     ) -> Result<RequestResult<S>> {
         Self::new_with(request_context, &mut RngSource(rng))
     }
@@ -307,7 +307,7 @@ impl<S: ArcSuite> ServerPrivateKey<S> {
     pub fn issue(
         &self,
         request: &CredentialRequest<S>,
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
     ) -> Result<CredentialResponse<S>> {
         self.issue_with(request, &mut RngSource(rng))
     }

@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
@@ -132,7 +132,7 @@ impl<S: ArcSuite> ServerPrivateKey<S> {
     pub const LEN: usize = 4 * <S::Curve as Curve>::SCALAR_LEN;
 
     /// `SetupServer`: four uniformly random scalars (crypto-01 §"Key Generation").
-    pub fn random(rng: &mut (impl RngCore + CryptoRng)) -> Self {
+    pub fn random(rng: &mut (impl CryptoRng + ?Sized)) -> Self {
         Self::generate_with(&mut RngSource(rng))
     }
 

@@ -3,7 +3,7 @@
 
 use core::fmt;
 
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
@@ -122,7 +122,7 @@ impl<S: ClearNonceSuite> Credential<S> {
         &mut self,
         presentation_context: &[u8],
         limit: u32,
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
     ) -> Result<LegacyPresentationState<'_, S>> {
         Ok(LegacyPresentationState(self.counter(
             presentation_context,
@@ -146,7 +146,7 @@ impl<S: ClearNonceSuite> LegacyPresentationState<'_, S> {
     /// [`Error::LimitExceeded`] once all nonces are used.
     pub fn present(
         &mut self,
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
     ) -> Result<(LegacyPresentation<S>, u32)> {
         self.present_with(&mut RngSource(rng))
     }

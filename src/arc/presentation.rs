@@ -3,7 +3,7 @@
 use core::fmt;
 
 use elliptic_curve::ff::Field;
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 use subtle::{ConditionallySelectable, ConstantTimeEq, ConstantTimeLess};
 use zeroize::Zeroize;
 
@@ -202,7 +202,7 @@ impl<S: HiddenNonceSuite> PresentationState<'_, S> {
     ///
     /// # Errors
     /// [`Error::LimitExceeded`] once all `limit` nonces are used.
-    pub fn present(&mut self, rng: &mut (impl RngCore + CryptoRng)) -> Result<Presentation<S>> {
+    pub fn present(&mut self, rng: &mut (impl CryptoRng + ?Sized)) -> Result<Presentation<S>> {
         self.present_with(&mut RngSource(rng))
     }
 

@@ -37,7 +37,7 @@
 
 use core::fmt;
 
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
@@ -359,7 +359,7 @@ impl Client {
     pub fn request(
         challenge: &TokenChallenge,
         pk: &ServerPublicKey<S>,
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
     ) -> Result<(CredentialRequest, ClientState)> {
         let key_id = issuer_key_id(pk);
         let r = super::CredentialRequest::<S>::new(&challenge.request_context(&key_id), rng)?;
@@ -423,7 +423,7 @@ impl TokenState<'_> {
     ///
     /// # Errors
     /// [`Error::LimitExceeded`] once the limit is reached.
-    pub fn token(&mut self, rng: &mut (impl RngCore + CryptoRng)) -> Result<Token> {
+    pub fn token(&mut self, rng: &mut (impl CryptoRng + ?Sized)) -> Result<Token> {
         Ok(Token {
             challenge_digest: self.challenge_digest,
             issuer_key_id: self.issuer_key_id,
@@ -463,7 +463,7 @@ impl Issuer {
     pub fn issue(
         &self,
         request: &CredentialRequest,
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
     ) -> Result<CredentialResponse> {
         if request.truncated_issuer_key_id != self.key_id[NID - 1] {
             return Err(Error::UnsupportedValue);

@@ -1388,7 +1388,7 @@ mod tests {
     use super::super::point::double_formula;
     use super::super::{p256_field, p384_field, P256Fe, P384Fe};
     use super::Adx;
-    use rand::{Rng, SeedableRng};
+    use rand::{RngExt, SeedableRng};
 
     type Binary<const N: usize> = fn(&[u64; N], &[u64; N]) -> [u64; N];
     type AsmBinary<const N: usize> = fn(Adx, &[u64; N], &[u64; N]) -> [u64; N];
@@ -1430,8 +1430,8 @@ mod tests {
         let mut pick = rand::rngs::StdRng::seed_from_u64(!seed);
         for _ in 0..200_000 {
             let a = random();
-            let b = if pick.gen_bool(0.1) {
-                edges[pick.gen_range(0..edges.len())]
+            let b = if pick.random_bool(0.1) {
+                edges[pick.random_range(0..edges.len())]
             } else {
                 random()
             };
@@ -1445,7 +1445,7 @@ mod tests {
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
         let below_p = f.below_p;
         move || loop {
-            let v: [u64; N] = core::array::from_fn(|_| rng.gen());
+            let v: [u64; N] = core::array::from_fn(|_| rng.random());
             if below_p(&v) {
                 return v;
             }

@@ -57,7 +57,7 @@ impl<C: Curve> LadderBlind<C> {
     }
 
     /// A fresh random blind.
-    pub fn random(rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng)) -> Self {
+    pub fn random(rng: &mut (impl rand_core::CryptoRng + ?Sized)) -> Self {
         // `random_scalar` draws from `[1, n-1]`.
         let mut rho = super::random_scalar::<C>(rng);
         let blind = Self::from_nonzero(&rho);
@@ -251,7 +251,7 @@ mod tests {
     use super::*;
 
     fn blind() -> LadderBlind<C> {
-        LadderBlind::random(&mut rand::thread_rng())
+        LadderBlind::random(&mut rand::rng())
     }
     use crate::group::{mul, random_scalar};
     use p384::NistP384 as C;
@@ -268,7 +268,7 @@ mod tests {
 
     #[test]
     fn shared_tables_match_separate_multiplications() {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         let p: [Point<C>; 3] = core::array::from_fn(|_| {
             crate::group::mul_generator::<C>(&random_scalar::<C>(&mut rng))
         });
@@ -297,7 +297,7 @@ mod tests {
 
     #[test]
     fn shared_batch_matches_separate_multiplications() {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         let sets: Vec<[Point<C>; 2]> = (0..5)
             .map(|_| {
                 core::array::from_fn(|_| {
@@ -330,7 +330,7 @@ mod tests {
     /// does not, and both results are right.
     #[test]
     fn blind_defeats_chosen_point_relations() {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         let t = crate::group::mul_generator::<C>(&random_scalar::<C>(&mut rng));
         let (x, y) = loop {
             let x = random_scalar::<C>(&mut rng);
@@ -378,7 +378,7 @@ mod tests {
     #[test]
     fn matches_separate_multiplications() {
         let b = blind();
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         let p: [Point<C>; 3] = core::array::from_fn(|_| {
             crate::group::mul_generator::<C>(&random_scalar::<C>(&mut rng))
         });

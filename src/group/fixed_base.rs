@@ -142,7 +142,7 @@ mod tests {
 
     #[test]
     fn matches_ladder() {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         let p: [Affine<C>; 2] =
             core::array::from_fn(|_| to_affine(&mul_generator::<C>(&random_scalar::<C>(&mut rng))));
         let t = [FixedBaseTable::new(&p[0]), FixedBaseTable::new(&p[1])];

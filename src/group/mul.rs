@@ -372,7 +372,7 @@ mod tests {
     use crate::group::{random_scalar, to_affine};
 
     fn ladder_never_falls_back_near<C: Curve>() {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         let p = Point::<C>::generator() * random_scalar::<C>(&mut rng);
         let before = FALLBACKS.with(|c| c.get());
         for j in 2u64..=256 {
@@ -398,7 +398,7 @@ mod tests {
     use p384::NistP384;
 
     fn check<C: Curve>() {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         let table = GeneratorTable::<C>::new();
         for _ in 0..8 {
             let k = random_scalar::<C>(&mut rng);
@@ -434,7 +434,7 @@ mod tests {
     /// The batch ladder against the curve crate for batches of several sizes,
     /// with the identity, the generator and equal points inside, and edge scalars.
     fn batch_ladder<C: Curve>() {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         let before = FALLBACKS.with(|c| c.get());
         for (n, k) in [
             (0usize, random_scalar::<C>(&mut rng)),

@@ -109,7 +109,7 @@ mod tests {
     ) where
         Fe<C>: TestField,
     {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         // 0 and +-1/sqrt(-Z) are the exceptional inputs (`Z^2 u^4 + Z u^2 = 0`, step 7).
         let e = C::SSWU_C2.invert_fe();
         let ze2 = C::SSWU_Z * e.square();

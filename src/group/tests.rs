@@ -48,18 +48,18 @@ fn edge_scalars<C: Curve>() -> Vec<Scalar<C>> {
     v
 }
 
-fn points<C: Curve>(rng: &mut impl rand::RngCore) -> Vec<Point<C>> {
+fn points<C: Curve>(rng: &mut impl rand::CryptoRng) -> Vec<Point<C>> {
     let g = gen::<C>();
     let mut v = vec![g, -g, g.double(), Point::<C>::IDENTITY];
     for _ in 0..3 {
-        let k = Scalar::<C>::random(&mut *rng);
+        let k = crate::group::random_scalar::<C>(&mut *rng);
         v.push(ref_mul(&g, &k));
     }
     v
 }
 
 fn basic<C: Curve>() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let g = gen::<C>();
     let rg = RefPoint::<C>::generator();
     assert_eq!(to_ref(&g), rg);
@@ -110,7 +110,7 @@ fn basic<C: Curve>() {
 }
 
 fn encodings<C: Curve>(sec1: impl Fn(&primeorder::AffinePoint<C>, bool) -> Vec<u8>) {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     for p in points::<C>(&mut rng) {
         let pa = p.to_affine();
         let r = pa.to_primeorder();
@@ -149,8 +149,8 @@ fn encodings<C: Curve>(sec1: impl Fn(&primeorder::AffinePoint<C>, bool) -> Vec<u
 type RefHash<C> = fn(Xmd, &[&[u8]], &[&[u8]]) -> RefPoint<C>;
 
 fn hash<C: Curve>(reference: RefHash<C>) {
-    use rand::{Rng, RngCore};
-    let mut rng = rand::thread_rng();
+    use rand::{Rng, RngExt};
+    let mut rng = rand::rng();
     for i in 0u32..20 {
         let msg = i.to_be_bytes();
         let dst: &[&[u8]] = &[b"QUUX-V01-CS02-with-", b"test"];
@@ -164,12 +164,12 @@ fn hash<C: Curve>(reference: RefHash<C>) {
     // Random messages and DSTs (split in random pieces), every expander.
     for xmd in [Xmd::Sha256, Xmd::Sha384, Xmd::Sha512] {
         for _ in 0..200 {
-            let mut msg = vec![0u8; rng.gen_range(0..300)];
+            let mut msg = vec![0u8; rng.random_range(0..300)];
             rng.fill_bytes(&mut msg);
-            let mut dst = vec![0u8; rng.gen_range(1..=255)];
+            let mut dst = vec![0u8; rng.random_range(1..=255)];
             rng.fill_bytes(&mut dst);
-            let (m0, m1) = msg.split_at(rng.gen_range(0..=msg.len()));
-            let (d0, d1) = dst.split_at(rng.gen_range(0..=dst.len()));
+            let (m0, m1) = msg.split_at(rng.random_range(0..=msg.len()));
+            let (d0, d1) = dst.split_at(rng.random_range(0..=dst.len()));
             let ours = C::hash_to_curve(xmd, &[m0, m1], &[d0, d1]).unwrap();
             assert!(!bool::from(ours.is_identity()));
             assert!(bool::from(ours.to_affine().is_on_curve()));
@@ -240,11 +240,11 @@ fn hash_to_curve_rfc9380_p384() {
 }
 
 fn multiplication<C: Curve>() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let table = C::generator_table();
     let mut ks = edge_scalars::<C>();
     for _ in 0..10 {
-        ks.push(Scalar::<C>::random(&mut rng));
+        ks.push(crate::group::random_scalar::<C>(&mut rng));
     }
     let pts = points::<C>(&mut rng);
     let g = gen::<C>();
@@ -282,13 +282,13 @@ fn multiplication<C: Curve>() {
 }
 
 fn msm<C: Curve>() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let g = gen::<C>();
     for n in [0usize, 1, 2, 3, 4, 17, 100, 600] {
         let mut pts: Vec<Affine<C>> = (0..n)
-            .map(|_| ref_mul(&g, &Scalar::<C>::random(&mut rng)).to_affine())
+            .map(|_| ref_mul(&g, &crate::group::random_scalar::<C>(&mut rng)).to_affine())
             .collect();
-        let mut ks: Vec<Scalar<C>> = (0..n).map(|_| Scalar::<C>::random(&mut rng)).collect();
+        let mut ks: Vec<Scalar<C>> = (0..n).map(|_| crate::group::random_scalar::<C>(&mut rng)).collect();
         if n >= 4 {
             // Repeated points, P and -P, the identity, edge scalars.
             pts[1] = pts[0];
@@ -312,8 +312,8 @@ fn msm<C: Curve>() {
     }
     // All the same point, and P, -P with equal scalars (the sum is the identity).
     for n in [5usize, 600] {
-        let p = ref_mul(&g, &Scalar::<C>::random(&mut rng)).to_affine();
-        let k = Scalar::<C>::random(&mut rng);
+        let p = ref_mul(&g, &crate::group::random_scalar::<C>(&mut rng)).to_affine();
+        let k = crate::group::random_scalar::<C>(&mut rng);
         let pts = vec![p; n];
         let ks = vec![k; n];
         let expect = to_ref(&Point::<C>::from(p)) * (k * Scalar::<C>::from(n as u64));
@@ -325,13 +325,13 @@ fn msm<C: Curve>() {
 }
 
 fn normalization<C: Curve>() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let g = gen::<C>();
     let pts: Vec<Point<C>> = (0..20)
         .map(|i| match i % 7 {
             0 => Point::<C>::IDENTITY,
             // Non-trivial Z.
-            _ => g.double() + ref_mul(&g, &Scalar::<C>::random(&mut rng)),
+            _ => g.double() + ref_mul(&g, &crate::group::random_scalar::<C>(&mut rng)),
         })
         .collect();
     for n in 0..pts.len() {
@@ -429,7 +429,7 @@ curve_tests!(p384, NistP384);
 
 #[test]
 fn normalize_matches_single() {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let pts: [Point<::p384::NistP384>; 3] = core::array::from_fn(|_| {
         mul_generator::<::p384::NistP384>(&random_scalar::<::p384::NistP384>(&mut rng))
     });
@@ -528,7 +528,7 @@ mod timing {
         time("P-256 crate hash_from_bytes (SHA-256)", n, || {
             C256::hash_from_bytes::<ExpandMsgXmd<sha2::Sha256>>(msg, dst)
         });
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         let input = [7u8; 98];
         let server = crate::voprf::OprfServer::<crate::P384Sha384>::new(&mut rng);
         time("P-384 OprfServer::evaluate", n, || server.evaluate(&input));
@@ -546,7 +546,7 @@ mod timing {
     #[test]
     #[ignore]
     fn timing_p384() {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         let k = random_scalar::<C>(&mut rng);
         let p = mul_generator::<C>(&random_scalar::<C>(&mut rng));
         let pa = to_affine::<C>(&p);

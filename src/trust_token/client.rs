@@ -4,7 +4,7 @@
 
 use core::fmt;
 
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 use subtle::{Choice, ConstantTimeEq};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
@@ -258,7 +258,7 @@ impl Client {
     pub fn begin_issuance(
         &self,
         count: usize,
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
     ) -> Result<IssuanceRequest> {
         self.begin_issuance_impl(count, None, rng)
     }
@@ -273,7 +273,7 @@ impl Client {
         &self,
         count: usize,
         msg: &[u8],
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
     ) -> Result<IssuanceRequest> {
         self.begin_issuance_impl(count, Some(msg), rng)
     }
@@ -282,7 +282,7 @@ impl Client {
         &self,
         count: usize,
         msg: Option<&[u8]>,
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
     ) -> Result<IssuanceRequest> {
         crate::stack::token(|| {
             let count = count.min(usize::from(self.max_batchsize));

@@ -3,7 +3,7 @@
 //! A fixed or predictable proof nonce reveals the issuer's key to anyone who sees two proofs
 //! made with it. Never use these in production; use [`Issuer::issue`].
 
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 
 use crate::group;
 use crate::{Error, Result};
@@ -23,7 +23,7 @@ pub fn issue_with_proof_scalar(
     key_id: u32,
     max_issuance: u16,
     proof_scalar: &[u8],
-    rng: &mut (impl RngCore + CryptoRng),
+    rng: &mut (impl CryptoRng + ?Sized),
 ) -> Result<IssueResponse> {
     if issuer.method().has_private_metadata() {
         return Err(Error::UnsupportedValue);

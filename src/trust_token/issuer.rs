@@ -1,7 +1,7 @@
 //! The issuer (`TRUST_TOKEN_ISSUER`, BoringSSL `crypto/trust_token/trust_token.cc`): its keys,
 //! issuance and redemption.
 
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 
 use crate::group::Scalar;
 use crate::{Error, Result};
@@ -162,7 +162,7 @@ impl Issuer {
         key_id: u32,
         private_metadata: bool,
         max_issuance: u16,
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
     ) -> Result<IssueResponse> {
         self.issue_impl(request, key_id, private_metadata, max_issuance, rng, None)
     }
@@ -173,7 +173,7 @@ impl Issuer {
         key_id: u32,
         private_metadata: bool,
         max_issuance: u16,
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
         proof_nonce: Option<Scalar<C>>,
     ) -> Result<IssueResponse> {
         crate::stack::token(|| {

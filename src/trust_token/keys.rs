@@ -3,7 +3,7 @@
 
 use core::fmt;
 
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
@@ -89,7 +89,7 @@ impl fmt::Debug for HexBytes<'_> {
 pub fn generate_key(
     method: Method,
     key_id: u32,
-    rng: &mut (impl RngCore + CryptoRng),
+    rng: &mut (impl CryptoRng + ?Sized),
 ) -> (PrivateKey, PublicKey) {
     let mut scalars = [Scalar::<C>::ZERO; 6];
     for s in scalars.iter_mut().take(method.num_scalars()) {

@@ -3,7 +3,7 @@
 
 use std::sync::OnceLock;
 
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroizing;
 
@@ -167,7 +167,7 @@ pub(crate) fn blind(
     method: Method,
     count: usize,
     msg: Option<&[u8]>,
-    rng: &mut (impl RngCore + CryptoRng),
+    rng: &mut (impl CryptoRng + ?Sized),
 ) -> Result<Vec<Pretoken>> {
     let p = params(method);
     let mut salts = vec![[0u8; NONCE_SIZE]; count];
@@ -263,7 +263,7 @@ pub(crate) fn issue(
     points: &[u8],
     bit: bool,
     out: &mut Vec<u8>,
-    rng: &mut (impl RngCore + CryptoRng),
+    rng: &mut (impl CryptoRng + ?Sized),
 ) -> Result<()> {
     let p = params(key.method());
     let plen = key.method().point_len();

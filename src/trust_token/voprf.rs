@@ -3,7 +3,7 @@
 //! RFC 9497 batched DLEQ; `experiment_v2_voprf` uses SHA-512 hashing and BoringSSL's older
 //! `(c, u)` batched DLEQ.
 
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
@@ -59,7 +59,7 @@ pub(crate) fn blind(
     method: Method,
     count: usize,
     msg: Option<&[u8]>,
-    rng: &mut (impl RngCore + CryptoRng),
+    rng: &mut (impl CryptoRng + ?Sized),
 ) -> Result<Vec<Pretoken>> {
     let p = params(method);
     let mut salts = vec![[0u8; NONCE_SIZE]; count];
@@ -131,7 +131,7 @@ pub(crate) fn issue(
     key: &PrivateKey,
     points: &[u8],
     out: &mut Vec<u8>,
-    rng: &mut (impl RngCore + CryptoRng),
+    rng: &mut (impl CryptoRng + ?Sized),
     proof_nonce: Option<Scalar<C>>,
 ) -> Result<()> {
     let n = points.len() / POINT_LEN;

@@ -1,6 +1,6 @@
 //! Base mode (RFC 9497 §3.3.1, `modeOPRF`).
 
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use super::{
@@ -27,7 +27,7 @@ impl<S: Suite> OprfClient<S> {
     /// if the input hashes to the identity.
     pub fn blind(
         input: &[u8],
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
     ) -> Result<BlindResult<Self, S>> {
         crate::stack::token(|| {
             crate::transcript::len_prefix(input.len())?;
@@ -70,7 +70,7 @@ pub struct OprfServer<S: Suite> {
 
 impl<S: Suite> OprfServer<S> {
     /// A server with a fresh random key.
-    pub fn new(rng: &mut (impl RngCore + CryptoRng)) -> Self {
+    pub fn new(rng: &mut (impl CryptoRng + ?Sized)) -> Self {
         Self {
             key: SecretKey::random(rng),
         }

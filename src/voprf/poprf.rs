@@ -4,7 +4,7 @@
 //! and with the element lists swapped: `GenerateProof(t, G, tweakedKey, [evaluated], [blinded])`.
 
 use elliptic_curve::ff::Field;
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
@@ -53,7 +53,7 @@ impl<S: Suite> PoprfClient<S> {
         input: &[u8],
         info: &[u8],
         public_key: &PublicKey<S>,
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
     ) -> Result<BlindResult<Self, S>> {
         crate::stack::token(|| {
             len_prefix(input.len())?;
@@ -179,7 +179,7 @@ pub struct PoprfServer<S: Suite> {
 
 impl<S: Suite> PoprfServer<S> {
     /// A server with a fresh random key pair.
-    pub fn new(rng: &mut (impl RngCore + CryptoRng)) -> Self {
+    pub fn new(rng: &mut (impl CryptoRng + ?Sized)) -> Self {
         Self {
             keys: KeyPair::generate(rng),
         }
@@ -243,7 +243,7 @@ impl<S: Suite> PoprfServer<S> {
     /// (checked before the proof nonce is drawn).
     pub fn blind_evaluate(
         &self,
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
         blinded: &BlindedElement<S>,
         info: &[u8],
     ) -> Result<Evaluation<S>> {
@@ -273,7 +273,7 @@ impl<S: Suite> PoprfServer<S> {
     /// `info`, before the proof nonce is drawn).
     pub fn blind_evaluate_batch(
         &self,
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
         blinded: &[BlindedElement<S>],
         info: &[u8],
     ) -> Result<BatchEvaluation<S>> {

@@ -18,7 +18,7 @@
 //! use privacy_tokens::voprf::privacy_pass::{Client, Issuer, TokenChallenge, TOKEN_TYPE};
 //! use privacy_tokens::voprf::VoprfServer;
 //!
-//! let mut rng = rand::thread_rng();
+//! let mut rng = rand::rng();
 //! let issuer = Issuer::new(VoprfServer::new(&mut rng));
 //! let challenge =
 //!     TokenChallenge::new(TOKEN_TYPE, b"issuer.example".to_vec(), vec![], b"origin.example".to_vec())?
@@ -32,7 +32,7 @@
 
 use core::fmt;
 
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
@@ -558,7 +558,7 @@ impl Client {
     pub fn request(
         public_key: &PublicKey<S>,
         challenge: &[u8],
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
     ) -> Result<(TokenRequest, ClientState)> {
         crate::stack::token(|| {
             // The challenge is checked before any randomness is drawn.
@@ -571,7 +571,7 @@ impl Client {
         public_key: &PublicKey<S>,
         key_id: [u8; NID],
         challenge_digest: [u8; 32],
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
     ) -> Result<(TokenRequest, ClientState)> {
         let mut nonce = [0u8; NONCE_LEN];
         rng.fill_bytes(&mut nonce);
@@ -596,7 +596,7 @@ impl Client {
         public_key: &PublicKey<S>,
         challenge: &[u8],
         n: usize,
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
     ) -> Result<(BatchTokenRequest, BatchClientState)> {
         crate::stack::token(|| {
             if n == 0 || n > MAX_BATCH {
@@ -762,7 +762,7 @@ impl Issuer {
     /// [`Error::UnsupportedValue`] when the truncated key id is not this issuer's.
     pub fn issue(
         &self,
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
         request: &TokenRequest,
     ) -> Result<TokenResponse> {
         self.check_key(request.truncated_token_key_id)?;
@@ -784,7 +784,7 @@ impl Issuer {
     /// first); [`Error::UnsupportedValue`] when the truncated key id is not this issuer's.
     pub fn issue_batch(
         &self,
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
         request: &BatchTokenRequest,
     ) -> Result<BatchTokenResponse> {
         let n = request.blinded_elements.len();
@@ -807,7 +807,7 @@ impl Issuer {
     /// element decoding errors ([`Error::InvalidPoint`], [`Error::IdentityElement`]).
     pub fn issue_batch_from_bytes(
         &self,
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
         request: &[u8],
     ) -> Result<BatchTokenResponse> {
         let (truncated, body) = BatchTokenRequest::split(request, self.max_batch)?;
@@ -817,7 +817,7 @@ impl Issuer {
 
     fn evaluate_batch(
         &self,
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
         blinded: &[BlindedElement<S>],
     ) -> Result<BatchTokenResponse> {
         let eval = self.server.blind_evaluate_batch(rng, blinded)?;

@@ -1,6 +1,6 @@
 //! Verifiable mode (RFC 9497 §3.3.2, `modeVOPRF`).
 
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 use super::oprf::evaluate_with;
@@ -31,7 +31,7 @@ impl<S: Suite> VoprfClient<S> {
     /// if the input hashes to the identity.
     pub fn blind(
         input: &[u8],
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
     ) -> Result<BlindResult<Self, S>> {
         crate::stack::token(|| {
             crate::transcript::len_prefix(input.len())?;
@@ -146,7 +146,7 @@ pub struct VoprfServer<S: Suite> {
 
 impl<S: Suite> VoprfServer<S> {
     /// A server with a fresh random key pair.
-    pub fn new(rng: &mut (impl RngCore + CryptoRng)) -> Self {
+    pub fn new(rng: &mut (impl CryptoRng + ?Sized)) -> Self {
         Self {
             keys: KeyPair::generate(rng),
         }
@@ -187,7 +187,7 @@ impl<S: Suite> VoprfServer<S> {
     /// None in practice: hashing with the suite's fixed DSTs cannot fail.
     pub fn blind_evaluate(
         &self,
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
         blinded: &BlindedElement<S>,
     ) -> Result<Evaluation<S>> {
         crate::stack::token(|| {
@@ -212,7 +212,7 @@ impl<S: Suite> VoprfServer<S> {
     /// 65535 (checked before the proof nonce is drawn).
     pub fn blind_evaluate_batch_into(
         &self,
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
         blinded: &[BlindedElement<S>],
         out: &mut [EvaluationElement<S>],
     ) -> Result<Proof<S>> {
@@ -229,7 +229,7 @@ impl<S: Suite> VoprfServer<S> {
     /// [`Error::Batch`] when the batch is empty or over 65535 elements.
     pub fn blind_evaluate_batch(
         &self,
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut (impl CryptoRng + ?Sized),
         blinded: &[BlindedElement<S>],
     ) -> Result<BatchEvaluation<S>> {
         check_batch(&[blinded.len()])?;

@@ -1,7 +1,7 @@
 //! An RNG that counts the bytes drawn from it: a limit checked "before any work" draws none.
 
 use rand::rngs::StdRng;
-use rand::{CryptoRng, RngCore, SeedableRng};
+use rand::{Rng, SeedableRng};
 
 /// A seeded `StdRng` that counts the bytes drawn.
 pub struct CountingRng {
@@ -19,23 +19,22 @@ impl CountingRng {
     }
 }
 
-impl RngCore for CountingRng {
-    fn next_u32(&mut self) -> u32 {
+impl rand::TryRng for CountingRng {
+    type Error = core::convert::Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
         self.drawn += 4;
-        self.inner.next_u32()
+        Ok(self.inner.next_u32())
     }
-    fn next_u64(&mut self) -> u64 {
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
         self.drawn += 8;
-        self.inner.next_u64()
+        Ok(self.inner.next_u64())
     }
-    fn fill_bytes(&mut self, dest: &mut [u8]) {
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), Self::Error> {
         self.drawn += dest.len();
-        self.inner.fill_bytes(dest)
-    }
-    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), rand::Error> {
-        self.fill_bytes(dest);
+        self.inner.fill_bytes(dest);
         Ok(())
     }
 }
 
-impl CryptoRng for CountingRng {}
+impl rand::TryCryptoRng for CountingRng {}

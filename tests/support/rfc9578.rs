@@ -76,7 +76,7 @@ fn run_one(v: &serde_json::Value) -> Result<(), String> {
     )?;
 
     // The issuer's evaluate_msg = skS * blinded (the proof is randomized; compare the element).
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let ours = issuer
         .issue(&mut rng, &request)
         .map_err(|e| format!("issue: {e}"))?;

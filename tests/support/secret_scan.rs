@@ -12,7 +12,7 @@ use core::hint::black_box;
 
 use privacy_tokens::group::{self, Curve, Scalar};
 use rand::rngs::StdRng;
-use rand::{CryptoRng, RngCore, SeedableRng};
+use rand::{Rng, SeedableRng};
 
 /// How much stale stack below the caller is scanned.
 pub const SCAN: usize = 256 * 1024;
@@ -48,24 +48,23 @@ impl Recording {
     }
 }
 
-impl RngCore for Recording {
-    fn next_u32(&mut self) -> u32 {
-        self.inner.next_u32()
+impl rand::TryRng for Recording {
+    type Error = core::convert::Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        Ok(self.inner.next_u32())
     }
-    fn next_u64(&mut self) -> u64 {
-        self.inner.next_u64()
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        Ok(self.inner.next_u64())
     }
-    fn fill_bytes(&mut self, dest: &mut [u8]) {
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), Self::Error> {
         self.inner.fill_bytes(dest);
         self.draws.push(dest.to_vec());
-    }
-    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), rand::Error> {
-        self.fill_bytes(dest);
         Ok(())
     }
 }
 
-impl CryptoRng for Recording {}
+impl rand::TryCryptoRng for Recording {}
 
 /// The in-memory image of a scalar (its limbs as stored).
 pub fn image<C: Curve>(s: &Scalar<C>) -> Vec<u8> {

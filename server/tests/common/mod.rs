@@ -152,7 +152,7 @@ pub async fn metrics_text(c: &reqwest::Client, s: &RunningServer) -> String {
 pub async fn voprf_token(c: &reqwest::Client, s: &RunningServer) -> Vec<u8> {
     let (challenge, key) = get_challenge(c, s, 1).await;
     let pk = PublicKey::<P384Sha384>::from_bytes(&key).unwrap();
-    let (req, state) = Client::request(&pk, &challenge, &mut rand::thread_rng()).unwrap();
+    let (req, state) = Client::request(&pk, &challenge, &mut rand::rng()).unwrap();
     let body = expect_ok(
         post(c, s, SINGLE, req.to_bytes().to_vec()).await,
         "application/private-token-response",
