@@ -159,7 +159,7 @@ fn error_reports_awslc_reason() {
 }
 
 /// A random canonical scalar of curve `C`, as big-endian bytes and as ours.
-fn random_scalar<C: group::Curve>(rng: &mut impl RngCore) -> (Vec<u8>, group::Scalar<C>) {
+fn random_scalar<C: group::Curve>(rng: &mut impl Rng) -> (Vec<u8>, group::Scalar<C>) {
     loop {
         let mut bytes = vec![0u8; C::SCALAR_LEN];
         rng.fill_bytes(&mut bytes);
