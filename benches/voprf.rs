@@ -399,7 +399,7 @@ mod peer {
                 use voprf::{
                     OprfClient, OprfServer, PoprfClient, PoprfServer, VoprfClient, VoprfServer,
                 };
-                let mut rng = rand::rng();
+                let mut rng = rand08::thread_rng();
                 let input = inputs(1)[0];
 
                 // OPRF
