@@ -24,6 +24,8 @@ mod p384_field;
 mod point;
 mod sswu;
 #[cfg(test)]
+mod random_tests;
+#[cfg(test)]
 mod tests;
 mod window;
 
