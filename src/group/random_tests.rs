@@ -2,6 +2,7 @@
 //! (rand_core 0.6) on the same byte stream, and its rejection of `n`, values above it, and zero.
 
 use elliptic_curve::rand_core as rand_core_06;
+use elliptic_curve::ff::Field;
 use elliptic_curve::NonZeroScalar;
 
 use super::{decode_scalar, random_scalar, Curve, Scalar};
