@@ -1,12 +1,18 @@
 //! A generic linear-relation prover and verifier (Schnorr proofs, Maurer's preimage proof).
 //!
 //! A statement is a list of scalar variables, a list of element variables and equations
-//! `LHS_j = sum scalar_i * element_k` (draft-irtf-cfrg-sigma-protocols §"Linear relations").
-//! The prover commits with one random nonce per scalar, `A_j = sum nonce_i * element_k`,
-//! derives the challenge `c` from a pluggable [`SigmaTranscript`], and answers
-//! `response_i = nonce_i ± c * witness_i`. The compact proof is `c || responses`; the verifier
-//! rebuilds each `A_j = sum response_i * element_k ∓ c * LHS_j` (a multi-scalar
-//! multiplication per equation) and recomputes `c`.
+//! `sum a_i * element_i = sum b_j * scalar_j * element_k` with public coefficients `a_i`, `b_j`
+//! (draft-irtf-cfrg-sigma-protocols §"Linear relations"; every ARC coefficient is 1 and every
+//! ARC image a single element). The prover commits with one random nonce per scalar,
+//! `A_j = sum b * nonce * element`, derives the challenge `c` from a pluggable
+//! [`SigmaTranscript`], and answers `response_i = nonce_i ± c * witness_i`. The compact proof
+//! is `c || responses`, the batchable one `commitments || responses`; the verifier rebuilds
+//! each `A_j = sum b * response * element ∓ c * image_j` (a multi-scalar multiplication per
+//! equation) and recomputes `c` (compact) or compares the commitments (batchable).
+//!
+//! Three transcripts: [`Shake128Transcript`] (ARC-01), [`HashToScalarTranscript`] (legacy ARC
+//! v1) and [`Sigma03Transcript`](super::sigma03::Sigma03Transcript) (sigma-protocols-03, the
+//! only one that encodes coefficients and multi-term images).
 //!
 //! Nothing here allocates: statements are slices of fixed-size [`Equation`]s (the ARC statements
 //! are `const` arrays, the presentation statement is built in a stack array sized for the largest
@@ -114,10 +120,10 @@ impl Equation {
         eq
     }
 
-    /// The general form: `image = [(element, coeff), ..]`, `terms = [(scalar, element, coeff),
-    /// ..]` (extra entries beyond [`MAX_IMAGE_TERMS`] / [`MAX_TERMS`] are ignored; an equation
-    /// that lost entries fails [`Statement`] checks only if it became empty, so keep within the
-    /// bounds), usable in `const` items.
+    /// The general form: `sum coeff * element[e] = sum coeff * scalar[s] * element[e]` over
+    /// `image = [(e, coeff), ..]` and `terms = [(s, e, coeff), ..]` (at most
+    /// [`MAX_IMAGE_TERMS`] and [`MAX_TERMS`]; extra entries are ignored), usable in `const`
+    /// items.
     pub const fn with_coefficients(
         image: &[(u8, Coefficient)],
         terms: &[(u8, u8, Coefficient)],
@@ -863,13 +869,20 @@ fn merge_terms<C: Curve>(
     let mut elems = [0u8; MERGED];
     let mut ks = [Scalar::<C>::ZERO; MERGED];
     let mut n = 0;
-    let image = lhs
-        .into_iter()
-        .flat_map(|c| eq.image().iter().map(move |t| (t.element, scale::<C>(c, t.coeff, table))));
+    let image = lhs.into_iter().flat_map(|c| {
+        eq.image()
+            .iter()
+            .map(move |t| (t.element, scale::<C>(c, t.coeff, table)))
+    });
     let terms = eq
         .terms()
         .iter()
-        .map(|t| (t.element, scale::<C>(coeffs[usize::from(t.scalar)], t.coeff, table)))
+        .map(|t| {
+            (
+                t.element,
+                scale::<C>(coeffs[usize::from(t.scalar)], t.coeff, table),
+            )
+        })
         .chain(image);
     for (e, k) in terms {
         match elems[..n].iter().position(|&x| x == e) {

@@ -105,7 +105,7 @@ pub fn derive_session_id(tag: &[u8]) -> [u8; 32] {
 }
 
 /// [`derive_session_id`] of the concatenation of `pieces` (absorbing is associative).
-fn derive_session_id_pieces(pieces: &[&[u8]]) -> [u8; 32] {
+pub(crate) fn derive_session_id_pieces(pieces: &[&[u8]]) -> [u8; 32] {
     let mut ds = DuplexSponge::new(SESSION_ID_LABEL);
     for p in pieces {
         ds.absorb(p);
@@ -224,9 +224,11 @@ impl<const VALIDATE: bool> Sigma03Transcript<VALIDATE> {
         let le = |n: usize| (n as u32).to_le_bytes();
         let coeff = |c: Coefficient| match c {
             Coefficient::One => C::scalar_bytes(&Scalar::<C>::ONE),
-            Coefficient::Index(i) => {
-                C::scalar_bytes(coefficients.get(usize::from(i)).unwrap_or(&Scalar::<C>::ONE))
-            }
+            Coefficient::Index(i) => C::scalar_bytes(
+                coefficients
+                    .get(usize::from(i))
+                    .unwrap_or(&Scalar::<C>::ONE),
+            ),
         };
         sponge.absorb(&le(statement.equations.len()));
         for eq in statement.equations {
