@@ -15,6 +15,7 @@
 #[cfg(target_arch = "x86_64")]
 mod adx;
 mod ct_multi;
+pub mod decaf448;
 mod field;
 mod fixed_base;
 mod limbs;
