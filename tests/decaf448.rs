@@ -497,3 +497,84 @@ fn shake256x64_is_shake256_truncated_to_64_bytes() {
         "46b9dd2b0ba88d13233b3feb743eeb24"
     );
 }
+
+/// Our windowed multiplications against the curve crate's double-and-add, on edge and random
+/// scalars and points.
+#[test]
+fn multiplication_matches_the_curve_crate() {
+    use ed448_goldilocks::elliptic_curve::group::GroupEncoding;
+    use ed448_goldilocks::elliptic_curve::PrimeField;
+    use ed448_goldilocks::{DecafPoint, DecafScalar};
+    let mut rng = rand::thread_rng();
+    let mut scalars = vec![
+        Scalar::ZERO,
+        Scalar::ONE,
+        Scalar::from(7),
+        Scalar::from(8),
+        Scalar::from(9),
+        Scalar::from(0x8888_8888),
+        -Scalar::ONE,
+        -Scalar::from(8),
+    ];
+    for _ in 0..12 {
+        scalars.push(Scalar::random_from(|b| rng.fill_bytes(b)));
+    }
+    let points = [
+        Element::GENERATOR,
+        Element::hash_to_group(&[b"a"], &[b"decaf448 test"]).unwrap(),
+        -Element::GENERATOR,
+    ];
+    for k in &scalars {
+        let theirs_k = DecafScalar::from_repr(k.to_bytes().into()).unwrap();
+        for p in &points {
+            let theirs_p = DecafPoint::from_bytes(&p.to_bytes().into()).unwrap();
+            let want = (theirs_p * theirs_k).to_bytes();
+            assert_eq!(p.mul(k).to_bytes()[..], want[..]);
+            assert_eq!(p.vartime_mul(k).to_bytes()[..], want[..]);
+        }
+        let want = (DecafPoint::GENERATOR * theirs_k).to_bytes();
+        assert_eq!(Element::mul_generator(k).to_bytes()[..], want[..]);
+    }
+    for w in scalars.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let p = points[1];
+        let want = Element::mul_generator(&a) + p.mul(&b);
+        assert_eq!(Element::vartime_mul_generator_add(&a, &b, &p), want);
+        assert_eq!(
+            Element::vartime_lincomb(&[Element::GENERATOR, p], &[a, b]),
+            want
+        );
+        assert_eq!(Element::lincomb(&[Element::GENERATOR, p], &[a, b]), want);
+    }
+}
+
+#[test]
+fn batch_inversion() {
+    let mut rng = rand::thread_rng();
+    let mut s: Vec<Scalar> = (0..7)
+        .map(|_| Scalar::random_from(|b| rng.fill_bytes(b)))
+        .collect();
+    s.push(Scalar::ONE);
+    s.push(-Scalar::ONE);
+    let want: Vec<Scalar> = s.iter().map(|x| x.invert().unwrap()).collect();
+    let mut scratch = vec![Scalar::ZERO; s.len()];
+    Scalar::batch_invert(&mut s, &mut scratch).unwrap();
+    assert_eq!(s, want);
+    let mut one = [Scalar::ONE];
+    Scalar::batch_invert(&mut one, &mut [Scalar::ZERO]).unwrap();
+    assert_eq!(one, [Scalar::ONE]);
+    let before = s.clone();
+    s[3] = Scalar::ZERO;
+    let with_zero = s.clone();
+    assert_eq!(
+        Scalar::batch_invert(&mut s, &mut scratch),
+        Err(Error::ZeroScalar)
+    );
+    assert_eq!(s, with_zero, "nothing changes on error");
+    assert_ne!(s, before);
+    assert_eq!(
+        Scalar::batch_invert(&mut s, &mut scratch[..2]),
+        Err(Error::Batch)
+    );
+    Scalar::batch_invert(&mut [], &mut []).unwrap();
+}
