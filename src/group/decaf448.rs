@@ -17,6 +17,10 @@
 //!   bytes of the caller's RNG (reduced, zero rejected; the RNG is never handed to the curve
 //!   crate), and [`Shake256x64`], the suite's `Hash` as a `digest` 0.10 fixed-output hash.
 //!
+//! [`Decaf448`] is the [`PrimeGroup`] of the suite: elements need no normalisation (the
+//! `Normal` type is the element itself), and the only expander is `expand_message_xof` with
+//! SHAKE256 (an `Xmd` expansion is refused with [`Error::UnsupportedValue`]).
+//!
 //! Every operation on secret scalars or points is constant time: our scalar multiplications
 //! (signed 4-bit windows, and a precomputed table for the generator) read every table entry
 //! through constant-time selects; the curve crate's scalar reductions (`rem_wide_vartime`) are
@@ -30,6 +34,9 @@ use ed448_goldilocks::elliptic_curve::{
     array::Array, consts::U64 as EcU64, ff::Field, group::Group as _, ops::Reduce,
 };
 use ed448_goldilocks::{CompressedDecaf, DecafPoint, DecafScalar};
+use elliptic_curve::consts::{U112, U56};
+use elliptic_curve::generic_array::GenericArray;
+use rand_core::{CryptoRng, RngCore};
 use sha2::digest::{
     self, consts::U64, ExtendableOutput, FixedOutput, FixedOutputReset, HashMarker, OutputSizeUser,
     Reset, Update, XofReader,
@@ -37,6 +44,7 @@ use sha2::digest::{
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroize;
 
+use super::prime::{MessageExpansion, PrimeGroup, Xof};
 use crate::{Error, Result};
 
 /// `Ne`: the length of an element encoding.
@@ -641,5 +649,116 @@ impl Reset for Shake256x64 {
 impl FixedOutputReset for Shake256x64 {
     fn finalize_into_reset(&mut self, out: &mut digest::Output<Self>) {
         core::mem::take(self).finalize_into(out);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The PrimeGroup implementation
+
+/// The decaf448 group (RFC 9496 §5), a marker type for [`PrimeGroup`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Decaf448;
+
+impl PrimeGroup for Decaf448 {
+    type Element = Element;
+    type Normal = Element;
+    type Scalar = Scalar;
+    type ElementBytes = GenericArray<u8, U56>;
+    type ScalarBytes = GenericArray<u8, U56>;
+    type ScalarPairBytes = GenericArray<u8, U112>;
+    const NE: usize = ELEMENT_LEN;
+    const NS: usize = SCALAR_LEN;
+
+    fn encode_element(p: &Element) -> Self::ElementBytes {
+        p.to_bytes().into()
+    }
+    fn decode_element(bytes: &[u8]) -> Result<Element> {
+        Element::from_bytes(bytes)
+    }
+    fn encode_scalar(s: &Scalar) -> Self::ScalarBytes {
+        s.to_bytes().into()
+    }
+    fn decode_scalar(bytes: &[u8]) -> Result<Scalar> {
+        Scalar::from_bytes(bytes)
+    }
+    fn hash_to_group(e: MessageExpansion, msg: &[&[u8]], dst: &[&[u8]]) -> Result<Element> {
+        match e {
+            MessageExpansion::Xof(Xof::Shake256) => Element::hash_to_group(msg, dst),
+            // RFC 9380 and RFC 9497 define decaf448 hashing with SHAKE256 only.
+            MessageExpansion::Xmd(_) => Err(Error::UnsupportedValue),
+        }
+    }
+    fn hash_to_scalar(e: MessageExpansion, msg: &[&[u8]], dst: &[&[u8]]) -> Result<Scalar> {
+        match e {
+            MessageExpansion::Xof(Xof::Shake256) => Scalar::hash_to_scalar(msg, dst),
+            MessageExpansion::Xmd(_) => Err(Error::UnsupportedValue),
+        }
+    }
+    fn random_scalar(rng: &mut (impl RngCore + CryptoRng)) -> Scalar {
+        Scalar::random_from(|b| rng.fill_bytes(b))
+    }
+    fn scalar_is_zero(s: &Scalar) -> Choice {
+        s.is_zero()
+    }
+    fn invert_scalar(s: &Scalar) -> Result<Scalar> {
+        s.invert()
+    }
+    fn batch_invert(scalars: &mut [Scalar], scratch: &mut [Scalar]) -> Result<()> {
+        Scalar::batch_invert(scalars, scratch)
+    }
+    fn identity() -> Element {
+        Element::IDENTITY
+    }
+    fn normal_identity() -> Element {
+        Element::IDENTITY
+    }
+    fn is_identity(p: &Element) -> bool {
+        bool::from(p.is_identity())
+    }
+    fn add_normal(a: &Element, b: &Element) -> Element {
+        *a + *b
+    }
+    fn normalize(p: &Element) -> Element {
+        *p
+    }
+    fn normalize_array<const N: usize>(points: &[Element; N]) -> [Element; N] {
+        *points
+    }
+    fn normalize_slice(points: &[Element], out: &mut [Element]) -> Result<()> {
+        if points.len() != out.len() {
+            return Err(Error::Batch);
+        }
+        out.copy_from_slice(points);
+        Ok(())
+    }
+    fn mul_generator(k: &Scalar) -> Element {
+        Element::mul_generator(k)
+    }
+    fn mul(p: &Element, k: &Scalar) -> Element {
+        p.mul(k)
+    }
+    fn mul_normal(p: &Element, k: &Scalar) -> Element {
+        p.mul(k)
+    }
+    fn mul_batch(points: &[Element], k: &Scalar, out: &mut [Element]) -> Result<()> {
+        if points.len() != out.len() {
+            return Err(Error::InvalidLength);
+        }
+        for (o, p) in out.iter_mut().zip(points) {
+            *o = p.mul(k);
+        }
+        Ok(())
+    }
+    fn vartime_mul(p: &Element, k: &Scalar) -> Element {
+        p.vartime_mul(k)
+    }
+    fn vartime_msm(points: &[Element], scalars: &[Scalar]) -> Result<Element> {
+        Element::vartime_msm(points, scalars)
+    }
+    fn vartime_lincomb2(points: &[Element; 2], scalars: &[Scalar; 2]) -> Element {
+        Element::vartime_lincomb(points, scalars)
+    }
+    fn vartime_mul_generator_add(a: &Scalar, b: &Scalar, p: &Element) -> Element {
+        Element::vartime_mul_generator_add(a, b, p)
     }
 }
