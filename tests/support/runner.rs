@@ -17,6 +17,8 @@ pub mod rfc9496;
 pub mod rfc9497;
 #[path = "rfc9578.rs"]
 pub mod rfc9578;
+#[path = "sigma03.rs"]
+pub mod sigma03;
 #[path = "trust_token.rs"]
 pub mod trust_token;
 #[path = "wycheproof.rs"]
@@ -41,6 +43,8 @@ pub enum Kind {
     Rfc9496,
     /// `expand_message_xof(SHAKE256)` vectors (RFC 9380 Appendix K.6).
     ExpandXof,
+    /// draft-irtf-cfrg-sigma-protocols-03 / fiat-shamir-03 (`poc/vectors/*.json` records).
+    Sigma03,
 }
 
 /// Recognises a document by its content.
@@ -63,6 +67,8 @@ pub fn recognise(json: &Value) -> Option<Kind> {
         Some(Kind::Rfc9496)
     } else if rfc9496::recognises_xof(json) {
         Some(Kind::ExpandXof)
+    } else if sigma03::recognises(json) {
+        Some(Kind::Sigma03)
     } else {
         None
     }
@@ -81,6 +87,7 @@ pub fn replay_file(path: &Path) -> Result<(Kind, Counts), String> {
         Kind::Arc => arc::run(&json)?,
         Kind::Rfc9496 => rfc9496::run_decaf448(&json)?,
         Kind::ExpandXof => rfc9496::run_xof(&json)?,
+        Kind::Sigma03 => sigma03::run(&json)?,
     };
     if counts.passed + counts.failed == 0 {
         return Err(format!("no case ran ({} skipped)", counts.skipped));
