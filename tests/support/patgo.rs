@@ -134,10 +134,12 @@ fn run_one<T: TokenType>(v: &Value) -> Result<(), String> {
     }
 }
 
-/// Runs one vector of either token type.
-fn run_typed(v: &Value) -> Result<(), String> {
+/// Runs one vector of either token type: `Ok(false)` when it was skipped.
+fn run_typed(v: &Value) -> Result<bool, String> {
     match token_type_of(v)? {
-        0x0001 => run_one::<Type1>(v),
+        0x0001 => run_one::<Type1>(v).map(|()| true),
+        // Token type 0x0005 needs the ristretto255 suite, which this build does not have yet.
+        0x0005 => Ok(false),
         t => Err(format!("token type {t:#06x} is not implemented")),
     }
 }
@@ -151,7 +153,8 @@ pub fn run(json: &Value) -> Result<Counts, String> {
     let mut counts = Counts::default();
     for (i, v) in vectors.iter().enumerate() {
         match run_typed(v) {
-            Ok(()) => counts.passed += 1,
+            Ok(true) => counts.passed += 1,
+            Ok(false) => counts.skipped += 1,
             Err(e) => {
                 counts.failed += 1;
                 counts.failures.push(format!("vector {}: {e}", i + 1));

@@ -62,7 +62,7 @@ pub trait TokenType:
     /// An encoded [`Token`](super::generic::Token), `TOKEN_LEN` bytes.
     type TokenBytes: Bytes;
 
-    /// The `token_type` value (RFC 9578 §8.2.1; draft-ietf-privacypass-batched-tokens §8).
+    /// The `token_type` value (RFC 9578 §8.2.1 for `0x0001`; draft-ietf-privacypass-batched-tokens for `0x0005`).
     const TOKEN_TYPE: u16;
     /// `Ne`: the length of a serialized element.
     const NE: usize;
