@@ -471,6 +471,29 @@ fn serde_hex_roundtrip<T: TokenType>() {
     assert_eq!(bstate.finalize_batch(&back).expect("finalize").len(), 2);
 }
 
+/// Random bytes of every length up to past each message's size, with and without the right
+/// token type in front, never panic a decoder.
+fn random_bytes_never_panic<T: TokenType>() {
+    use rand::RngCore;
+    let mut rng = rand::thread_rng();
+    let max = 3 + 2 + 3 * T::NE + 2 * T::NS + T::TOKEN_LEN;
+    for len in 0..=max {
+        for round in 0..4 {
+            let mut b = vec![0u8; len];
+            rng.fill_bytes(&mut b);
+            if round % 2 == 1 && len >= 2 {
+                b[..2].copy_from_slice(&T::TOKEN_TYPE.to_be_bytes());
+            }
+            let _ = TokenRequest::<T>::from_bytes(&b);
+            let _ = TokenResponse::<T>::from_bytes(&b);
+            let _ = Token::<T>::from_bytes(&b);
+            let _ = BatchTokenRequest::<T>::from_bytes(&b);
+            let _ = BatchTokenResponse::<T>::from_bytes(&b);
+            let _ = TokenChallenge::from_bytes(&b);
+        }
+    }
+}
+
 macro_rules! per_type {
     ($m:ident, $t:ty) => {
         mod $m {
@@ -503,6 +526,10 @@ macro_rules! per_type {
             #[test]
             fn serde_hex_roundtrip() {
                 super::serde_hex_roundtrip::<$t>();
+            }
+            #[test]
+            fn random_bytes_never_panic() {
+                super::random_bytes_never_panic::<$t>();
             }
         }
     };

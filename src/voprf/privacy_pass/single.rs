@@ -274,6 +274,20 @@ impl<T: TokenType> Token<T> {
 /// The client role of the issuance protocol (RFC 9578 §5.1, §5.3), for token type `T`.
 pub struct Client<T: TokenType>(PhantomData<T>);
 
+impl<T: TokenType> Clone for Client<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: TokenType> Copy for Client<T> {}
+
+impl<T: TokenType> Default for Client<T> {
+    fn default() -> Self {
+        Self(PhantomData)
+    }
+}
+
 impl<T: TokenType> fmt::Debug for Client<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Client<{:?}>", T::default())
