@@ -402,7 +402,10 @@ fn random_blind<S: Suite>(
     input: &[u8],
     rng: &mut (impl RngCore + CryptoRng),
 ) -> Result<BlindResult<VoprfClient<S>, S>> {
-    VoprfClient::blind_with_scalar(input, crate::group::random_scalar::<S::Curve>(rng))
+    VoprfClient::blind_with_scalar(
+        input,
+        <S::Group as crate::group::PrimeGroup>::random_scalar(rng),
+    )
 }
 
 fn random_nonce(rng: &mut (impl RngCore + CryptoRng)) -> [u8; NONCE_LEN] {
