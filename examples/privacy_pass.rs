@@ -6,7 +6,7 @@
 use privacy_tokens::voprf::privacy_pass::generic::{
     Client, Issuer, Token, TokenRequest, TokenResponse,
 };
-use privacy_tokens::voprf::privacy_pass::{TokenChallenge, TokenType, Type1};
+use privacy_tokens::voprf::privacy_pass::{TokenChallenge, TokenType, Type1, Type5};
 use privacy_tokens::voprf::VoprfServer;
 
 fn flow<T: TokenType>(rng: &mut rand::rngs::ThreadRng) -> Result<(), privacy_tokens::Error> {
@@ -91,5 +91,6 @@ fn flow<T: TokenType>(rng: &mut rand::rngs::ThreadRng) -> Result<(), privacy_tok
 
 fn main() -> Result<(), privacy_tokens::Error> {
     let mut rng = rand::thread_rng();
-    flow::<Type1>(&mut rng)
+    flow::<Type1>(&mut rng)?;
+    flow::<Type5>(&mut rng)
 }

@@ -11,7 +11,7 @@ use privacy_tokens::voprf::privacy_pass::generic::{
     BatchTokenRequest, BatchTokenResponse, Client, Issuer, Token, TokenRequest, TokenResponse,
 };
 use privacy_tokens::voprf::privacy_pass::{
-    token_key_id, TokenChallenge, TokenType, Type1, TOKEN_INPUT_LEN,
+    token_key_id, TokenChallenge, TokenType, Type1, Type5, TOKEN_INPUT_LEN,
 };
 use privacy_tokens::voprf::VoprfServer;
 use privacy_tokens::Error;
@@ -43,6 +43,18 @@ fn replay(name: &str, kind: runner::Kind) -> runner::Counts {
 #[test]
 fn pat_go_amortized_type1() {
     let c = replay("pat-go-amortized-type1.json", runner::Kind::Amortized);
+    assert_eq!(c.passed, 5, "{c:?}");
+}
+
+#[test]
+fn pat_go_private_type5() {
+    let c = replay("pat-go-private-type5.json", runner::Kind::Rfc9578);
+    assert_eq!(c.passed, 5, "{c:?}");
+}
+
+#[test]
+fn pat_go_amortized_type5() {
+    let c = replay("pat-go-amortized-type5.json", runner::Kind::Amortized);
     assert_eq!(c.passed, 5, "{c:?}");
 }
 
@@ -110,6 +122,16 @@ fn snake_case_keys_rfc9578_type1() {
     )
     .expect("read");
     snake_case_replays_the_same(serde_json::from_str(&text).expect("parse"));
+}
+
+#[test]
+fn snake_case_keys_private_type5() {
+    snake_case_replays_the_same(load("pat-go-private-type5.json"));
+}
+
+#[test]
+fn snake_case_keys_amortized_type5() {
+    snake_case_replays_the_same(load("pat-go-amortized-type5.json"));
 }
 
 /// A vector that lost its key under both spellings is not claimed by any runner.
@@ -536,3 +558,4 @@ macro_rules! per_type {
 }
 
 per_type!(type1, Type1);
+per_type!(type5, Type5);

@@ -5,7 +5,7 @@
 //!   top of this module ([`Client`], [`Issuer`], [`Token`], ...), which are the generic types at
 //!   `Type1`.
 //! - Token type `0x0005`, VOPRF(ristretto255, SHA-512) (draft-ietf-privacypass-batched-tokens):
-//!   `Type5`, and the same names in `type5`.
+//!   [`Type5`], and the same names in [`type5`].
 //! - Any type: the generic types in [`generic`], over the sealed [`TokenType`] trait.
 //!
 //! Both types also have the amortized batched variant of draft-ietf-privacypass-batched-tokens
@@ -48,13 +48,72 @@ use crate::voprf::PublicKey;
 use crate::{Error, Result, Suite};
 
 pub use batch::MAX_BATCH;
-pub use token_type::{Bytes, TokenType, Type1};
+pub use token_type::{Bytes, TokenType, Type1, Type5};
 
 /// The protocol's types for any [`TokenType`]; the names at the top of
 /// [`privacy_pass`](super::privacy_pass) are these at [`Type1`].
 pub mod generic {
     pub use super::batch::{BatchClientState, BatchTokenRequest, BatchTokenResponse};
     pub use super::single::{Client, ClientState, Issuer, Token, TokenRequest, TokenResponse};
+}
+
+/// Token type `0x0005`, VOPRF(ristretto255, SHA-512) (draft-ietf-privacypass-batched-tokens):
+/// the [`generic`] types at [`Type5`], and its lengths.
+///
+/// ```
+/// use privacy_tokens::voprf::privacy_pass::type5::{Client, Issuer, TOKEN_TYPE};
+/// use privacy_tokens::voprf::privacy_pass::TokenChallenge;
+/// use privacy_tokens::voprf::VoprfServer;
+///
+/// let mut rng = rand::thread_rng();
+/// let issuer = Issuer::new(VoprfServer::new(&mut rng));
+/// let challenge =
+///     TokenChallenge::new(TOKEN_TYPE, b"issuer.example".to_vec(), vec![], b"origin.example".to_vec())?
+///         .to_bytes();
+/// let (request, state) = Client::request_batch(issuer.public_key(), &challenge, 3, &mut rng)?;
+/// let response = issuer.issue_batch(&mut rng, &request)?;
+/// for token in state.finalize_batch(&response)? {
+///     assert_eq!(token.to_bytes().len(), 162);
+///     assert!(issuer.verify_token(&token)?);
+/// }
+/// # Ok::<(), privacy_tokens::Error>(())
+/// ```
+pub mod type5 {
+    use super::{generic, TokenType, Type5};
+
+    /// `0x0005`.
+    pub const TOKEN_TYPE: u16 = Type5::TOKEN_TYPE;
+    /// `Ne`: the length of a serialized ristretto255 element.
+    pub const NE: usize = Type5::NE;
+    /// `Ns`: the length of a serialized ristretto255 scalar.
+    pub const NS: usize = Type5::NS;
+    /// `Nk`: the length of the authenticator, the SHA-512 VOPRF output.
+    pub const NK: usize = Type5::NK;
+    /// The length of an encoded [`TokenRequest`], 35 bytes.
+    pub const TOKEN_REQUEST_LEN: usize = Type5::TOKEN_REQUEST_LEN;
+    /// The length of an encoded [`TokenResponse`], 96 bytes.
+    pub const TOKEN_RESPONSE_LEN: usize = Type5::TOKEN_RESPONSE_LEN;
+    /// The length of an encoded [`Token`], 162 bytes.
+    pub const TOKEN_LEN: usize = Type5::TOKEN_LEN;
+
+    /// The client role for token type `0x0005`.
+    pub type Client = generic::Client<Type5>;
+    /// A type-5 client's state between request and finalization.
+    pub type ClientState = generic::ClientState<Type5>;
+    /// The issuer (and token verifier) for token type `0x0005`.
+    pub type Issuer = generic::Issuer<Type5>;
+    /// A type-5 token request, 35 bytes.
+    pub type TokenRequest = generic::TokenRequest<Type5>;
+    /// A type-5 token response, 96 bytes.
+    pub type TokenResponse = generic::TokenResponse<Type5>;
+    /// A type-5 token, 162 bytes.
+    pub type Token = generic::Token<Type5>;
+    /// A type-5 amortized batched token request.
+    pub type BatchTokenRequest = generic::BatchTokenRequest<Type5>;
+    /// A type-5 amortized batched token response.
+    pub type BatchTokenResponse = generic::BatchTokenResponse<Type5>;
+    /// A type-5 client's state between a batched request and its finalization.
+    pub type BatchClientState = generic::BatchClientState<Type5>;
 }
 
 // ---------------------------------------------------------------------------------------------

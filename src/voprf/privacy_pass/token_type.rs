@@ -4,11 +4,12 @@
 use core::fmt;
 use core::hash::Hash;
 
-use crate::{P384Sha384, Suite};
+use crate::{P384Sha384, Ristretto255Sha512, Suite};
 
 mod sealed {
     pub trait Sealed {}
     impl Sealed for super::Type1 {}
+    impl Sealed for super::Type5 {}
     impl<const N: usize> Sealed for [u8; N] {}
 }
 
@@ -44,9 +45,8 @@ impl<const N: usize> Bytes for [u8; N] {
 /// RFC 9497 suite, with the message layouts of RFC 9578 §5 and the amortized batch of
 /// draft-ietf-privacypass-batched-tokens.
 ///
-/// Sealed: implemented by [`Type1`] (`0x0001`, VOPRF(P-384, SHA-384), RFC 9578) and, with the
-/// ristretto255 suite, `Type5` (`0x0005`, VOPRF(ristretto255, SHA-512),
-/// draft-ietf-privacypass-batched-tokens). The derived lengths (`TOKEN_REQUEST_LEN`, ...) are
+/// Sealed: implemented by [`Type1`] (`0x0001`, VOPRF(P-384, SHA-384), RFC 9578) and [`Type5`]
+/// (`0x0005`, VOPRF(ristretto255, SHA-512), draft-ietf-privacypass-batched-tokens). The derived lengths (`TOKEN_REQUEST_LEN`, ...) are
 /// fixed by the sealed definitions; the array types below have exactly those lengths.
 pub trait TokenType:
     sealed::Sealed + Copy + Clone + fmt::Debug + Default + PartialEq + Eq + Hash + Send + Sync + 'static
@@ -97,6 +97,25 @@ impl TokenType for Type1 {
     const NK: usize = 48;
 }
 
+/// Token type `0x0005`: VOPRF(ristretto255, SHA-512) (draft-ietf-privacypass-batched-tokens,
+/// the issuance protocol of RFC 9578 §5 over the ristretto255 suite of RFC 9497 §4.1). `Ne = 32`,
+/// `Ns = 32` (little-endian scalars), `Nk = 64`; `token_key_id` is SHA-256 of the 32-byte
+/// serialized key, as for type `0x0001`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Type5;
+
+impl TokenType for Type5 {
+    type Suite = Ristretto255Sha512;
+    type Authenticator = [u8; 64];
+    type RequestBytes = [u8; 35];
+    type ResponseBytes = [u8; 96];
+    type TokenBytes = [u8; 162];
+    const TOKEN_TYPE: u16 = 0x0005;
+    const NE: usize = 32;
+    const NS: usize = 32;
+    const NK: usize = 64;
+}
+
 /// Every array has the length its constant names, and `Ne`, `Ns`, `Nk` are the suite's.
 macro_rules! check_lengths {
     ($t:ty) => {
@@ -120,3 +139,4 @@ macro_rules! check_lengths {
 }
 
 check_lengths!(Type1);
+check_lengths!(Type5);
