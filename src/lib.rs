@@ -30,4 +30,4 @@ pub use error::{Error, Result};
 pub use par::PAR_MIN_BATCH;
 /// The RNG traits this crate takes (rand_core 0.10, as rand 0.10); see [`rng`] for older `rand`.
 pub use rand_core;
-pub use suite::{P256Sha256, P384Sha384, Suite};
+pub use suite::{Decaf448Shake256, P256Sha256, P384Sha384, P521Sha512, Ristretto255Sha512, Suite};
