@@ -40,7 +40,7 @@ use privacy_tokens::arc::{ArcV2P256, ServerPrivateKey};
 use privacy_tokens::trust_token::{self, derive_key_from_secret, Method};
 use privacy_tokens::voprf::privacy_pass::Issuer as VoprfIssuer;
 use privacy_tokens::voprf::VoprfServer;
-use rand::Rng as _;
+use rand::TryRng as _;
 use sha2::Sha256;
 use zeroize::{Zeroize as _, Zeroizing};
 
@@ -113,7 +113,9 @@ impl MasterSecret {
             .open(&path)
         {
             Ok(mut f) => {
-                rand::rngs::OsRng.fill_bytes(secret.as_mut());
+                rand::rngs::SysRng
+                    .try_fill_bytes(secret.as_mut())
+                    .map_err(|e| std::io::Error::other(format!("OS RNG: {e}")))?;
                 f.write_all(secret.as_ref())?;
                 f.sync_all()?;
                 tracing::info!(path = %path.display(), "created a new master secret");
