@@ -11,6 +11,8 @@ use serde_json::Value;
 pub mod arc;
 #[path = "counts.rs"]
 pub mod counts;
+#[path = "rfc9496.rs"]
+pub mod rfc9496;
 #[path = "patgo.rs"]
 pub mod patgo;
 #[path = "rfc9497.rs"]
@@ -41,6 +43,10 @@ pub enum Kind {
     TrustToken,
     /// ARC (draft-arc `poc/vectors/allVectors.json` layout, v1 and v2).
     Arc,
+    /// decaf448 group vectors (RFC 9496 Appendix B).
+    Rfc9496,
+    /// `expand_message_xof(SHAKE256)` vectors (RFC 9380 Appendix K.6).
+    ExpandXof,
     /// draft-irtf-cfrg-sigma-protocols-03 / fiat-shamir-03 (`poc/vectors/*.json` records).
     Sigma03,
 }
@@ -63,6 +69,10 @@ pub fn recognise(json: &Value) -> Option<Kind> {
         Some(Kind::TrustToken)
     } else if arc::recognises(json) {
         Some(Kind::Arc)
+    } else if rfc9496::recognises_decaf448(json) {
+        Some(Kind::Rfc9496)
+    } else if rfc9496::recognises_xof(json) {
+        Some(Kind::ExpandXof)
     } else if sigma03::recognises(json) {
         Some(Kind::Sigma03)
     } else {
@@ -82,6 +92,8 @@ pub fn replay_file(path: &Path) -> Result<(Kind, Counts), String> {
         Kind::Wycheproof => wycheproof::run(&json)?,
         Kind::TrustToken => trust_token::run(&json)?,
         Kind::Arc => arc::run(&json)?,
+        Kind::Rfc9496 => rfc9496::run_decaf448(&json)?,
+        Kind::ExpandXof => rfc9496::run_xof(&json)?,
         Kind::Sigma03 => sigma03::run(&json)?,
     };
     if counts.passed + counts.failed == 0 {
