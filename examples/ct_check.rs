@@ -845,12 +845,12 @@ fn scalar_bytes<C: Curve>(s: &Scalar<C>) -> C::ScalarBytes {
 }
 
 /// Class A: low-weight keys; class B: random keys.
-fn key_pools<S: Suite>(rng: &mut StdRng) -> [Vec<SecretKey<S>>; 2] {
+fn key_pools<S: Suite<Group: Curve>>(rng: &mut StdRng) -> [Vec<SecretKey<S>>; 2] {
     core::array::from_fn(|class| {
         (0..POOL)
             .map(|_| {
-                let k = low_weight_or_random::<S::Curve>(class, rng);
-                SecretKey::from_bytes(scalar_bytes::<S::Curve>(&k).as_ref()).expect("a key")
+                let k = low_weight_or_random::<S::Group>(class, rng);
+                SecretKey::from_bytes(scalar_bytes::<S::Group>(&k).as_ref()).expect("a key")
             })
             .collect()
     })
@@ -862,7 +862,7 @@ fn random_input(rng: &mut StdRng) -> [u8; 32] {
     input
 }
 
-fn blinded_pool<S: Suite>(rng: &mut StdRng) -> Vec<BlindedElement<S>> {
+fn blinded_pool<S: Suite<Group: Curve>>(rng: &mut StdRng) -> Vec<BlindedElement<S>> {
     (0..POOL)
         .map(|_| {
             VoprfClient::<S>::blind(&random_input(rng), rng)
@@ -873,12 +873,15 @@ fn blinded_pool<S: Suite>(rng: &mut StdRng) -> Vec<BlindedElement<S>> {
 }
 
 /// The blind bytes of a class: low weight (A) or random (B).
-fn class_blind<S: Suite>(rng: &mut StdRng, class: usize) -> <S::Curve as Curve>::ScalarBytes {
-    scalar_bytes::<S::Curve>(&low_weight_or_random::<S::Curve>(class, rng))
+fn class_blind<S: Suite<Group: Curve>>(
+    rng: &mut StdRng,
+    class: usize,
+) -> <S::Group as Curve>::ScalarBytes {
+    scalar_bytes::<S::Group>(&low_weight_or_random::<S::Group>(class, rng))
 }
 
-fn voprf_paths<S: Suite>(out: &mut Vec<Path>) {
-    let c = curve_name::<S::Curve>();
+fn voprf_paths<S: Suite<Group: Curve>>(out: &mut Vec<Path>) {
+    let c = curve_name::<S::Group>();
     out.push(path(format!("voprf/{c}/blind_evaluate/key"), |cfg| {
         let mut rng = cfg.rng();
         let servers = key_pools::<S>(&mut rng).map(|pool| {
@@ -1313,8 +1316,8 @@ fn secret_hex<C: Curve>(nibbles: Nibbles, count: usize, rng: &mut StdRng) -> Str
     s
 }
 
-fn hex_paths<S: Suite>(out: &mut Vec<Path>) {
-    let c = curve_name::<S::Curve>();
+fn hex_paths<S: Suite<Group: Curve>>(out: &mut Vec<Path>) {
+    let c = curve_name::<S::Group>();
     for (name, classes) in [
         ("digits-vs-letters", [Nibbles::Digits, Nibbles::Letters]),
         ("digits-vs-mixed", [Nibbles::Digits, Nibbles::Mixed]),
@@ -1324,7 +1327,7 @@ fn hex_paths<S: Suite>(out: &mut Vec<Path>) {
             move |cfg| {
                 measure(
                     cfg,
-                    |rng, class| format!("\"{}\"", secret_hex::<S::Curve>(classes[class], 1, rng)),
+                    |rng, class| format!("\"{}\"", secret_hex::<S::Group>(classes[class], 1, rng)),
                     |json| serde_json::from_str::<SecretKey<S>>(&json).expect("key"),
                 )
             },

@@ -89,6 +89,7 @@ mod legacy;
 mod presentation;
 pub mod privacy_pass;
 pub mod sigma;
+pub mod sigma03;
 mod statements;
 mod wire;
 

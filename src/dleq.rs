@@ -5,11 +5,10 @@
 //! `ComputeCompositesFast`). The hashing (seed, composite weights, challenge) is a
 //! [`DleqHash`], so protocols with other transcripts reuse the algebra.
 
-use elliptic_curve::ff::Field;
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
-use crate::group::{self, Affine, Curve, FixedBaseTable, Point, Scalar};
+use crate::group::{self, Affine, Curve, FixedBaseTable, Point, PrimeGroup};
 use crate::{Error, Result};
 
 /// Maximum number of elements one proof covers (the index is encoded in two bytes).
@@ -19,14 +18,14 @@ pub const MAX_BATCH: usize = u16::MAX as usize;
 const STACK_BATCH: usize = 4;
 
 /// The hashing of a DLEQ proof: composite seed, composite weights and the challenge.
-pub trait DleqHash<C: Curve> {
+pub trait DleqHash<G: PrimeGroup> {
     /// The composite seed.
     type Seed: AsRef<[u8]>;
     /// The seed computed from the encoded public key `B`.
     ///
     /// # Errors
     /// Hashing failures.
-    fn seed(&self, b: &C::Compressed) -> Result<Self::Seed>;
+    fn seed(&self, b: &G::ElementBytes) -> Result<Self::Seed>;
     /// The weight `d_i` of pair `i`.
     ///
     /// # Errors
@@ -35,30 +34,30 @@ pub trait DleqHash<C: Curve> {
         &self,
         seed: &Self::Seed,
         i: u16,
-        c: &C::Compressed,
-        d: &C::Compressed,
-    ) -> Result<Scalar<C>>;
+        c: &G::ElementBytes,
+        d: &G::ElementBytes,
+    ) -> Result<G::Scalar>;
     /// The challenge over `B, M, Z, t2, t3`.
     ///
     /// # Errors
     /// Hashing failures.
-    fn challenge(&self, points: &[C::Compressed; 5]) -> Result<Scalar<C>>;
+    fn challenge(&self, points: &[G::ElementBytes; 5]) -> Result<G::Scalar>;
 }
 
 /// A DLEQ proof `(c, s)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DleqProof<C: Curve> {
-    pub(crate) c: Scalar<C>,
-    pub(crate) s: Scalar<C>,
+pub struct DleqProof<G: PrimeGroup> {
+    pub(crate) c: G::Scalar,
+    pub(crate) s: G::Scalar,
 }
 
-impl<C: Curve> DleqProof<C> {
+impl<G: PrimeGroup> DleqProof<G> {
     /// `Ser(c) || Ser(s)`.
-    pub fn to_bytes(&self) -> C::ScalarPairBytes {
-        let mut out = C::ScalarPairBytes::default();
-        let (a, b) = out.as_mut().split_at_mut(C::SCALAR_LEN);
-        a.copy_from_slice(C::scalar_bytes(&self.c).as_ref());
-        b.copy_from_slice(C::scalar_bytes(&self.s).as_ref());
+    pub fn to_bytes(&self) -> G::ScalarPairBytes {
+        let mut out = G::ScalarPairBytes::default();
+        let (a, b) = out.as_mut().split_at_mut(G::NS);
+        a.copy_from_slice(G::encode_scalar(&self.c).as_ref());
+        b.copy_from_slice(G::encode_scalar(&self.s).as_ref());
         out
     }
 
@@ -67,24 +66,24 @@ impl<C: Curve> DleqProof<C> {
     /// # Errors
     /// [`Error::InvalidLength`] or [`Error::NonCanonicalScalar`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        if bytes.len() != 2 * C::SCALAR_LEN {
+        if bytes.len() != 2 * G::NS {
             return Err(Error::InvalidLength);
         }
-        let (a, b) = bytes.split_at(C::SCALAR_LEN);
+        let (a, b) = bytes.split_at(G::NS);
         Ok(Self {
-            c: group::decode_scalar::<C>(a)?,
-            s: group::decode_scalar::<C>(b)?,
+            c: G::decode_scalar(a)?,
+            s: G::decode_scalar(b)?,
         })
     }
 }
 
 /// Runs `f` with a zeroed scalar buffer of length `n`: on the stack for small `n`.
-fn with_scalars<C: Curve, T>(n: usize, f: impl FnOnce(&mut [Scalar<C>]) -> T) -> T {
+fn with_scalars<G: PrimeGroup, T>(n: usize, f: impl FnOnce(&mut [G::Scalar]) -> T) -> T {
     if n <= STACK_BATCH {
-        let mut buf = [Scalar::<C>::ZERO; STACK_BATCH];
+        let mut buf = [G::Scalar::default(); STACK_BATCH];
         f(&mut buf[..n])
     } else {
-        let mut buf = vec![Scalar::<C>::ZERO; n];
+        let mut buf = vec![G::Scalar::default(); n];
         f(&mut buf)
     }
 }
@@ -96,33 +95,33 @@ fn check_batch(cs: usize, ds: usize) -> Result<()> {
     Ok(())
 }
 
-fn composite_weights<C: Curve, H: DleqHash<C>>(
+fn composite_weights<G: PrimeGroup, H: DleqHash<G>>(
     h: &H,
-    b_enc: &C::Compressed,
-    cs: &[Affine<C>],
-    ds: &[Affine<C>],
-    out: &mut [Scalar<C>],
+    b_enc: &G::ElementBytes,
+    cs: &[G::Normal],
+    ds: &[G::Normal],
+    out: &mut [G::Scalar],
 ) -> Result<()> {
     let seed = h.seed(b_enc)?;
     for (i, ((c, d), w)) in cs.iter().zip(ds).zip(out.iter_mut()).enumerate() {
         let i = u16::try_from(i).map_err(|_| Error::Batch)?;
-        *w = h.composite(&seed, i, &C::encode_compressed(c), &C::encode_compressed(d))?;
+        *w = h.composite(&seed, i, &G::encode_element(c), &G::encode_element(d))?;
     }
     Ok(())
 }
 
-fn challenge<C: Curve, H: DleqHash<C>>(
+fn challenge<G: PrimeGroup, H: DleqHash<G>>(
     h: &H,
-    b_enc: C::Compressed,
-    m_z_t2_t3: &[Point<C>; 4],
-) -> Result<Scalar<C>> {
-    let a = group::normalize_array::<C, 4>(m_z_t2_t3);
+    b_enc: G::ElementBytes,
+    m_z_t2_t3: &[G::Element; 4],
+) -> Result<G::Scalar> {
+    let a = G::normalize_array::<4>(m_z_t2_t3);
     let enc = [
         b_enc,
-        C::encode_compressed(&a[0]),
-        C::encode_compressed(&a[1]),
-        C::encode_compressed(&a[2]),
-        C::encode_compressed(&a[3]),
+        G::encode_element(&a[0]),
+        G::encode_element(&a[1]),
+        G::encode_element(&a[2]),
+        G::encode_element(&a[3]),
     ];
     h.challenge(&enc)
 }
@@ -133,33 +132,33 @@ fn challenge<C: Curve, H: DleqHash<C>>(
 ///
 /// # Errors
 /// [`Error::Batch`] on an empty, oversized or mismatched batch; hashing failures.
-pub fn generate_proof<C: Curve, H: DleqHash<C>>(
+pub fn generate_proof<G: PrimeGroup, H: DleqHash<G>>(
     h: &H,
-    k: &Scalar<C>,
-    b: &Affine<C>,
-    cs: &[Affine<C>],
-    ds: &[Affine<C>],
-    r: &Scalar<C>,
-) -> Result<DleqProof<C>> {
+    k: &G::Scalar,
+    b: &G::Normal,
+    cs: &[G::Normal],
+    ds: &[G::Normal],
+    r: &G::Scalar,
+) -> Result<DleqProof<G>> {
     check_batch(cs.len(), ds.len())?;
-    let b_enc = C::encode_compressed(b);
-    let (m, z) = with_scalars::<C, _>(cs.len(), |w| -> Result<_> {
+    let b_enc = G::encode_element(b);
+    let (m, z) = with_scalars::<G, _>(cs.len(), |w| -> Result<_> {
         composite_weights(h, &b_enc, cs, ds, w)?;
-        let m = group::vartime_msm::<C>(cs, w)?;
+        let m = G::vartime_msm(cs, w)?;
         // Z = k*M (ComputeCompositesFast). For one element, d*D costs less than k*M and is the
         // same public value, computed without touching k.
         let z = if cs.len() == 1 {
-            group::vartime_mul::<C>(&ds[0], &w[0])
+            G::vartime_mul(&ds[0], &w[0])
         } else {
-            group::mul(&m, k)
+            G::mul(&m, k)
         };
         Ok((m, z))
     })?;
-    let t2 = group::mul_generator::<C>(r);
-    let t3 = group::mul::<C>(&m, r);
-    let c = challenge::<C, H>(h, b_enc, &[m, z, t2, t3])?;
+    let t2 = G::mul_generator(r);
+    let t3 = G::mul(&m, r);
+    let c = challenge::<G, H>(h, b_enc, &[m, z, t2, t3])?;
     // `c*k` would give the key away with `c`: wiped on drop. `s = r - c*k` is public.
-    let ck = Zeroizing::new(c * k);
+    let ck = Zeroizing::new(c * *k);
     let s = *r - *ck;
     Ok(DleqProof { c, s })
 }
@@ -168,14 +167,16 @@ pub fn generate_proof<C: Curve, H: DleqHash<C>>(
 ///
 /// # Errors
 /// [`Error::InvalidProof`] when the proof does not verify; [`Error::Batch`] on a bad batch.
-pub fn verify_proof<C: Curve, H: DleqHash<C>>(
+pub fn verify_proof<G: PrimeGroup, H: DleqHash<G>>(
     h: &H,
-    b: &Affine<C>,
-    cs: &[Affine<C>],
-    ds: &[Affine<C>],
-    proof: &DleqProof<C>,
+    b: &G::Normal,
+    cs: &[G::Normal],
+    ds: &[G::Normal],
+    proof: &DleqProof<G>,
 ) -> Result<()> {
-    verify_inner(h, b, None, cs, ds, proof)
+    verify_inner(h, b, cs, ds, proof, || {
+        G::vartime_mul_generator_add(&proof.s, &proof.c, b)
+    })
 }
 
 /// [`verify_proof`] for a key `B` with a precomputed [`FixedBaseTable`]: `t2 = s*G + c*B`
@@ -184,39 +185,40 @@ pub fn verify_proof<C: Curve, H: DleqHash<C>>(
 ///
 /// # Errors
 /// As [`verify_proof`].
-pub fn verify_proof_with_table<C: Curve, H: DleqHash<C>>(
+pub fn verify_proof_with_table<C, H>(
     h: &H,
     b_table: &FixedBaseTable<C>,
     cs: &[Affine<C>],
     ds: &[Affine<C>],
     proof: &DleqProof<C>,
-) -> Result<()> {
-    verify_inner(h, b_table.base(), Some(b_table), cs, ds, proof)
+) -> Result<()>
+where
+    C: Curve + PrimeGroup<Element = Point<C>, Normal = Affine<C>, Scalar = group::Scalar<C>>,
+    H: DleqHash<C>,
+{
+    verify_inner(h, b_table.base(), cs, ds, proof, || {
+        group::vartime_mul_generator_and_fixed::<C>(&proof.s, b_table, &proof.c)
+    })
 }
 
-fn verify_inner<C: Curve, H: DleqHash<C>>(
+/// The checks of [`verify_proof`], with `t2 = s*G + c*B` computed by `t2`.
+fn verify_inner<G: PrimeGroup, H: DleqHash<G>>(
     h: &H,
-    b: &Affine<C>,
-    b_table: Option<&FixedBaseTable<C>>,
-    cs: &[Affine<C>],
-    ds: &[Affine<C>],
-    proof: &DleqProof<C>,
+    b: &G::Normal,
+    cs: &[G::Normal],
+    ds: &[G::Normal],
+    proof: &DleqProof<G>,
+    t2: impl FnOnce() -> G::Element,
 ) -> Result<()> {
     check_batch(cs.len(), ds.len())?;
-    let b_enc = C::encode_compressed(b);
-    let (m, z) = with_scalars::<C, _>(cs.len(), |w| -> Result<_> {
+    let b_enc = G::encode_element(b);
+    let (m, z) = with_scalars::<G, _>(cs.len(), |w| -> Result<_> {
         composite_weights(h, &b_enc, cs, ds, w)?;
-        Ok((
-            group::vartime_msm::<C>(cs, w)?,
-            group::vartime_msm::<C>(ds, w)?,
-        ))
+        Ok((G::vartime_msm(cs, w)?, G::vartime_msm(ds, w)?))
     })?;
-    let t2 = match b_table {
-        Some(t) => group::vartime_mul_generator_and_fixed::<C>(&proof.s, t, &proof.c),
-        None => group::vartime_mul_generator_add::<C>(&proof.s, &proof.c, b),
-    };
-    let t3 = group::vartime_lincomb::<C, 2>(&[m, z], &[proof.s, proof.c]);
-    let c = challenge::<C, H>(h, b_enc, &[m, z, t2, t3]).map_err(|_| Error::InvalidProof)?;
+    let t2 = t2();
+    let t3 = G::vartime_lincomb2(&[m, z], &[proof.s, proof.c]);
+    let c = challenge::<G, H>(h, b_enc, &[m, z, t2, t3]).map_err(|_| Error::InvalidProof)?;
     if bool::from(c.ct_eq(&proof.c)) {
         Ok(())
     } else {

@@ -48,6 +48,10 @@ pub enum Error {
     /// POPRF: `finalize` was given another `info` than the one the input was blinded with; the
     /// output would match no server evaluation.
     InfoMismatch,
+    /// A sigma-protocols instance failed validation (draft-irtf-cfrg-sigma-protocols-03
+    /// §"Instance validation": an unused element or scalar, an identity element or image, an
+    /// all-identity column, or a malformed instance encoding).
+    InvalidInstance,
 }
 
 impl fmt::Display for Error {
@@ -70,6 +74,7 @@ impl fmt::Display for Error {
             Error::InvalidSignature => "signature verification failed",
             Error::MissingKey => "no key configured for this operation",
             Error::InfoMismatch => "info differs from the one used to blind",
+            Error::InvalidInstance => "sigma-protocols instance failed validation",
         })
     }
 }

@@ -1,5 +1,9 @@
 //! The group layer: the only module that names the curve crates.
 //!
+//! Two traits: [`PrimeGroup`], the prime-order group interface of the RFC 9497 code (P-256,
+//! P-384, P-521, ristretto255), and [`Curve`], the Weierstrass-curve interface of the crate's
+//! own arithmetic (P-256 and P-384) that ARC and Trust Tokens use.
+//!
 //! Strict element and scalar codecs, hash-to-group and hash-to-scalar with caller-chosen DSTs,
 //! batched affine conversion (one field inversion per batch), batched scalar inversion, and the
 //! multiplication routines: constant time for secret scalars, `vartime_` for public data.
@@ -21,7 +25,10 @@ mod limbs;
 mod mul;
 mod p256_field;
 mod p384_field;
+mod p521;
 mod point;
+mod prime;
+mod ristretto255;
 mod sswu;
 #[cfg(test)]
 mod tests;
@@ -47,6 +54,8 @@ pub use fixed_base::{mul_fixed_ct, vartime_mul_fixed, FixedBaseTable};
 pub use mul::GeneratorTable;
 
 pub use field::FieldOps;
+pub use prime::{expand_message, MessageExpansion, PrimeGroup, Xof};
+pub use ristretto255::Ristretto255;
 
 /// Which base-field arithmetic this process runs: `"x86-64 mulx/adx"` (BMI2 and ADX, detected at
 /// run time) or `"portable"` (other CPUs, or `PRIVACY_TOKENS_ARITH=portable` set before the first

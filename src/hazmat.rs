@@ -4,8 +4,8 @@
 //! real use (blinds, proof nonces). Reusing or predicting them breaks privacy or lets an observer
 //! learn keys. Use the randomized APIs of [`crate::voprf`] in applications.
 
-use crate::group::{self, Curve};
-use crate::suite::Suite;
+use crate::group::PrimeGroup;
+use crate::suite::{Scalar, Suite};
 use crate::voprf::{
     BlindResult, BlindedElement, EvaluationElement, OprfClient, PoprfClient, PoprfServer, Proof,
     PublicKey, VoprfClient, VoprfServer,
@@ -13,11 +13,12 @@ use crate::voprf::{
 use crate::Result;
 use zeroize::Zeroizing;
 
-fn scalar<S: Suite>(bytes: &[u8]) -> Result<group::Scalar<S::Curve>> {
-    group::decode_nonzero_scalar::<S::Curve>(bytes)
+fn scalar<S: Suite>(bytes: &[u8]) -> Result<Scalar<S>> {
+    S::Group::decode_nonzero_scalar(bytes)
 }
 
-/// OPRF `Blind` with the blind given as `Ns` big-endian bytes (RFC 9497 vectors' `Blind`).
+/// OPRF `Blind` with the blind given as its `SerializeScalar` encoding, `Ns` bytes (big-endian
+/// on the NIST curves, little-endian on ristretto255; RFC 9497 vectors' `Blind`).
 ///
 /// # Errors
 /// Scalar decoding errors, or those of [`OprfClient::blind`].
@@ -83,7 +84,7 @@ pub fn poprf_blind_evaluate_with_nonce<S: Suite>(
 
 /// The compressed length `Ne` of a suite's elements.
 pub const fn element_len<S: Suite>() -> usize {
-    <S::Curve as Curve>::COMPRESSED_LEN
+    <S::Group as PrimeGroup>::NE
 }
 
 /// Deterministic ARC entry points and the sigma-protocols test DRNG.

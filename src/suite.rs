@@ -5,34 +5,49 @@ use core::fmt::Debug;
 use elliptic_curve::generic_array::GenericArray;
 use sha2::digest::{Digest, OutputSizeUser};
 
-use crate::group::{Curve, Xmd};
+use crate::group::{MessageExpansion, PrimeGroup, Ristretto255, Xmd};
 
 mod sealed {
     pub trait Sealed {}
     impl Sealed for super::P256Sha256 {}
     impl Sealed for super::P384Sha384 {}
+    impl Sealed for super::P521Sha512 {}
+    impl Sealed for super::Ristretto255Sha512 {}
 }
 
 /// An RFC 9497 ciphersuite: a prime-order group and a hash function.
 ///
-/// Sealed: implemented by [`P256Sha256`] and [`P384Sha384`] only.
+/// Sealed: implemented by [`Ristretto255Sha512`], [`P256Sha256`], [`P384Sha384`] and
+/// [`P521Sha512`].
 pub trait Suite:
     sealed::Sealed + Copy + Clone + Debug + Default + Eq + Send + Sync + 'static
 {
-    /// The curve.
-    type Curve: Curve;
+    /// The prime-order group.
+    type Group: PrimeGroup;
     /// The suite's hash function (`Hash`, output `Nh` bytes).
     type Hash: Digest + Clone + Default + Send + Sync;
     /// The suite identifier, e.g. `b"P384-SHA384"`.
     const ID: &'static [u8];
-    /// The `expand_message_xmd` hash of HashToGroup and HashToScalar.
-    const XMD: Xmd;
+    /// The `expand_message` of HashToGroup and HashToScalar (`expand_message_xmd` with the
+    /// suite's hash, or `expand_message_xof` for an XOF suite).
+    const EXPANSION: MessageExpansion;
     /// `Nh`: the hash output length.
     const NH: usize;
 }
 
+/// A scalar of the suite's group.
+pub type Scalar<S> = <<S as Suite>::Group as PrimeGroup>::Scalar;
+/// An element of the suite's group, in the representation the arithmetic runs on.
+pub type Element<S> = <<S as Suite>::Group as PrimeGroup>::Element;
+/// A normalised element of the suite's group (what keys and messages hold).
+pub type Normal<S> = <<S as Suite>::Group as PrimeGroup>::Normal;
+
 /// The output of the suite's hash function (`Nh` bytes).
 pub type Output<S> = GenericArray<u8, <<S as Suite>::Hash as OutputSizeUser>::OutputSize>;
+
+/// ristretto255-SHA512 (RFC 9497 §4.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Ristretto255Sha512;
 
 /// P256-SHA256 (RFC 9497 §4.3).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -42,18 +57,38 @@ pub struct P256Sha256;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct P384Sha384;
 
+/// P521-SHA512 (RFC 9497 §4.5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct P521Sha512;
+
+impl Suite for Ristretto255Sha512 {
+    type Group = Ristretto255;
+    type Hash = sha2::Sha512;
+    const ID: &'static [u8] = b"ristretto255-SHA512";
+    const EXPANSION: MessageExpansion = MessageExpansion::Xmd(Xmd::Sha512);
+    const NH: usize = 64;
+}
+
 impl Suite for P256Sha256 {
-    type Curve = p256::NistP256;
+    type Group = p256::NistP256;
     type Hash = sha2::Sha256;
     const ID: &'static [u8] = b"P256-SHA256";
-    const XMD: Xmd = Xmd::Sha256;
+    const EXPANSION: MessageExpansion = MessageExpansion::Xmd(Xmd::Sha256);
     const NH: usize = 32;
 }
 
 impl Suite for P384Sha384 {
-    type Curve = p384::NistP384;
+    type Group = p384::NistP384;
     type Hash = sha2::Sha384;
     const ID: &'static [u8] = b"P384-SHA384";
-    const XMD: Xmd = Xmd::Sha384;
+    const EXPANSION: MessageExpansion = MessageExpansion::Xmd(Xmd::Sha384);
     const NH: usize = 48;
+}
+
+impl Suite for P521Sha512 {
+    type Group = p521::NistP521;
+    type Hash = sha2::Sha512;
+    const ID: &'static [u8] = b"P521-SHA512";
+    const EXPANSION: MessageExpansion = MessageExpansion::Xmd(Xmd::Sha512);
+    const NH: usize = 64;
 }

@@ -25,14 +25,13 @@ mod verifiable;
 use core::fmt;
 use core::marker::PhantomData;
 
-use elliptic_curve::ff::Field;
 use rand_core::{CryptoRng, RngCore};
 use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 use crate::dleq::{self, DleqHash, DleqProof};
-use crate::group::{self, Affine, Curve, Scalar};
-use crate::suite::{Output, Suite};
+use crate::group::PrimeGroup;
+use crate::suite::{Element, Normal, Output, Scalar, Suite};
 use crate::transcript::{len_prefix, Transcript};
 use crate::{Error, Result};
 
@@ -87,19 +86,19 @@ impl<S: Suite> Context<S> {
         [prefix, b"OPRFV1-", &self.mode, b"-", S::ID]
     }
 
-    pub(crate) fn hash_to_group(&self, input: &[u8]) -> Result<group::Point<S::Curve>> {
-        S::Curve::hash_to_curve(S::XMD, &[input], &self.dst(b"HashToGroup-"))
+    pub(crate) fn hash_to_group(&self, input: &[u8]) -> Result<Element<S>> {
+        S::Group::hash_to_group(S::EXPANSION, &[input], &self.dst(b"HashToGroup-"))
     }
 
-    pub(crate) fn hash_to_scalar(&self, msg: &[&[u8]]) -> Result<Scalar<S::Curve>> {
-        S::Curve::hash_to_scalar(S::XMD, msg, &self.dst(b"HashToScalar-"))
+    pub(crate) fn hash_to_scalar(&self, msg: &[&[u8]]) -> Result<Scalar<S>> {
+        S::Group::hash_to_scalar(S::EXPANSION, msg, &self.dst(b"HashToScalar-"))
     }
 }
 
-impl<S: Suite> DleqHash<S::Curve> for Context<S> {
+impl<S: Suite> DleqHash<S::Group> for Context<S> {
     type Seed = Output<S>;
 
-    fn seed(&self, b: &<S::Curve as Curve>::Compressed) -> Result<Output<S>> {
+    fn seed(&self, b: &<S::Group as PrimeGroup>::ElementBytes) -> Result<Output<S>> {
         let mut t = Transcript::<S::Hash>::new();
         t.absorb_prefixed(b.as_ref())?;
         let dst = self.dst(b"Seed-");
@@ -115,11 +114,11 @@ impl<S: Suite> DleqHash<S::Curve> for Context<S> {
         &self,
         seed: &Output<S>,
         i: u16,
-        c: &<S::Curve as Curve>::Compressed,
-        d: &<S::Curve as Curve>::Compressed,
-    ) -> Result<Scalar<S::Curve>> {
+        c: &<S::Group as PrimeGroup>::ElementBytes,
+        d: &<S::Group as PrimeGroup>::ElementBytes,
+    ) -> Result<Scalar<S>> {
         let nh = len_prefix(S::NH)?;
-        let ne = len_prefix(<S::Curve as Curve>::COMPRESSED_LEN)?;
+        let ne = len_prefix(<S::Group as PrimeGroup>::NE)?;
         let idx = i.to_be_bytes();
         self.hash_to_scalar(&[
             &nh,
@@ -133,8 +132,8 @@ impl<S: Suite> DleqHash<S::Curve> for Context<S> {
         ])
     }
 
-    fn challenge(&self, p: &[<S::Curve as Curve>::Compressed; 5]) -> Result<Scalar<S::Curve>> {
-        let ne = len_prefix(<S::Curve as Curve>::COMPRESSED_LEN)?;
+    fn challenge(&self, p: &[<S::Group as PrimeGroup>::ElementBytes; 5]) -> Result<Scalar<S>> {
+        let ne = len_prefix(<S::Group as PrimeGroup>::NE)?;
         self.hash_to_scalar(&[
             &ne,
             p[0].as_ref(),
@@ -157,7 +156,7 @@ impl<S: Suite> DleqHash<S::Curve> for Context<S> {
 /// A server's secret key `skS`. Zeroized on drop; `Debug` is redacted.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
 pub struct SecretKey<S: Suite> {
-    pub(crate) scalar: Scalar<S::Curve>,
+    pub(crate) scalar: Scalar<S>,
 }
 
 impl<S: Suite> fmt::Debug for SecretKey<S> {
@@ -176,13 +175,13 @@ impl<S: Suite> SecretKey<S> {
     /// A uniformly random non-zero key (RFC 9497 §3.2 `GenerateKeyPair`).
     pub fn random(rng: &mut (impl RngCore + CryptoRng)) -> Self {
         Self {
-            scalar: group::random_scalar::<S::Curve>(rng),
+            scalar: S::Group::random_scalar(rng),
         }
     }
 
     /// `SerializeScalar(skS)`, in a buffer that is zeroized on drop.
-    pub fn to_bytes(&self) -> Zeroizing<<S::Curve as Curve>::ScalarBytes> {
-        Zeroizing::new(S::Curve::scalar_bytes(&self.scalar))
+    pub fn to_bytes(&self) -> Zeroizing<<S::Group as PrimeGroup>::ScalarBytes> {
+        Zeroizing::new(S::Group::encode_scalar(&self.scalar))
     }
 
     /// Strict decoding: `Ns` bytes, canonical, non-zero.
@@ -191,20 +190,20 @@ impl<S: Suite> SecretKey<S> {
     /// [`Error::InvalidLength`], [`Error::NonCanonicalScalar`] or [`Error::ZeroScalar`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         Ok(Self {
-            scalar: group::decode_nonzero_scalar::<S::Curve>(bytes)?,
+            scalar: S::Group::decode_nonzero_scalar(bytes)?,
         })
     }
 
     /// The public key `skS * G`.
     pub fn public_key(&self) -> PublicKey<S> {
-        PublicKey::from_point(&group::mul_generator::<S::Curve>(&self.scalar))
+        PublicKey::from_point(&S::Group::mul_generator(&self.scalar))
     }
 }
 
 /// A server's public key `pkS` (never the identity).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct PublicKey<S: Suite> {
-    pub(crate) point: Affine<S::Curve>,
+    pub(crate) point: Normal<S>,
 }
 
 impl<S: Suite> fmt::Debug for PublicKey<S> {
@@ -214,15 +213,16 @@ impl<S: Suite> fmt::Debug for PublicKey<S> {
 }
 
 impl<S: Suite> PublicKey<S> {
-    fn from_point(p: &group::Point<S::Curve>) -> Self {
+    fn from_point(p: &Element<S>) -> Self {
         Self {
-            point: group::to_affine::<S::Curve>(p),
+            point: S::Group::normalize(p),
         }
     }
 
-    /// `SerializeElement(pkS)`: compressed SEC1.
-    pub fn to_bytes(&self) -> <S::Curve as Curve>::Compressed {
-        S::Curve::encode_compressed(&self.point)
+    /// `SerializeElement(pkS)`: compressed SEC1 on the NIST curves, the RFC 9496 encoding on
+    /// ristretto255.
+    pub fn to_bytes(&self) -> <S::Group as PrimeGroup>::ElementBytes {
+        S::Group::encode_element(&self.point)
     }
 
     /// Strict decoding (RFC 9497 §4 `DeserializeElement`).
@@ -231,7 +231,7 @@ impl<S: Suite> PublicKey<S> {
     /// [`Error::InvalidLength`], [`Error::InvalidPoint`] or [`Error::IdentityElement`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         Ok(Self {
-            point: S::Curve::decode_compressed(bytes)?,
+            point: S::Group::decode_element(bytes)?,
         })
     }
 }
@@ -267,8 +267,9 @@ impl<S: Suite> KeyPair<S> {
         let info_len = len_prefix(info.len())?;
         let dst = ctx.dst(b"DeriveKeyPair");
         for counter in 0..=255u8 {
-            let sk = S::Curve::hash_to_scalar(S::XMD, &[seed, &info_len, info, &[counter]], &dst)?;
-            if !bool::from(sk.is_zero()) {
+            let sk =
+                S::Group::hash_to_scalar(S::EXPANSION, &[seed, &info_len, info, &[counter]], &dst)?;
+            if !bool::from(S::Group::scalar_is_zero(&sk)) {
                 return Ok(Self::from_secret_key(SecretKey { scalar: sk }));
             }
         }
@@ -292,21 +293,21 @@ impl<S: Suite> KeyPair<S> {
 /// The client's blinded element (RFC 9497 `blindedElement`).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct BlindedElement<S: Suite> {
-    pub(crate) point: Affine<S::Curve>,
+    pub(crate) point: Normal<S>,
 }
 
 /// The server's evaluated element (RFC 9497 `evaluatedElement`; "EvaluationElement" in the vectors).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct EvaluationElement<S: Suite> {
-    pub(crate) point: Affine<S::Curve>,
+    pub(crate) point: Normal<S>,
 }
 
 macro_rules! element_codec {
     ($t:ident, $name:literal) => {
         impl<S: Suite> $t<S> {
-            /// `SerializeElement`: compressed SEC1, `Ne` bytes.
-            pub fn to_bytes(&self) -> <S::Curve as Curve>::Compressed {
-                S::Curve::encode_compressed(&self.point)
+            /// `SerializeElement`, `Ne` bytes (compressed SEC1 on the NIST curves).
+            pub fn to_bytes(&self) -> <S::Group as PrimeGroup>::ElementBytes {
+                S::Group::encode_element(&self.point)
             }
 
             /// Strict `DeserializeElement`: exactly `Ne` bytes, on the curve, not the identity.
@@ -315,7 +316,7 @@ macro_rules! element_codec {
             /// [`Error::InvalidLength`], [`Error::InvalidPoint`] or [`Error::IdentityElement`].
             pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
                 Ok(Self {
-                    point: S::Curve::decode_compressed(bytes)?,
+                    point: S::Group::decode_element(bytes)?,
                 })
             }
         }
@@ -334,12 +335,12 @@ element_codec!(EvaluationElement, "EvaluationElement");
 /// A batched DLEQ proof `(c, s)`, `2 * Ns` bytes on the wire.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Proof<S: Suite> {
-    pub(crate) inner: DleqProof<S::Curve>,
+    pub(crate) inner: DleqProof<S::Group>,
 }
 
 impl<S: Suite> Proof<S> {
     /// `SerializeScalar(c) || SerializeScalar(s)`.
-    pub fn to_bytes(&self) -> <S::Curve as Curve>::ScalarPairBytes {
+    pub fn to_bytes(&self) -> <S::Group as PrimeGroup>::ScalarPairBytes {
         self.inner.to_bytes()
     }
 
@@ -393,9 +394,9 @@ pub struct BatchEvaluation<S: Suite> {
 /// The client's blind scalar and blinded element.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
 pub(crate) struct Blinding<S: Suite> {
-    pub(crate) blind: Scalar<S::Curve>,
+    pub(crate) blind: Scalar<S>,
     #[zeroize(skip)]
-    pub(crate) blinded: Affine<S::Curve>,
+    pub(crate) blinded: Normal<S>,
 }
 
 impl<S: Suite> fmt::Debug for Blinding<S> {
@@ -408,17 +409,17 @@ impl<S: Suite> fmt::Debug for Blinding<S> {
 pub(crate) fn blind_with<S: Suite>(
     ctx: &Context<S>,
     input: &[u8],
-    blind: Scalar<S::Curve>,
+    blind: Scalar<S>,
 ) -> Result<Blinding<S>> {
     len_prefix(input.len())?;
-    if bool::from(blind.is_zero()) {
+    if bool::from(S::Group::scalar_is_zero(&blind)) {
         return Err(Error::ZeroScalar);
     }
     let p = ctx.hash_to_group(input)?;
-    if group::is_identity::<S::Curve>(&p) {
+    if S::Group::is_identity(&p) {
         return Err(Error::InvalidInput);
     }
-    let blinded = group::to_affine::<S::Curve>(&group::mul(&p, &blind));
+    let blinded = S::Group::normalize(&S::Group::mul(&p, &blind));
     Ok(Blinding { blind, blinded })
 }
 
@@ -426,14 +427,14 @@ pub(crate) fn blind_with<S: Suite>(
 pub(crate) fn finalize_hash<S: Suite>(
     input: &[u8],
     info: Option<&[u8]>,
-    n: &Affine<S::Curve>,
+    n: &Normal<S>,
 ) -> Result<Output<S>> {
     let mut t = Transcript::<S::Hash>::new();
     t.absorb_prefixed(input)?;
     if let Some(info) = info {
         t.absorb_prefixed(info)?;
     }
-    t.absorb_prefixed(S::Curve::encode_compressed(n).as_ref())?;
+    t.absorb_prefixed(S::Group::encode_element(n).as_ref())?;
     t.absorb(b"Finalize");
     Ok(t.finish())
 }
@@ -442,11 +443,11 @@ pub(crate) fn finalize_hash<S: Suite>(
 pub(crate) fn unblind_and_hash<S: Suite>(
     input: &[u8],
     info: Option<&[u8]>,
-    blind: &Scalar<S::Curve>,
-    evaluated: &Affine<S::Curve>,
+    blind: &Scalar<S>,
+    evaluated: &Normal<S>,
 ) -> Result<Output<S>> {
-    let inv = group::invert::<S::Curve>(blind)?;
-    let n = group::to_affine::<S::Curve>(&group::mul_affine(evaluated, &inv));
+    let inv = S::Group::invert_scalar(blind)?;
+    let n = S::Group::normalize(&S::Group::mul_normal(evaluated, &inv));
     finalize_hash::<S>(input, info, &n)
 }
 
@@ -454,20 +455,24 @@ pub(crate) fn unblind_and_hash<S: Suite>(
 pub(crate) fn unblind_batch<S: Suite>(
     inputs: &[&[u8]],
     info: Option<&[u8]>,
-    blinds: &mut [Scalar<S::Curve>],
-    evaluated: &[Affine<S::Curve>],
+    blinds: &mut [Scalar<S>],
+    evaluated: &[Normal<S>],
 ) -> Result<Vec<Output<S>>> {
     let n = blinds.len();
     // Wiped on every path, the early return of a failed inversion included.
-    let mut scratch = Zeroizing::new(vec![Scalar::<S::Curve>::ZERO; n]);
-    group::batch_invert::<S::Curve>(blinds, &mut scratch)?;
+    let mut scratch = Zeroizing::new(vec![Scalar::<S>::default(); n]);
+    S::Group::batch_invert(blinds, &mut scratch)?;
     scratch.zeroize();
-    let mut pts = vec![group::identity::<S::Curve>(); n];
+    let mut pts = vec![S::Group::identity(); n];
     let unblinds = &*blinds;
-    crate::par::fill(&mut pts, |i| group::mul_affine(&evaluated[i], &unblinds[i]));
-    blinds.zeroize();
-    let mut aff = vec![group::affine_identity::<S::Curve>(); n];
-    group::normalize_slice::<S::Curve>(&pts, &mut aff)?;
+    crate::par::fill(&mut pts, |i| {
+        S::Group::mul_normal(&evaluated[i], &unblinds[i])
+    });
+    for b in blinds.iter_mut() {
+        b.zeroize();
+    }
+    let mut aff = vec![S::Group::normal_identity(); n];
+    S::Group::normalize_slice(&pts, &mut aff)?;
     // One allocation of the right size: collecting into a `Result` would grow the Vec.
     let mut outputs = Vec::with_capacity(n);
     for (i, p) in inputs.iter().zip(aff.iter()) {
@@ -483,11 +488,11 @@ pub(crate) fn outputs_equal<S: Suite>(a: &Output<S>, b: &[u8]) -> bool {
 
 pub(crate) fn proof_generate<S: Suite>(
     ctx: &Context<S>,
-    k: &Scalar<S::Curve>,
-    b: &Affine<S::Curve>,
-    cs: &[Affine<S::Curve>],
-    ds: &[Affine<S::Curve>],
-    r: &Scalar<S::Curve>,
+    k: &Scalar<S>,
+    b: &Normal<S>,
+    cs: &[Normal<S>],
+    ds: &[Normal<S>],
+    r: &Scalar<S>,
 ) -> Result<Proof<S>> {
     Ok(Proof {
         inner: dleq::generate_proof(ctx, k, b, cs, ds, r)?,
@@ -496,9 +501,9 @@ pub(crate) fn proof_generate<S: Suite>(
 
 pub(crate) fn proof_verify<S: Suite>(
     ctx: &Context<S>,
-    b: &Affine<S::Curve>,
-    cs: &[Affine<S::Curve>],
-    ds: &[Affine<S::Curve>],
+    b: &Normal<S>,
+    cs: &[Normal<S>],
+    ds: &[Normal<S>],
     proof: &Proof<S>,
 ) -> Result<()> {
     dleq::verify_proof(ctx, b, cs, ds, &proof.inner)

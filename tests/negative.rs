@@ -1,16 +1,18 @@
 //! Hostile input: every decoder rejects bad encodings with a typed error; proofs with any bit
 //! flipped are rejected; batch limits hold; POPRF refuses a key with `skS + m == 0`.
 
-use privacy_tokens::group::{self, Curve};
+use privacy_tokens::group::{Curve, PrimeGroup};
 use privacy_tokens::voprf::{
     BlindedElement, EvaluationElement, KeyPair, PoprfClient, PoprfServer, Proof, PublicKey,
     SecretKey, VoprfClient, VoprfServer,
 };
-use privacy_tokens::{hazmat, Error, P256Sha256, P384Sha384, Suite};
+use privacy_tokens::{
+    hazmat, Error, P256Sha256, P384Sha384, P521Sha512, Ristretto255Sha512, Suite,
+};
 
 /// The group order `n`, big-endian.
-fn order<S: Suite>() -> Vec<u8> {
-    let hex = if <S::Curve as Curve>::SCALAR_LEN == 32 {
+fn order<S: Suite<Group: Curve>>() -> Vec<u8> {
+    let hex = if <S::Group as Curve>::SCALAR_LEN == 32 {
         "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551"
     } else {
         "ffffffffffffffffffffffffffffffffffffffffffffffffc7634d81f4372ddf581a0db248b0a77aecec196accc52973"
@@ -18,8 +20,8 @@ fn order<S: Suite>() -> Vec<u8> {
     hex::decode(hex).unwrap()
 }
 
-fn field_prime<S: Suite>() -> Vec<u8> {
-    let hex = if <S::Curve as Curve>::SCALAR_LEN == 32 {
+fn field_prime<S: Suite<Group: Curve>>() -> Vec<u8> {
+    let hex = if <S::Group as Curve>::SCALAR_LEN == 32 {
         "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff"
     } else {
         "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffeffffffff0000000000000000ffffffff"
@@ -27,7 +29,7 @@ fn field_prime<S: Suite>() -> Vec<u8> {
     hex::decode(hex).unwrap()
 }
 
-fn element_decoders<S: Suite>() {
+fn element_decoders<S: Suite<Group: Curve>>() {
     let mut rng = rand::thread_rng();
     let pk = *VoprfServer::<S>::new(&mut rng).public_key();
     let good = pk.to_bytes();
@@ -92,8 +94,8 @@ fn element_decoders<S: Suite>() {
         }
         assert!(found_off_curve, "{name}: no off-curve x found");
         // The uncompressed form of a valid point is refused where compressed is required.
-        let aff = <S::Curve as Curve>::decode_compressed(good).unwrap();
-        let unc = <S::Curve as Curve>::encode_uncompressed(&aff);
+        let aff = <S::Group as Curve>::decode_compressed(good).unwrap();
+        let unc = <S::Group as Curve>::encode_uncompressed(&aff);
         assert_eq!(
             dec(unc.as_ref()),
             Err(Error::InvalidLength),
@@ -112,8 +114,8 @@ fn element_decoders_p384() {
     element_decoders::<P384Sha384>();
 }
 
-fn scalar_decoders<S: Suite>() {
-    let ns = <S::Curve as Curve>::SCALAR_LEN;
+fn scalar_decoders<S: Suite<Group: Curve>>() {
+    let ns = <S::Group as Curve>::SCALAR_LEN;
     let n = order::<S>();
     let mut n_minus_1 = n.clone();
     *n_minus_1.last_mut().unwrap() -= 1;
@@ -193,7 +195,8 @@ fn every_proof_bit<S: Suite>() {
     let server = VoprfServer::<S>::new(&mut rng);
     let input = b"bit flips";
     // The client state is consumed by finalize, so it is re-made from one blind for each attempt.
-    let blind = <S::Curve as Curve>::scalar_bytes(&group::random_scalar::<S::Curve>(&mut rng));
+    let blind =
+        <S::Group as PrimeGroup>::encode_scalar(&<S::Group as PrimeGroup>::random_scalar(&mut rng));
     let fresh = || hazmat::voprf_blind_with::<S>(input, blind.as_ref()).unwrap();
     let msg = fresh().message;
     let eval = server.blind_evaluate(&mut rng, &msg).unwrap();
@@ -235,6 +238,16 @@ fn every_proof_bit_p256() {
 #[test]
 fn every_proof_bit_p384() {
     every_proof_bit::<P384Sha384>();
+}
+
+#[test]
+fn every_proof_bit_p521() {
+    every_proof_bit::<P521Sha512>();
+}
+
+#[test]
+fn every_proof_bit_ristretto255() {
+    every_proof_bit::<Ristretto255Sha512>();
 }
 
 #[test]
@@ -316,8 +329,10 @@ fn poprf_zero_tweak<S: Suite>() {
     let info = b"tweak info";
     let len = (info.len() as u16).to_be_bytes();
     let dst: [&[u8]; 5] = [b"HashToScalar-", b"OPRFV1-", &[2], b"-", S::ID];
-    let m = <S::Curve as Curve>::hash_to_scalar(S::XMD, &[b"Info", &len, info], &dst).unwrap();
-    let sk = SecretKey::<S>::from_bytes(<S::Curve as Curve>::scalar_bytes(&-m).as_ref()).unwrap();
+    let m = <S::Group as PrimeGroup>::hash_to_scalar(S::EXPANSION, &[b"Info", &len, info], &dst)
+        .unwrap();
+    let sk =
+        SecretKey::<S>::from_bytes(<S::Group as PrimeGroup>::encode_scalar(&-m).as_ref()).unwrap();
     let server = PoprfServer::<S>::from_secret_key(sk);
     let mut rng = rand::thread_rng();
     let b = PoprfClient::<S>::blind(b"x", b"other info", server.public_key(), &mut rng).unwrap();
@@ -341,6 +356,16 @@ fn poprf_zero_tweak_p256() {
 #[test]
 fn poprf_zero_tweak_p384() {
     poprf_zero_tweak::<P384Sha384>();
+}
+
+#[test]
+fn poprf_zero_tweak_p521() {
+    poprf_zero_tweak::<P521Sha512>();
+}
+
+#[test]
+fn poprf_zero_tweak_ristretto255() {
+    poprf_zero_tweak::<Ristretto255Sha512>();
 }
 
 #[test]

@@ -26,7 +26,7 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 use secret_scan::{image, Recording};
 
-type C = <P384Sha384 as Suite>::Curve;
+type C = <P384Sha384 as Suite>::Group;
 
 const NEEDLE_LEN: usize = 48;
 const MAX_NEEDLES: usize = 16;

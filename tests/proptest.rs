@@ -3,7 +3,7 @@
 use privacy_tokens::voprf::{
     BlindedElement, EvaluationElement, Proof, PublicKey, SecretKey, VoprfServer,
 };
-use privacy_tokens::{P256Sha256, P384Sha384, Suite};
+use privacy_tokens::{P256Sha256, P384Sha384, P521Sha512, Ristretto255Sha512, Suite};
 use proptest::prelude::*;
 
 fn decode_all<S: Suite>(bytes: &[u8]) {
@@ -20,6 +20,17 @@ proptest! {
     fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
         decode_all::<P256Sha256>(&bytes);
         decode_all::<P384Sha384>(&bytes);
+        decode_all::<P521Sha512>(&bytes);
+        decode_all::<Ristretto255Sha512>(&bytes);
+    }
+
+    #[test]
+    fn random_right_length_never_panics_ristretto255_p521(tag in 0u8..8, body in proptest::collection::vec(any::<u8>(), 66)) {
+        let mut b = vec![tag];
+        b.extend_from_slice(&body);
+        decode_all::<P521Sha512>(&b);
+        decode_all::<P521Sha512>(&body);
+        decode_all::<Ristretto255Sha512>(&body[..32]);
     }
 
     #[test]

@@ -36,7 +36,7 @@ use rand::SeedableRng;
 use secret_scan::{assert_scan_sees_stale_stack, forms, stack_use_of, Recording, StaleStack};
 
 type S = P384Sha384;
-type C = <S as Suite>::Curve;
+type C = <S as Suite>::Group;
 
 /// Named needles: both in-memory forms of each named scalar.
 #[derive(Default)]

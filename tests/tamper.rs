@@ -24,7 +24,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use privacy_tokens::arc::{self, privacy_pass as app};
-use privacy_tokens::group::{self, Curve};
+use privacy_tokens::group::PrimeGroup;
 use privacy_tokens::suite::Output;
 use privacy_tokens::trust_token as tt;
 use privacy_tokens::voprf::privacy_pass as pp;
@@ -239,7 +239,7 @@ const INFO: &[u8] = b"tamper info";
 const BATCH: usize = 2;
 
 fn suite_name<S: Suite>() -> &'static str {
-    if <S::Curve as Curve>::SCALAR_LEN == 32 {
+    if <S::Group as PrimeGroup>::NS == 32 {
         "P-256"
     } else {
         "P-384"
@@ -247,7 +247,7 @@ fn suite_name<S: Suite>() -> &'static str {
 }
 
 fn blind_bytes<S: Suite>(rng: &mut StdRng) -> Vec<u8> {
-    <S::Curve as Curve>::scalar_bytes(&group::random_scalar::<S::Curve>(rng))
+    <S::Group as PrimeGroup>::encode_scalar(&<S::Group as PrimeGroup>::random_scalar(rng))
         .as_ref()
         .to_vec()
 }
@@ -258,8 +258,8 @@ fn decode_batch<S: Suite>(
     bytes: &[u8],
     n: usize,
 ) -> Received<(Vec<EvaluationElement<S>>, Proof<S>)> {
-    let ne = <S::Curve as Curve>::COMPRESSED_LEN;
-    let ns = <S::Curve as Curve>::SCALAR_LEN;
+    let ne = <S::Group as PrimeGroup>::NE;
+    let ns = <S::Group as PrimeGroup>::NS;
     if bytes.len() != n * ne + 2 * ns {
         return Err(at("decode")(Error::InvalidLength));
     }

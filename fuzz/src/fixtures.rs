@@ -20,7 +20,7 @@ pub const INPUT: &[u8] = b"fuzz input";
 pub const INFO: &[u8] = b"fuzz info";
 /// The fixed blind (`Ns` bytes of 0x11: canonical and non-zero on both curves).
 pub fn blind<S: Suite>() -> Vec<u8> {
-    vec![0x11; <S::Curve as privacy_tokens::group::Curve>::SCALAR_LEN]
+    vec![0x11; <S::Group as privacy_tokens::group::PrimeGroup>::NS]
 }
 
 /// Servers of the three VOPRF modes for one suite.

@@ -131,7 +131,7 @@ fn with_sel(sel: u8, body: Vec<u8>) -> (Vec<u8>, Vec<u8>) {
     (vec![sel], body)
 }
 
-fn voprf_messages<S: HasVoprfFix>(bit: u8) -> Seeds {
+fn voprf_messages<S: HasVoprfFix<Group: Curve>>(bit: u8) -> Seeds {
     let f = S::fix();
     let pk = f.voprf.public_key().to_bytes().as_ref().to_vec();
     let sk = f.voprf.secret_key().to_bytes().as_ref().to_vec();
@@ -142,7 +142,7 @@ fn voprf_messages<S: HasVoprfFix>(bit: u8) -> Seeds {
         .voprf
         .blind_evaluate(&mut crate::rng(9), &blinded)
         .expect("evaluate");
-    let point = S::Curve::decode_compressed(&pk).expect("pk");
+    let point = S::Group::decode_compressed(&pk).expect("pk");
     let bodies = [
         pk.clone(),
         sk.clone(),
@@ -151,7 +151,7 @@ fn voprf_messages<S: HasVoprfFix>(bit: u8) -> Seeds {
         e.proof.to_bytes().as_ref().to_vec(),
         e.proof.to_bytes().as_ref().to_vec(),
         sk.clone(),
-        S::Curve::encode_uncompressed(&point).as_ref().to_vec(),
+        S::Group::encode_uncompressed(&point).as_ref().to_vec(),
         sk,
     ];
     (0u8..)

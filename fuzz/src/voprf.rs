@@ -2,7 +2,7 @@
 //! evaluation bytes.
 
 use privacy_tokens::dleq::DleqProof;
-use privacy_tokens::group::{self, Curve};
+use privacy_tokens::group::{self, Curve, PrimeGroup};
 use privacy_tokens::hazmat;
 use privacy_tokens::voprf::{
     BlindedElement, EvaluationElement, Mode, Proof, PublicKey, SecretKey, VoprfClient,
@@ -12,7 +12,7 @@ use privacy_tokens::{P256Sha256, P384Sha384, Suite};
 use crate::fixtures::{blind, HasVoprfFix, INFO, INPUT};
 use crate::{adapt, roundtrip, split};
 
-fn decode<S: Suite>(kind: u8, data: &[u8]) {
+fn decode<S: Suite<Group: Curve>>(kind: u8, data: &[u8]) {
     match kind % 9 {
         0 => drop(roundtrip(data, PublicKey::<S>::from_bytes, |v| {
             v.to_bytes()
@@ -27,18 +27,18 @@ fn decode<S: Suite>(kind: u8, data: &[u8]) {
             v.to_bytes()
         })),
         4 => drop(roundtrip(data, Proof::<S>::from_bytes, |v| v.to_bytes())),
-        5 => drop(roundtrip(data, DleqProof::<S::Curve>::from_bytes, |v| {
+        5 => drop(roundtrip(data, DleqProof::<S::Group>::from_bytes, |v| {
             v.to_bytes()
         })),
-        6 => drop(roundtrip(data, group::decode_scalar::<S::Curve>, |s| {
-            S::Curve::scalar_bytes(s)
+        6 => drop(roundtrip(data, group::decode_scalar::<S::Group>, |s| {
+            S::Group::scalar_bytes(s)
         })),
-        7 => drop(roundtrip(data, S::Curve::decode_uncompressed, |p| {
-            S::Curve::encode_uncompressed(p)
+        7 => drop(roundtrip(data, S::Group::decode_uncompressed, |p| {
+            S::Group::encode_uncompressed(p)
         })),
         _ => {
-            if let Some(s) = roundtrip(data, group::decode_nonzero_scalar::<S::Curve>, |s| {
-                S::Curve::scalar_bytes(s)
+            if let Some(s) = roundtrip(data, group::decode_nonzero_scalar::<S::Group>, |s| {
+                S::Group::scalar_bytes(s)
             }) {
                 assert!(!bool::from(elliptic_curve::Field::is_zero(&s)));
             }
@@ -64,7 +64,7 @@ fn elements_and_proof<S: Suite>(
     data: &[u8],
     n: usize,
 ) -> Option<(Vec<EvaluationElement<S>>, Option<Proof<S>>)> {
-    let ne = S::Curve::COMPRESSED_LEN;
+    let ne = <S::Group as PrimeGroup>::NE;
     let (elems, proof) = data.split_at_checked(n * ne)?;
     let elems = elems
         .chunks_exact(ne)

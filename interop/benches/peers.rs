@@ -274,7 +274,7 @@ fn main() {
             trust_token(&mut c, method, batch);
         }
     }
-    curve::<<P256Sha256 as Suite>::Curve>(&mut c, Curve::P256);
-    curve::<<P384Sha384 as Suite>::Curve>(&mut c, Curve::P384);
+    curve::<<P256Sha256 as Suite>::Group>(&mut c, Curve::P256);
+    curve::<<P384Sha384 as Suite>::Group>(&mut c, Curve::P384);
     c.final_summary();
 }

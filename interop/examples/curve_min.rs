@@ -62,6 +62,6 @@ fn main() {
             .map_or(d, |s| s.parse().expect("a number"))
     };
     let (rounds, reps) = (arg(1, 15), arg(2, 200));
-    compare::<<P256Sha256 as Suite>::Curve>(Curve::P256, rounds, reps);
-    compare::<<P384Sha384 as Suite>::Curve>(Curve::P384, rounds, reps);
+    compare::<<P256Sha256 as Suite>::Group>(Curve::P256, rounds, reps);
+    compare::<<P384Sha384 as Suite>::Group>(Curve::P384, rounds, reps);
 }

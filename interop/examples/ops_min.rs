@@ -129,7 +129,7 @@ fn compare<C: Curve>(name: &str, n: usize, aws: &Aws) {
 }
 
 fn main() {
-    compare::<<P384Sha384 as Suite>::Curve>(
+    compare::<<P384Sha384 as Suite>::Group>(
         "P-384",
         6,
         &Aws {
@@ -139,7 +139,7 @@ fn main() {
             add: None,
         },
     );
-    compare::<<P256Sha256 as Suite>::Curve>(
+    compare::<<P256Sha256 as Suite>::Group>(
         "P-256",
         4,
         &Aws {

@@ -218,6 +218,6 @@ fn curve_agrees<C: group::Curve>(curve: Curve) {
 
 #[test]
 fn curve_mul_equals_ours() {
-    curve_agrees::<<P256Sha256 as Suite>::Curve>(Curve::P256);
-    curve_agrees::<<P384Sha384 as Suite>::Curve>(Curve::P384);
+    curve_agrees::<<P256Sha256 as Suite>::Group>(Curve::P256);
+    curve_agrees::<<P384Sha384 as Suite>::Group>(Curve::P384);
 }

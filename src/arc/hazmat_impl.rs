@@ -9,6 +9,9 @@ use super::issuance::{Credential, CredentialRequest, CredentialResponse, Request
 use super::keys::ServerPrivateKey;
 use super::legacy::{make_legacy_presentation, LegacyPresentation, LegacyPresentationState};
 use super::presentation::{make_presentation, Presentation, PresentationState};
+use super::sigma03::{
+    decode_uint, derive_session_id, derive_session_id_pieces, DuplexSponge, Flavor,
+};
 use super::{ArcSuite, ClearNonceSuite, HiddenNonceSuite};
 use crate::group::{Affine, Curve, Scalar};
 use crate::Result;
@@ -237,4 +240,42 @@ pub fn presentation_commitments<S: HiddenNonceSuite>(
 pub fn request_context_scalar<S: ArcSuite>(request_context: &[u8]) -> Result<Vec<u8>> {
     let m2 = super::issuance::request_context_scalar::<S>(request_context)?;
     Ok(S::Curve::scalar_bytes(&m2).as_ref().to_vec())
+}
+
+/// The seeded PRNG of draft-irtf-cfrg-sigma-protocols-03 Appendix "Seeded PRNG": a duplex sponge
+/// on `DeriveSessionID(tag)`, each scalar `DecodeField(Squeeze(Ns + 16))`. Deterministic: for
+/// the published vectors only.
+#[derive(Clone, Debug)]
+pub struct Sigma03TestDrng(DuplexSponge);
+
+impl Sigma03TestDrng {
+    /// The stream of `tag`.
+    pub fn new(tag: &[u8]) -> Self {
+        Self(DuplexSponge::new(&derive_session_id(tag)))
+    }
+
+    /// A vector's stream: `TestDRNG-SIGMA-PROOFS-{ciphersuite}-{relation}` (the instance and
+    /// witness scalars) without a flavor, `TestDRNG-SIGMA-PROOFS-{marker}-{ciphersuite}-
+    /// {relation}` (that flavor's proof nonces) with one.
+    pub fn for_vector(ciphersuite: &str, relation: &str, flavor: Option<Flavor>) -> Self {
+        let marker = flavor.map_or("", Flavor::marker);
+        let dash: &[u8] = if flavor.is_some() { b"-" } else { b"" };
+        let sid = derive_session_id_pieces(&[
+            b"TestDRNG-SIGMA-PROOFS-",
+            marker.as_bytes(),
+            dash,
+            ciphersuite.as_bytes(),
+            b"-",
+            relation.as_bytes(),
+        ]);
+        Self(DuplexSponge::new(&sid))
+    }
+
+    /// The next scalar.
+    pub fn next_scalar<C: Curve>(&mut self) -> Scalar<C> {
+        let mut wide = [0u8; 48 + 16];
+        let n = C::SCALAR_LEN + 16;
+        self.0.squeeze(&mut wide[..n]);
+        decode_uint::<C>(&wide[..n]).unwrap_or(Scalar::<C>::ZERO)
+    }
 }

@@ -1,12 +1,18 @@
 //! A generic linear-relation prover and verifier (Schnorr proofs, Maurer's preimage proof).
 //!
 //! A statement is a list of scalar variables, a list of element variables and equations
-//! `LHS_j = sum scalar_i * element_k` (draft-irtf-cfrg-sigma-protocols §"Linear relations").
-//! The prover commits with one random nonce per scalar, `A_j = sum nonce_i * element_k`,
-//! derives the challenge `c` from a pluggable [`SigmaTranscript`], and answers
-//! `response_i = nonce_i ± c * witness_i`. The compact proof is `c || responses`; the verifier
-//! rebuilds each `A_j = sum response_i * element_k ∓ c * LHS_j` (a multi-scalar
-//! multiplication per equation) and recomputes `c`.
+//! `sum a_i * element_i = sum b_j * scalar_j * element_k` with public coefficients `a_i`, `b_j`
+//! (draft-irtf-cfrg-sigma-protocols §"Linear relations"; every ARC coefficient is 1 and every
+//! ARC image a single element). The prover commits with one random nonce per scalar,
+//! `A_j = sum b * nonce * element`, derives the challenge `c` from a pluggable
+//! [`SigmaTranscript`], and answers `response_i = nonce_i ± c * witness_i`. The compact proof
+//! is `c || responses`, the batchable one `commitments || responses`; the verifier rebuilds
+//! each `A_j = sum b * response * element ∓ c * image_j` (a multi-scalar multiplication per
+//! equation) and recomputes `c` (compact) or compares the commitments (batchable).
+//!
+//! Three transcripts: [`Shake128Transcript`] (ARC-01), [`HashToScalarTranscript`] (legacy ARC
+//! v1) and [`Sigma03Transcript`](super::sigma03::Sigma03Transcript) (sigma-protocols-03, the
+//! only one that encodes coefficients and multi-term images).
 //!
 //! Nothing here allocates: statements are slices of fixed-size [`Equation`]s (the ARC statements
 //! are `const` arrays, the presentation statement is built in a stack array sized for the largest
@@ -27,28 +33,64 @@ use crate::group::{self, Affine, Curve, FixedBaseTable, Point, Scalar, Xmd};
 use crate::{Error, Result};
 
 /// At most this many terms on the right-hand side of one equation.
-pub const MAX_TERMS: usize = 3;
+pub const MAX_TERMS: usize = 8;
+/// At most this many image (left-hand-side) terms in one equation.
+pub const MAX_IMAGE_TERMS: usize = 4;
 /// At most this many equations in one statement (ARC presentation with `k = 32`: `4 + 2k`).
 pub const MAX_EQUATIONS: usize = 4 + 2 * 32;
 /// At most this many scalar variables (ARC presentation with `k = 32`: `5 + 3k`).
 pub const MAX_SCALARS: usize = 5 + 3 * 32;
 /// At most this many element variables (ARC presentation with `k = 32`: `10 + k`).
 pub const MAX_ELEMENTS: usize = 10 + 32;
+/// At most this many distinct coefficients other than 1 in one statement.
+pub const MAX_COEFFICIENTS: usize = 16;
 
-/// One term `scalar[scalar] * element[element]` of an equation.
+/// Terms and image terms of one equation after merging those on the same element.
+const MERGED: usize = MAX_TERMS + MAX_IMAGE_TERMS;
+
+/// The public coefficient of a term (draft-irtf-cfrg-sigma-protocols-03 §"Representation").
+///
+/// Statements are curve-independent (the ARC statements are `const` items), so a coefficient
+/// other than 1 is named by its index in a coefficient table kept beside the statement (the
+/// sigma-protocols-03 transcript prefix holds it, see
+/// [`Sigma03Transcript::prefix_with`](super::sigma03::Sigma03Transcript::prefix_with)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Coefficient {
+    /// The coefficient 1 (every ARC term).
+    #[default]
+    One,
+    /// The coefficient at this index of the statement's coefficient table.
+    Index(u8),
+}
+
+/// One term `coeff * scalar[scalar] * element[element]` of an equation's right-hand side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Term {
     /// Index of the scalar variable.
     pub scalar: u8,
     /// Index of the element variable.
     pub element: u8,
+    /// The public coefficient.
+    pub coeff: Coefficient,
 }
 
-/// One equation `element[lhs] = sum terms` with 1 to [`MAX_TERMS`] terms.
+/// One term `coeff * element[element]` of an equation's image (left-hand side).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct ImageTerm {
+    /// Index of the element variable.
+    pub element: u8,
+    /// The public coefficient.
+    pub coeff: Coefficient,
+}
+
+/// One equation `sum image = sum terms`, with 1 to [`MAX_IMAGE_TERMS`] image terms and 1 to
+/// [`MAX_TERMS`] terms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Equation {
-    /// Index of the left-hand-side element.
-    pub lhs: u8,
+    /// Number of image terms in use.
+    pub image_len: u8,
+    /// The image terms (`image_len` of them are used).
+    pub image: [ImageTerm; MAX_IMAGE_TERMS],
     /// Number of terms in use.
     pub len: u8,
     /// The terms (`len` of them are used).
@@ -56,35 +98,95 @@ pub struct Equation {
 }
 
 impl Equation {
-    /// `lhs = terms` (at most [`MAX_TERMS`]; extra terms are ignored), usable in `const` items.
+    /// `element[lhs] = sum scalar[s] * element[e]` over `terms = [(s, e), ..]`, every coefficient
+    /// 1 (at most [`MAX_TERMS`] terms; extra terms are ignored), usable in `const` items.
     pub const fn new(lhs: u8, terms: &[(u8, u8)]) -> Self {
-        let mut t = [Term {
-            scalar: 0,
-            element: 0,
-        }; MAX_TERMS];
+        let mut eq = Self::empty();
+        eq.image[0] = ImageTerm {
+            element: lhs,
+            coeff: Coefficient::One,
+        };
+        eq.image_len = 1;
         let mut i = 0;
         while i < terms.len() && i < MAX_TERMS {
-            t[i] = Term {
+            eq.terms[i] = Term {
                 scalar: terms[i].0,
                 element: terms[i].1,
+                coeff: Coefficient::One,
             };
             i += 1;
         }
-        let len = if terms.len() < MAX_TERMS {
-            terms.len()
-        } else {
-            MAX_TERMS
-        };
+        eq.len = i as u8;
+        eq
+    }
+
+    /// The general form: `sum coeff * element[e] = sum coeff * scalar[s] * element[e]` over
+    /// `image = [(e, coeff), ..]` and `terms = [(s, e, coeff), ..]` (at most
+    /// [`MAX_IMAGE_TERMS`] and [`MAX_TERMS`]; extra entries are ignored), usable in `const`
+    /// items.
+    pub const fn with_coefficients(
+        image: &[(u8, Coefficient)],
+        terms: &[(u8, u8, Coefficient)],
+    ) -> Self {
+        let mut eq = Self::empty();
+        let mut i = 0;
+        while i < image.len() && i < MAX_IMAGE_TERMS {
+            eq.image[i] = ImageTerm {
+                element: image[i].0,
+                coeff: image[i].1,
+            };
+            i += 1;
+        }
+        eq.image_len = i as u8;
+        let mut i = 0;
+        while i < terms.len() && i < MAX_TERMS {
+            eq.terms[i] = Term {
+                scalar: terms[i].0,
+                element: terms[i].1,
+                coeff: terms[i].2,
+            };
+            i += 1;
+        }
+        eq.len = i as u8;
+        eq
+    }
+
+    const fn empty() -> Self {
         Self {
-            lhs,
-            len: len as u8,
-            terms: t,
+            image_len: 0,
+            image: [ImageTerm {
+                element: 0,
+                coeff: Coefficient::One,
+            }; MAX_IMAGE_TERMS],
+            len: 0,
+            terms: [Term {
+                scalar: 0,
+                element: 0,
+                coeff: Coefficient::One,
+            }; MAX_TERMS],
         }
     }
 
     /// The terms in use.
     pub fn terms(&self) -> &[Term] {
-        &self.terms[..usize::from(self.len)]
+        &self.terms[..usize::from(self.len).min(MAX_TERMS)]
+    }
+
+    /// The image terms in use.
+    pub fn image(&self) -> &[ImageTerm] {
+        &self.image[..usize::from(self.image_len).min(MAX_IMAGE_TERMS)]
+    }
+
+    /// The single image element of a plain equation (one image term, every coefficient 1), the
+    /// only form the ARC transcripts encode.
+    fn plain_lhs(&self) -> Option<u8> {
+        match self.image() {
+            [ImageTerm {
+                element,
+                coeff: Coefficient::One,
+            }] if self.terms().iter().all(|t| t.coeff == Coefficient::One) => Some(*element),
+            _ => None,
+        }
     }
 }
 
@@ -100,7 +202,8 @@ pub struct Statement<'a> {
 }
 
 impl Statement<'_> {
-    fn check(&self) -> Result<()> {
+    /// Bounds and index checks, for a coefficient table of `coefficients` entries.
+    pub(crate) fn check(&self, coefficients: usize) -> Result<()> {
         if self.scalars > MAX_SCALARS
             || self.elements > MAX_ELEMENTS
             || self.equations.len() > MAX_EQUATIONS
@@ -108,18 +211,40 @@ impl Statement<'_> {
         {
             return Err(Error::Batch);
         }
+        let coeff_ok = |c: &Coefficient| match c {
+            Coefficient::One => true,
+            Coefficient::Index(i) => usize::from(*i) < coefficients,
+        };
         for eq in self.equations {
             if eq.len == 0
                 || usize::from(eq.len) > MAX_TERMS
-                || usize::from(eq.lhs) >= self.elements
+                || eq.image_len == 0
+                || usize::from(eq.image_len) > MAX_IMAGE_TERMS
+                || eq
+                    .image()
+                    .iter()
+                    .any(|t| usize::from(t.element) >= self.elements || !coeff_ok(&t.coeff))
                 || eq.terms().iter().any(|t| {
-                    usize::from(t.scalar) >= self.scalars || usize::from(t.element) >= self.elements
+                    usize::from(t.scalar) >= self.scalars
+                        || usize::from(t.element) >= self.elements
+                        || !coeff_ok(&t.coeff)
                 })
             {
                 return Err(Error::Batch);
             }
         }
         Ok(())
+    }
+
+    /// [`Self::check`] plus: every equation is plain (one image term, every coefficient 1), the
+    /// only statements the ARC transcripts can encode.
+    fn check_plain(&self) -> Result<()> {
+        self.check(0)?;
+        if self.equations.iter().all(|e| e.plain_lhs().is_some()) {
+            Ok(())
+        } else {
+            Err(Error::Batch)
+        }
     }
 }
 
@@ -192,6 +317,28 @@ pub trait SigmaTranscript<C: Curve> {
         elements: &[C::Compressed],
         commitments: &[C::Compressed],
     ) -> Result<Scalar<C>>;
+
+    /// The coefficient table of the statement the prefix was built for: the values of
+    /// [`Coefficient::Index`] terms. Empty by default (every coefficient is 1).
+    fn coefficients(prefix: &Self::Prefix) -> &[Scalar<C>] {
+        let _ = prefix;
+        &[]
+    }
+
+    /// Checks on the instance (statement and element values) that [`prove`] and [`verify`] run
+    /// before anything else. None by default.
+    ///
+    /// # Errors
+    /// The transcript's own: [`Error::InvalidInstance`] for the sigma-protocols-03 instance
+    /// validation.
+    fn check_instance(
+        prefix: &Self::Prefix,
+        statement: &Statement<'_>,
+        elements: &Elements<'_, C>,
+    ) -> Result<()> {
+        let _ = (prefix, statement, elements);
+        Ok(())
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -228,7 +375,7 @@ impl<C: Curve> SigmaTranscript<C> for Shake128Transcript {
     type Prefix = Shake128Prefix;
 
     fn prefix(session: &[&'static [u8]], statement: &Statement<'_>) -> Result<Shake128Prefix> {
-        statement.check()?;
+        statement.check_plain()?;
         let mut h = sha3::Shake128::default();
         let mut iv = [0u8; SHAKE128_RATE];
         iv[..SHAKE128_P256_PROTOCOL_ID.len()].copy_from_slice(SHAKE128_P256_PROTOCOL_ID);
@@ -248,7 +395,8 @@ impl<C: Curve> SigmaTranscript<C> for Shake128Transcript {
         h.update(&(label_len as u32).to_be_bytes());
         h.update(&(statement.equations.len() as u32).to_le_bytes());
         for eq in statement.equations {
-            h.update(&u32::from(eq.lhs).to_le_bytes());
+            let lhs = eq.plain_lhs().ok_or(Error::Batch)?;
+            h.update(&u32::from(lhs).to_le_bytes());
             h.update(&u32::from(eq.len).to_le_bytes());
             for t in eq.terms() {
                 h.update(&u32::from(t.scalar).to_le_bytes());
@@ -325,7 +473,7 @@ impl<C: Curve, const XMD: u8> SigmaTranscript<C> for HashToScalarTranscript<XMD>
 
     /// `session` is `[contextString, suffix]`: the DST repeats the context string.
     fn prefix(session: &[&'static [u8]], statement: &Statement<'_>) -> Result<Self::Prefix> {
-        statement.check()?;
+        statement.check_plain()?;
         let [ctx, suffix] = session else {
             return Err(Error::Batch);
         };
@@ -379,7 +527,7 @@ impl<C: Curve, const N: usize> fmt::Debug for CompactProof<C, N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CompactProof")
             .field("challenge", &self.challenge)
-            .field("responses", &&self.responses[..self.len])
+            .field("responses", &&self.responses[..self.len.min(N)])
             .finish()
     }
 }
@@ -428,12 +576,7 @@ impl<C: Curve, const N: usize> CompactProof<C, N> {
         }
         let ns = C::SCALAR_LEN;
         out[..ns].copy_from_slice(C::scalar_bytes(&self.challenge).as_ref());
-        for (chunk, r) in out[ns..]
-            .chunks_exact_mut(ns)
-            .zip(&self.responses[..self.len])
-        {
-            chunk.copy_from_slice(C::scalar_bytes(r).as_ref());
-        }
+        write_scalars::<C>(&mut out[ns..], &self.responses[..self.len.min(N)]);
         Ok(())
     }
 
@@ -448,9 +591,118 @@ impl<C: Curve, const N: usize> CompactProof<C, N> {
         let ns = C::SCALAR_LEN;
         let mut p = Self::empty(len);
         p.challenge = group::decode_scalar::<C>(&bytes[..ns])?;
-        for (r, chunk) in p.responses.iter_mut().zip(bytes[ns..].chunks_exact(ns)) {
-            *r = group::decode_scalar::<C>(chunk)?;
+        read_scalars::<C>(&bytes[ns..], &mut p.responses[..len])?;
+        Ok(p)
+    }
+}
+
+fn write_scalars<C: Curve>(out: &mut [u8], scalars: &[Scalar<C>]) {
+    for (chunk, r) in out.chunks_exact_mut(C::SCALAR_LEN).zip(scalars) {
+        chunk.copy_from_slice(C::scalar_bytes(r).as_ref());
+    }
+}
+
+fn read_scalars<C: Curve>(bytes: &[u8], out: &mut [Scalar<C>]) -> Result<()> {
+    for (r, chunk) in out.iter_mut().zip(bytes.chunks_exact(C::SCALAR_LEN)) {
+        *r = group::decode_scalar::<C>(chunk)?;
+    }
+    Ok(())
+}
+
+/// A batchable proof (draft-irtf-cfrg-sigma-protocols-03 §"Batchable NARG strings"): one
+/// commitment per equation and one response per scalar variable; the verifier recomputes the
+/// challenge from the commitments.
+#[derive(Clone, Copy)]
+pub struct BatchableProof<C: Curve, const M: usize, const N: usize> {
+    /// The commitments, in equation order (only the first `equations` are used).
+    pub commitments: [Affine<C>; M],
+    /// Number of commitments in use.
+    pub equations: usize,
+    /// The responses, in scalar-allocation order (only the first `len` are used).
+    pub responses: [Scalar<C>; N],
+    /// Number of responses in use.
+    pub len: usize,
+}
+
+impl<C: Curve, const M: usize, const N: usize> fmt::Debug for BatchableProof<C, M, N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BatchableProof")
+            .field("commitments", &&self.commitments[..self.equations.min(M)])
+            .field("responses", &&self.responses[..self.len.min(N)])
+            .finish()
+    }
+}
+
+impl<C: Curve, const M: usize, const N: usize> PartialEq for BatchableProof<C, M, N> {
+    /// Public data: compares the used commitments and every response slot.
+    fn eq(&self, o: &Self) -> bool {
+        self.equations == o.equations
+            && self.len == o.len
+            && self.commitments == o.commitments
+            && self.responses == o.responses
+    }
+}
+
+impl<C: Curve, const M: usize, const N: usize> Eq for BatchableProof<C, M, N> {}
+
+impl<C: Curve, const M: usize, const N: usize> BatchableProof<C, M, N> {
+    /// An empty proof (identity commitments, zero responses).
+    pub fn empty(equations: usize, len: usize) -> Self {
+        Self {
+            commitments: [Affine::<C>::IDENTITY; M],
+            equations: equations.min(M),
+            responses: [Scalar::<C>::ZERO; N],
+            len: len.min(N),
         }
+    }
+
+    /// Encoded length: `equations * Ne + len * Ns`.
+    pub fn encoded_len(&self) -> usize {
+        self.equations * C::COMPRESSED_LEN + self.len * C::SCALAR_LEN
+    }
+
+    /// Writes `Group.serialize(commitments) || Scalar.serialize(responses)` into `out`
+    /// (exactly [`Self::encoded_len`] bytes).
+    ///
+    /// # Errors
+    /// [`Error::InvalidLength`] when `out` has the wrong length.
+    pub fn encode_into(&self, out: &mut [u8]) -> Result<()> {
+        if out.len() != self.encoded_len() {
+            return Err(Error::InvalidLength);
+        }
+        let nc = self.equations * C::COMPRESSED_LEN;
+        for (chunk, a) in out[..nc]
+            .chunks_exact_mut(C::COMPRESSED_LEN)
+            .zip(&self.commitments[..self.equations.min(M)])
+        {
+            chunk.copy_from_slice(C::encode_compressed(a).as_ref());
+        }
+        write_scalars::<C>(&mut out[nc..], &self.responses[..self.len.min(N)]);
+        Ok(())
+    }
+
+    /// Strict decoding with `equations` commitments and `len` responses: compressed points that
+    /// are not the identity, canonical scalars, no trailing bytes.
+    ///
+    /// # Errors
+    /// [`Error::InvalidLength`], [`Error::InvalidPoint`], [`Error::IdentityElement`] or
+    /// [`Error::NonCanonicalScalar`].
+    pub fn decode(bytes: &[u8], equations: usize, len: usize) -> Result<Self> {
+        if equations > M || len > N {
+            return Err(Error::InvalidLength);
+        }
+        let nc = equations * C::COMPRESSED_LEN;
+        if bytes.len() != nc + len * C::SCALAR_LEN {
+            return Err(Error::InvalidLength);
+        }
+        let mut p = Self::empty(equations, len);
+        for (a, chunk) in p.commitments[..equations]
+            .iter_mut()
+            .zip(bytes[..nc].chunks_exact(C::COMPRESSED_LEN))
+        {
+            *a = C::decode_compressed(chunk)?;
+        }
+        read_scalars::<C>(&bytes[nc..], &mut p.responses[..len])?;
         Ok(p)
     }
 }
@@ -471,7 +723,7 @@ fn check_elements<C: Curve>(statement: &Statement<'_>, elements: &Elements<'_, C
 ///
 /// # Errors
 /// [`Error::Batch`] when the sizes do not match the statement or exceed the engine's bounds;
-/// transcript errors.
+/// the transcript's instance checks ([`SigmaTranscript::check_instance`]); transcript errors.
 pub fn prove<C: Curve, T: SigmaTranscript<C>, const N: usize>(
     prefix: &T::Prefix,
     statement: &Statement<'_>,
@@ -479,18 +731,61 @@ pub fn prove<C: Curve, T: SigmaTranscript<C>, const N: usize>(
     witness: &[Scalar<C>],
     nonces: &[Scalar<C>],
 ) -> Result<CompactProof<C, N>> {
-    statement.check()?;
+    prove_inner::<C, T, N>(prefix, statement, elements, witness, nonces, None)
+}
+
+/// As [`prove`], and the commitments too: the batchable form. `M` must hold the statement's
+/// equations.
+///
+/// # Errors
+/// As [`prove`]; [`Error::Batch`] when `M` is smaller than the number of equations.
+pub fn prove_batchable<C: Curve, T: SigmaTranscript<C>, const M: usize, const N: usize>(
+    prefix: &T::Prefix,
+    statement: &Statement<'_>,
+    elements: &Elements<'_, C>,
+    witness: &[Scalar<C>],
+    nonces: &[Scalar<C>],
+) -> Result<BatchableProof<C, M, N>> {
+    let m = statement.equations.len();
+    if m > M {
+        return Err(Error::Batch);
+    }
+    let mut out = BatchableProof::<C, M, N>::empty(m, witness.len());
+    let compact = prove_inner::<C, T, N>(
+        prefix,
+        statement,
+        elements,
+        witness,
+        nonces,
+        Some(&mut out.commitments[..m]),
+    )?;
+    out.responses = compact.responses;
+    out.len = compact.len;
+    Ok(out)
+}
+
+fn prove_inner<C: Curve, T: SigmaTranscript<C>, const N: usize>(
+    prefix: &T::Prefix,
+    statement: &Statement<'_>,
+    elements: &Elements<'_, C>,
+    witness: &[Scalar<C>],
+    nonces: &[Scalar<C>],
+    commitments_out: Option<&mut [Affine<C>]>,
+) -> Result<CompactProof<C, N>> {
+    let table = T::coefficients(prefix);
+    statement.check(table.len())?;
     check_elements(statement, elements)?;
     if witness.len() != statement.scalars || nonces.len() != statement.scalars || N < witness.len()
     {
         return Err(Error::Batch);
     }
+    T::check_instance(prefix, statement, elements)?;
     let m = statement.equations.len();
     let mut commit = [Point::<C>::IDENTITY; MAX_EQUATIONS];
     for (a, eq) in commit.iter_mut().zip(statement.equations) {
         // Terms on the same element are merged: `k1 * P + k2 * P = (k1 + k2) * P`.
         // `ks` holds copies of the secret nonces: wiped below.
-        let (elems, mut ks, n) = merge_terms::<C>(eq, nonces, None);
+        let (elems, mut ks, n) = merge_terms::<C>(eq, nonces, None, table);
         let mut acc = Point::<C>::IDENTITY;
         for (&e, k) in elems[..n].iter().zip(&ks[..n]) {
             let e = usize::from(e);
@@ -523,7 +818,7 @@ pub fn prove<C: Curve, T: SigmaTranscript<C>, const N: usize>(
             };
             acc = acc.add_complete(&p);
         }
-        ks.zeroize();
+        ks[..n].zeroize();
         *a = acc;
     }
     let mut commit_affine = [Affine::<C>::IDENTITY; MAX_EQUATIONS];
@@ -533,6 +828,12 @@ pub fn prove<C: Curve, T: SigmaTranscript<C>, const N: usize>(
         *e = C::encode_compressed(a);
     }
     let c = T::challenge(prefix, elements.encodings, &enc[..m])?;
+    if let Some(out) = commitments_out {
+        if out.len() != m {
+            return Err(Error::Batch);
+        }
+        out.copy_from_slice(&commit_affine[..m]);
+    }
     let mut proof = CompactProof::<C, N>::empty(witness.len());
     proof.challenge = c;
     for ((r, k), w) in proof.responses.iter_mut().zip(nonces).zip(witness) {
@@ -544,23 +845,45 @@ pub fn prove<C: Curve, T: SigmaTranscript<C>, const N: usize>(
     Ok(proof)
 }
 
-/// The terms of `eq` with coefficients taken from `coeffs` (by scalar index), those on the same
-/// element summed, plus the left-hand side with coefficient `lhs` when given. Element indices
-/// are public, so the merging is data-independent; the additions are constant time.
+/// `k * coeff`, `coeff` read from `table` (indices are checked by [`Statement::check`]; an
+/// index outside the table gives 0). Constant time in `k`; the branch is on the public
+/// statement.
+fn scale<C: Curve>(k: Scalar<C>, coeff: Coefficient, table: &[Scalar<C>]) -> Scalar<C> {
+    match coeff {
+        Coefficient::One => k,
+        Coefficient::Index(i) => table
+            .get(usize::from(i))
+            .map_or(Scalar::<C>::ZERO, |c| k * c),
+    }
+}
+
+/// The terms of `eq` with coefficients `coeffs[scalar] * coeff` (by scalar index), those on the
+/// same element summed, plus the image terms scaled by `lhs` when given. Element indices are
+/// public, so the merging is data-independent; the arithmetic is constant time.
 fn merge_terms<C: Curve>(
     eq: &Equation,
     coeffs: &[Scalar<C>],
     lhs: Option<Scalar<C>>,
-) -> ([u8; MAX_TERMS + 1], [Scalar<C>; MAX_TERMS + 1], usize) {
-    let mut elems = [0u8; MAX_TERMS + 1];
-    let mut ks = [Scalar::<C>::ZERO; MAX_TERMS + 1];
+    table: &[Scalar<C>],
+) -> ([u8; MERGED], [Scalar<C>; MERGED], usize) {
+    let mut elems = [0u8; MERGED];
+    let mut ks = [Scalar::<C>::ZERO; MERGED];
     let mut n = 0;
-    let lhs_term = lhs.map(|c| (eq.lhs, c));
+    let image = lhs.into_iter().flat_map(|c| {
+        eq.image()
+            .iter()
+            .map(move |t| (t.element, scale::<C>(c, t.coeff, table)))
+    });
     let terms = eq
         .terms()
         .iter()
-        .map(|t| (t.element, coeffs[usize::from(t.scalar)]))
-        .chain(lhs_term);
+        .map(|t| {
+            (
+                t.element,
+                scale::<C>(coeffs[usize::from(t.scalar)], t.coeff, table),
+            )
+        })
+        .chain(image);
     for (e, k) in terms {
         match elems[..n].iter().position(|&x| x == e) {
             Some(j) => ks[j] += k,
@@ -574,23 +897,68 @@ fn merge_terms<C: Curve>(
     (elems, ks, n)
 }
 
-/// `sum k_i * P_i` over public data, variable time, for at most 4 terms.
-fn vartime_terms<C: Curve>(
-    points: &[Point<C>; MAX_TERMS + 1],
-    scalars: &[Scalar<C>; MAX_TERMS + 1],
-    n: usize,
-) -> Point<C> {
-    super::count::vartime(n as u64);
-    match n {
-        0 => Point::<C>::IDENTITY,
-        1 => group::vartime_lincomb::<C, 1>(&[points[0]], &[scalars[0]]),
-        2 => group::vartime_lincomb::<C, 2>(&[points[0], points[1]], &[scalars[0], scalars[1]]),
-        3 => group::vartime_lincomb::<C, 3>(
-            &[points[0], points[1], points[2]],
-            &[scalars[0], scalars[1], scalars[2]],
-        ),
-        _ => group::vartime_lincomb::<C, 4>(points, scalars),
+/// `sum k_i * P_i` over public data, variable time, in chunks of at most 4 terms (one chunk
+/// for every ARC equation).
+fn vartime_terms<C: Curve>(points: &[Point<C>], scalars: &[Scalar<C>]) -> Point<C> {
+    super::count::vartime(points.len() as u64);
+    let mut acc = Point::<C>::IDENTITY;
+    for (p, s) in points.chunks(4).zip(scalars.chunks(4)) {
+        let part = match (p, s) {
+            ([p0], [s0]) => group::vartime_lincomb::<C, 1>(&[*p0], &[*s0]),
+            ([p0, p1], [s0, s1]) => group::vartime_lincomb::<C, 2>(&[*p0, *p1], &[*s0, *s1]),
+            ([p0, p1, p2], [s0, s1, s2]) => {
+                group::vartime_lincomb::<C, 3>(&[*p0, *p1, *p2], &[*s0, *s1, *s2])
+            }
+            ([p0, p1, p2, p3], [s0, s1, s2, s3]) => {
+                group::vartime_lincomb::<C, 4>(&[*p0, *p1, *p2, *p3], &[*s0, *s1, *s2, *s3])
+            }
+            _ => Point::<C>::IDENTITY,
+        };
+        acc = acc.vartime_add(&part);
     }
+    acc
+}
+
+/// The simulator's commitments `A_j = sum response * M_j -/+ c * image_j` (sigma-protocols:
+/// `-`, legacy: `+`), affine, into `out[..#equations]`. Variable time: public data only.
+fn vartime_simulate<C: Curve, T: SigmaTranscript<C>>(
+    statement: &Statement<'_>,
+    elements: &Elements<'_, C>,
+    table: &[Scalar<C>],
+    responses: &[Scalar<C>],
+    c: Scalar<C>,
+    out: &mut [Affine<C>],
+) -> Result<()> {
+    let c_lhs = if T::ADDITIVE { -c } else { c };
+    let m = statement.equations.len();
+    let mut commit = [Point::<C>::IDENTITY; MAX_EQUATIONS];
+    for (a, eq) in commit.iter_mut().zip(statement.equations) {
+        let (elems, ks, m_terms) = merge_terms::<C>(eq, responses, Some(c_lhs), table);
+        let mut acc = Point::<C>::IDENTITY;
+        let mut pts = [Point::<C>::IDENTITY; MERGED];
+        let mut sc = [Scalar::<C>::ZERO; MERGED];
+        let mut n = 0;
+        for (&e, s) in elems[..m_terms].iter().zip(&ks[..m_terms]) {
+            let e = usize::from(e);
+            match elements.bases[e] {
+                Base::Generator => {
+                    super::count::vartime(1);
+                    acc = acc.vartime_add(&C::generator_table().vartime_mul(s));
+                }
+                Base::Table(tab) => {
+                    super::count::vartime(1);
+                    acc = acc.vartime_add(&tab.vartime_mul(s));
+                }
+                Base::Variable | Base::Pedersen { .. } => {
+                    pts[n] = Point::<C>::from(elements.points[e]);
+                    sc[n] = *s;
+                    n += 1;
+                }
+            }
+        }
+        *a = acc.vartime_add(&vartime_terms::<C>(&pts[..n], &sc[..n]));
+    }
+    group::normalize_slice::<C>(&commit[..m], &mut out[..m])
 }
 
 /// Verifies a compact proof. Variable time: every input is public. Heap-free.
@@ -612,50 +980,80 @@ fn vartime_verify<C: Curve, T: SigmaTranscript<C>, const N: usize>(
     elements: &Elements<'_, C>,
     proof: &CompactProof<C, N>,
 ) -> Result<()> {
-    statement.check()?;
+    let table = T::coefficients(prefix);
+    statement.check(table.len())?;
     check_elements(statement, elements)?;
-    if proof.len != statement.scalars {
+    if proof.len != statement.scalars || proof.len > N {
         return Err(Error::InvalidProof);
     }
-    let c = proof.challenge;
-    // v2: A = sum s*B - c*LHS; v1: A = sum s*B + c*LHS.
-    let c_lhs = if T::ADDITIVE { -c } else { c };
+    T::check_instance(prefix, statement, elements)?;
     let m = statement.equations.len();
-    let mut commit = [Point::<C>::IDENTITY; MAX_EQUATIONS];
-    for (a, eq) in commit.iter_mut().zip(statement.equations) {
-        let (elems, ks, m_terms) = merge_terms::<C>(eq, &proof.responses, Some(c_lhs));
-        let mut acc = Point::<C>::IDENTITY;
-        let mut pts = [Point::<C>::IDENTITY; MAX_TERMS + 1];
-        let mut sc = [Scalar::<C>::ZERO; MAX_TERMS + 1];
-        let mut n = 0;
-        for (&e, s) in elems[..m_terms].iter().zip(&ks[..m_terms]) {
-            let e = usize::from(e);
-            match elements.bases[e] {
-                Base::Generator => {
-                    super::count::vartime(1);
-                    acc = acc.vartime_add(&C::generator_table().vartime_mul(s));
-                }
-                Base::Table(tab) => {
-                    super::count::vartime(1);
-                    acc = acc.vartime_add(&tab.vartime_mul(s));
-                }
-                Base::Variable | Base::Pedersen { .. } => {
-                    pts[n] = Point::<C>::from(elements.points[e]);
-                    sc[n] = *s;
-                    n += 1;
-                }
-            }
-        }
-        *a = acc.vartime_add(&vartime_terms::<C>(&pts, &sc, n));
-    }
     let mut commit_affine = [Affine::<C>::IDENTITY; MAX_EQUATIONS];
-    group::normalize_slice::<C>(&commit[..m], &mut commit_affine[..m])?;
+    vartime_simulate::<C, T>(
+        statement,
+        elements,
+        table,
+        &proof.responses[..proof.len],
+        proof.challenge,
+        &mut commit_affine[..m],
+    )?;
     let mut enc = [C::Compressed::default(); MAX_EQUATIONS];
     for (e, a) in enc.iter_mut().zip(&commit_affine[..m]) {
         *e = C::encode_compressed(a);
     }
     let c2 = T::challenge(prefix, elements.encodings, &enc[..m])?;
-    if bool::from(c2.ct_eq(&c)) {
+    if bool::from(c2.ct_eq(&proof.challenge)) {
+        Ok(())
+    } else {
+        Err(Error::InvalidProof)
+    }
+}
+
+/// Verifies a batchable proof: recomputes the challenge from the commitments and checks every
+/// equation `commitment_j + c * image_j = sum response * M_j`. Variable time: every input is
+/// public. Heap-free.
+///
+/// # Errors
+/// [`Error::InvalidProof`] whatever failed.
+pub fn verify_batchable<C: Curve, T: SigmaTranscript<C>, const M: usize, const N: usize>(
+    prefix: &T::Prefix,
+    statement: &Statement<'_>,
+    elements: &Elements<'_, C>,
+    proof: &BatchableProof<C, M, N>,
+) -> Result<()> {
+    vartime_verify_batchable::<C, T, M, N>(prefix, statement, elements, proof)
+        .map_err(|_| Error::InvalidProof)
+}
+
+fn vartime_verify_batchable<C: Curve, T: SigmaTranscript<C>, const M: usize, const N: usize>(
+    prefix: &T::Prefix,
+    statement: &Statement<'_>,
+    elements: &Elements<'_, C>,
+    proof: &BatchableProof<C, M, N>,
+) -> Result<()> {
+    let table = T::coefficients(prefix);
+    statement.check(table.len())?;
+    check_elements(statement, elements)?;
+    let m = statement.equations.len();
+    if proof.len != statement.scalars || proof.len > N || proof.equations != m || m > M {
+        return Err(Error::InvalidProof);
+    }
+    T::check_instance(prefix, statement, elements)?;
+    let mut enc = [C::Compressed::default(); MAX_EQUATIONS];
+    for (e, a) in enc.iter_mut().zip(&proof.commitments[..m]) {
+        *e = C::encode_compressed(a);
+    }
+    let c = T::challenge(prefix, elements.encodings, &enc[..m])?;
+    let mut simulated = [Affine::<C>::IDENTITY; MAX_EQUATIONS];
+    vartime_simulate::<C, T>(
+        statement,
+        elements,
+        table,
+        &proof.responses[..proof.len],
+        c,
+        &mut simulated[..m],
+    )?;
+    if simulated[..m] == proof.commitments[..m] {
         Ok(())
     } else {
         Err(Error::InvalidProof)

@@ -7,8 +7,8 @@ use super::{
     blind_with, check_batch, finalize_hash, outputs_equal, unblind_and_hash, BlindResult,
     BlindedElement, Blinding, Context, EvaluationElement, KeyPair, Mode, SecretKey,
 };
-use crate::group;
-use crate::suite::{Output, Suite};
+use crate::group::PrimeGroup;
+use crate::suite::{Output, Scalar, Suite};
 use crate::{Error, Result};
 
 const CTX_MODE: Mode = Mode::Oprf;
@@ -31,14 +31,14 @@ impl<S: Suite> OprfClient<S> {
     ) -> Result<BlindResult<Self, S>> {
         crate::stack::token(|| {
             crate::transcript::len_prefix(input.len())?;
-            let blind = group::random_scalar::<S::Curve>(rng);
+            let blind = S::Group::random_scalar(rng);
             Self::blind_with_scalar(input, blind)
         })
     }
 
     pub(crate) fn blind_with_scalar(
         input: &[u8],
-        blind: group::Scalar<S::Curve>,
+        blind: Scalar<S>,
     ) -> Result<BlindResult<Self, S>> {
         let inner = blind_with(&Context::<S>::new(CTX_MODE), input, blind)?;
         let message = BlindedElement {
@@ -101,9 +101,9 @@ impl<S: Suite> OprfServer<S> {
     /// `BlindEvaluate(skS, blindedElement)`.
     pub fn blind_evaluate(&self, blinded: &BlindedElement<S>) -> EvaluationElement<S> {
         crate::stack::token(|| {
-            let p = group::mul_affine(&blinded.point, &self.key.scalar);
+            let p = S::Group::mul_normal(&blinded.point, &self.key.scalar);
             EvaluationElement {
-                point: group::to_affine::<S::Curve>(&p),
+                point: S::Group::normalize(&p),
             }
         })
     }
@@ -118,12 +118,12 @@ impl<S: Suite> OprfServer<S> {
     ) -> Result<Vec<EvaluationElement<S>>> {
         crate::stack::token(|| {
             let n = check_batch(&[blinded.len()])?;
-            let mut pts = vec![group::identity::<S::Curve>(); n];
+            let mut pts = vec![S::Group::identity(); n];
             crate::par::fill(&mut pts, |i| {
-                group::mul_affine(&blinded[i].point, &self.key.scalar)
+                S::Group::mul_normal(&blinded[i].point, &self.key.scalar)
             });
-            let mut out = vec![group::affine_identity::<S::Curve>(); pts.len()];
-            group::normalize_slice::<S::Curve>(&pts, &mut out)?;
+            let mut out = vec![S::Group::normal_identity(); pts.len()];
+            S::Group::normalize_slice(&pts, &mut out)?;
             Ok(out
                 .into_iter()
                 .map(|point| EvaluationElement { point })
@@ -153,15 +153,15 @@ impl<S: Suite> OprfServer<S> {
 /// `Evaluate` with the key scalar `k` (or `t^-1` in POPRF): hash, multiply, hash.
 pub(crate) fn evaluate_with<S: Suite>(
     ctx: &Context<S>,
-    k: &group::Scalar<S::Curve>,
+    k: &Scalar<S>,
     input: &[u8],
     info: Option<&[u8]>,
 ) -> Result<Output<S>> {
     crate::transcript::len_prefix(input.len())?;
     let p = ctx.hash_to_group(input)?;
-    if group::is_identity::<S::Curve>(&p) {
+    if S::Group::is_identity(&p) {
         return Err(Error::InvalidInput);
     }
-    let n = group::to_affine::<S::Curve>(&group::mul(&p, k));
+    let n = S::Group::normalize(&S::Group::mul(&p, k));
     finalize_hash::<S>(input, info, &n)
 }

@@ -3,7 +3,6 @@
 //! The proof runs over the tweaked key `t*G` with `t = skS + m`, `m = HashToScalar("Info" || ...)`,
 //! and with the element lists swapped: `GenerateProof(t, G, tweakedKey, [evaluated], [blinded])`.
 
-use elliptic_curve::ff::Field;
 use rand_core::{CryptoRng, RngCore};
 use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
@@ -14,15 +13,15 @@ use super::{
     unblind_batch, BatchEvaluation, BlindResult, BlindedElement, Blinding, Context, Evaluation,
     EvaluationElement, KeyPair, Mode, Proof, PublicKey, SecretKey,
 };
-use crate::group::{self, Affine, Scalar};
-use crate::suite::{Output, Suite};
+use crate::group::PrimeGroup;
+use crate::suite::{Normal, Output, Scalar, Suite};
 use crate::transcript::len_prefix;
 use crate::{Error, Result};
 
 const CTX_MODE: Mode = Mode::Poprf;
 
 /// `m = HashToScalar("Info" || I2OSP(len(info), 2) || info)`.
-fn info_scalar<S: Suite>(ctx: &Context<S>, info: &[u8]) -> Result<Scalar<S::Curve>> {
+fn info_scalar<S: Suite>(ctx: &Context<S>, info: &[u8]) -> Result<Scalar<S>> {
     let l = len_prefix(info.len())?;
     ctx.hash_to_scalar(&[b"Info", &l, info])
 }
@@ -38,9 +37,9 @@ fn info_scalar<S: Suite>(ctx: &Context<S>, info: &[u8]) -> Result<Scalar<S::Curv
 pub struct PoprfClient<S: Suite> {
     pub(crate) inner: Blinding<S>,
     #[zeroize(skip)]
-    tweaked_key: Affine<S::Curve>,
+    tweaked_key: Normal<S>,
     /// `m` of the `info` given to `blind`.
-    info_digest: Scalar<S::Curve>,
+    info_digest: Scalar<S>,
 }
 
 impl<S: Suite> PoprfClient<S> {
@@ -58,12 +57,7 @@ impl<S: Suite> PoprfClient<S> {
         crate::stack::token(|| {
             len_prefix(input.len())?;
             len_prefix(info.len())?;
-            Self::blind_with_scalar(
-                input,
-                info,
-                public_key,
-                group::random_scalar::<S::Curve>(rng),
-            )
+            Self::blind_with_scalar(input, info, public_key, S::Group::random_scalar(rng))
         })
     }
 
@@ -71,20 +65,20 @@ impl<S: Suite> PoprfClient<S> {
         input: &[u8],
         info: &[u8],
         public_key: &PublicKey<S>,
-        blind: Scalar<S::Curve>,
+        blind: Scalar<S>,
     ) -> Result<BlindResult<Self, S>> {
         len_prefix(input.len())?;
         let ctx = Context::<S>::new(CTX_MODE);
         let m = info_scalar(&ctx, info)?;
-        let t = group::mul_generator::<S::Curve>(&m) + public_key.point;
-        if group::is_identity::<S::Curve>(&t) {
+        let t = S::Group::add_normal(&S::Group::mul_generator(&m), &public_key.point);
+        if S::Group::is_identity(&t) {
             return Err(Error::InvalidInput);
         }
         let inner = blind_with(&ctx, input, blind)?;
         let message = BlindedElement {
             point: inner.blinded,
         };
-        let tweaked_key = group::to_affine::<S::Curve>(&t);
+        let tweaked_key = S::Group::normalize(&t);
         Ok(BlindResult {
             state: Self {
                 inner,
@@ -96,7 +90,7 @@ impl<S: Suite> PoprfClient<S> {
     }
 
     /// [`Error::InfoMismatch`] unless `m` is the digest of the `info` this state was blinded with.
-    fn check_info(&self, m: &Scalar<S::Curve>) -> Result<()> {
+    fn check_info(&self, m: &Scalar<S>) -> Result<()> {
         if bool::from(m.ct_eq(&self.info_digest)) {
             Ok(())
         } else {
@@ -161,10 +155,10 @@ impl<S: Suite> PoprfClient<S> {
                     return Err(Error::Batch);
                 }
             }
-            let blinded: Vec<Affine<S::Curve>> = clients.iter().map(|c| c.inner.blinded).collect();
-            let ev: Vec<Affine<S::Curve>> = evaluated.iter().map(|e| e.point).collect();
+            let blinded: Vec<Normal<S>> = clients.iter().map(|c| c.inner.blinded).collect();
+            let ev: Vec<Normal<S>> = evaluated.iter().map(|e| e.point).collect();
             proof_verify(&ctx, &tweaked, &ev, &blinded, proof)?;
-            let mut blinds: Zeroizing<Vec<Scalar<S::Curve>>> =
+            let mut blinds: Zeroizing<Vec<Scalar<S>>> =
                 Zeroizing::new(clients.iter().map(|c| c.inner.blind).collect());
             unblind_batch::<S>(inputs, Some(info), &mut blinds, &ev)
         })
@@ -213,10 +207,10 @@ impl<S: Suite> PoprfServer<S> {
     }
 
     /// `t = skS + m` for `info`, or [`Error::Inverse`] if it is zero. Wiped on drop.
-    fn tweak(&self, ctx: &Context<S>, info: &[u8]) -> Result<Zeroizing<Scalar<S::Curve>>> {
+    fn tweak(&self, ctx: &Context<S>, info: &[u8]) -> Result<Zeroizing<Scalar<S>>> {
         let m = info_scalar(ctx, info)?;
         let t = Zeroizing::new(self.secret_key().scalar + m);
-        if bool::from(t.is_zero()) {
+        if bool::from(S::Group::scalar_is_zero(&t)) {
             return Err(Error::Inverse);
         }
         Ok(t)
@@ -228,9 +222,9 @@ impl<S: Suite> PoprfServer<S> {
         &self,
         ctx: &Context<S>,
         info: &[u8],
-    ) -> Result<(Zeroizing<Scalar<S::Curve>>, Zeroizing<Scalar<S::Curve>>)> {
+    ) -> Result<(Zeroizing<Scalar<S>>, Zeroizing<Scalar<S>>)> {
         let t = self.tweak(ctx, info)?;
-        let t_inv = Zeroizing::new(group::invert::<S::Curve>(&t)?);
+        let t_inv = Zeroizing::new(S::Group::invert_scalar(&t)?);
         Ok((t, t_inv))
     }
 
@@ -249,9 +243,9 @@ impl<S: Suite> PoprfServer<S> {
     ) -> Result<Evaluation<S>> {
         crate::stack::token(|| {
             len_prefix(info.len())?;
-            let r = Zeroizing::new(group::random_scalar::<S::Curve>(rng));
+            let r = Zeroizing::new(S::Group::random_scalar(rng));
             let mut out = [EvaluationElement {
-                point: group::affine_identity::<S::Curve>(),
+                point: S::Group::normal_identity(),
             }];
             let proof = self.blind_evaluate_batch_with_nonce(
                 core::slice::from_ref(blinded),
@@ -280,10 +274,10 @@ impl<S: Suite> PoprfServer<S> {
         crate::stack::token(|| {
             check_batch(&[blinded.len()])?;
             len_prefix(info.len())?;
-            let r = Zeroizing::new(group::random_scalar::<S::Curve>(rng));
+            let r = Zeroizing::new(S::Group::random_scalar(rng));
             let mut messages = vec![
                 EvaluationElement {
-                    point: group::affine_identity::<S::Curve>()
+                    point: S::Group::normal_identity()
                 };
                 blinded.len()
             ];
@@ -297,28 +291,28 @@ impl<S: Suite> PoprfServer<S> {
         blinded: &[BlindedElement<S>],
         info: &[u8],
         out: &mut [EvaluationElement<S>],
-        r: &Scalar<S::Curve>,
+        r: &Scalar<S>,
     ) -> Result<Proof<S>> {
         let n = check_batch(&[blinded.len(), out.len()])?;
         let ctx = Context::<S>::new(CTX_MODE);
         let (t, t_inv) = self.tweak_and_inverse(&ctx, info)?;
-        let tk = group::mul_generator::<S::Curve>(&t);
+        let tk = S::Group::mul_generator(&t);
         if n == 1 {
             // Stack only: the evaluated element and the tweaked key share one inversion.
-            let z = group::mul_affine(&blinded[0].point, &t_inv);
-            let [ev, tweaked_key] = group::normalize_array::<S::Curve, 2>(&[z, tk]);
+            let z = S::Group::mul_normal(&blinded[0].point, &t_inv);
+            let [ev, tweaked_key] = S::Group::normalize_array::<2>(&[z, tk]);
             out[0].point = ev;
             return proof_generate(&ctx, &t, &tweaked_key, &[ev], &[blinded[0].point], r);
         }
         // The evaluated elements and the tweaked key share one field inversion.
         let mut pts = vec![tk; n + 1];
         crate::par::fill(&mut pts[..n], |i| {
-            group::mul_affine(&blinded[i].point, &t_inv)
+            S::Group::mul_normal(&blinded[i].point, &t_inv)
         });
-        let mut ev = vec![group::affine_identity::<S::Curve>(); n + 1];
-        group::normalize_slice::<S::Curve>(&pts, &mut ev)?;
+        let mut ev = vec![S::Group::normal_identity(); n + 1];
+        S::Group::normalize_slice(&pts, &mut ev)?;
         let tweaked_key = ev[n];
-        let cs: Vec<Affine<S::Curve>> = blinded.iter().map(|b| b.point).collect();
+        let cs: Vec<Normal<S>> = blinded.iter().map(|b| b.point).collect();
         let proof = proof_generate(&ctx, &t, &tweaked_key, &ev[..n], &cs, r)?;
         for (o, e) in out.iter_mut().zip(ev) {
             o.point = e;

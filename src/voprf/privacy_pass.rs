@@ -581,7 +581,7 @@ impl Client {
         new_state(public_key, key_id, challenge_digest, nonce, |input| {
             VoprfClient::blind_with_scalar(
                 input,
-                crate::group::random_scalar::<<S as crate::Suite>::Curve>(rng),
+                crate::group::random_scalar::<<S as crate::Suite>::Group>(rng),
             )
         })
     }

@@ -9,8 +9,8 @@ use super::{
     unblind_batch, BatchEvaluation, BlindResult, BlindedElement, Blinding, Context, Evaluation,
     EvaluationElement, KeyPair, Mode, Proof, PublicKey, SecretKey,
 };
-use crate::group::{self, Affine, Scalar};
-use crate::suite::{Output, Suite};
+use crate::group::PrimeGroup;
+use crate::suite::{Normal, Output, Scalar, Suite};
 #[allow(unused_imports)]
 use crate::{Error, Result};
 
@@ -35,13 +35,13 @@ impl<S: Suite> VoprfClient<S> {
     ) -> Result<BlindResult<Self, S>> {
         crate::stack::token(|| {
             crate::transcript::len_prefix(input.len())?;
-            Self::blind_with_scalar(input, group::random_scalar::<S::Curve>(rng))
+            Self::blind_with_scalar(input, S::Group::random_scalar(rng))
         })
     }
 
     pub(crate) fn blind_with_scalar(
         input: &[u8],
-        blind: Scalar<S::Curve>,
+        blind: Scalar<S>,
     ) -> Result<BlindResult<Self, S>> {
         let inner = blind_with(&Context::<S>::new(CTX_MODE), input, blind)?;
         let message = BlindedElement {
@@ -129,10 +129,10 @@ impl<S: Suite> VoprfClient<S> {
             crate::transcript::len_prefix(i.len())?;
         }
         let ctx = Context::<S>::new(CTX_MODE);
-        let cs: Vec<Affine<S::Curve>> = owners.iter().map(|o| client(o).inner.blinded).collect();
-        let ds: Vec<Affine<S::Curve>> = evaluated.iter().map(|e| e.point).collect();
+        let cs: Vec<Normal<S>> = owners.iter().map(|o| client(o).inner.blinded).collect();
+        let ds: Vec<Normal<S>> = evaluated.iter().map(|e| e.point).collect();
         proof_verify(&ctx, &public_key.point, &cs, &ds, proof)?;
-        let mut blinds: Zeroizing<Vec<Scalar<S::Curve>>> =
+        let mut blinds: Zeroizing<Vec<Scalar<S>>> =
             Zeroizing::new(owners.iter().map(|o| client(o).inner.blind).collect());
         unblind_batch::<S>(inputs, None, &mut blinds, &ds)
     }
@@ -191,9 +191,9 @@ impl<S: Suite> VoprfServer<S> {
         blinded: &BlindedElement<S>,
     ) -> Result<Evaluation<S>> {
         crate::stack::token(|| {
-            let r = Zeroizing::new(group::random_scalar::<S::Curve>(rng));
+            let r = Zeroizing::new(S::Group::random_scalar(rng));
             let mut out = [EvaluationElement {
-                point: group::affine_identity::<S::Curve>(),
+                point: S::Group::normal_identity(),
             }];
             let proof =
                 self.blind_evaluate_batch_with_nonce(core::slice::from_ref(blinded), &mut out, &r)?;
@@ -218,7 +218,7 @@ impl<S: Suite> VoprfServer<S> {
     ) -> Result<Proof<S>> {
         crate::stack::token(|| {
             check_batch(&[blinded.len(), out.len()])?;
-            let r = Zeroizing::new(group::random_scalar::<S::Curve>(rng));
+            let r = Zeroizing::new(S::Group::random_scalar(rng));
             self.blind_evaluate_batch_with_nonce(blinded, out, &r)
         })
     }
@@ -235,7 +235,7 @@ impl<S: Suite> VoprfServer<S> {
         check_batch(&[blinded.len()])?;
         let mut messages = vec![
             EvaluationElement {
-                point: group::affine_identity::<S::Curve>()
+                point: S::Group::normal_identity()
             };
             blinded.len()
         ];
@@ -247,14 +247,14 @@ impl<S: Suite> VoprfServer<S> {
         &self,
         blinded: &[BlindedElement<S>],
         out: &mut [EvaluationElement<S>],
-        r: &Scalar<S::Curve>,
+        r: &Scalar<S>,
     ) -> Result<Proof<S>> {
         let n = check_batch(&[blinded.len(), out.len()])?;
         let k = &self.keys.secret_key().scalar;
         let ctx = Context::<S>::new(CTX_MODE);
         if n == 1 {
-            let z = group::mul_affine(&blinded[0].point, k);
-            out[0].point = group::to_affine::<S::Curve>(&z);
+            let z = S::Group::mul_normal(&blinded[0].point, k);
+            out[0].point = S::Group::normalize(&z);
             return proof_generate(
                 &ctx,
                 k,
@@ -264,13 +264,13 @@ impl<S: Suite> VoprfServer<S> {
                 r,
             );
         }
-        let mut pts = vec![group::identity::<S::Curve>(); n];
-        let cs: Vec<Affine<S::Curve>> = blinded.iter().map(|b| b.point).collect();
+        let mut pts = vec![S::Group::identity(); n];
+        let cs: Vec<Normal<S>> = blinded.iter().map(|b| b.point).collect();
         crate::par::try_fill_pieces(&mut pts, |start, piece| {
-            group::mul_batch_affine(&cs[start..start + piece.len()], k, piece)
+            S::Group::mul_batch(&cs[start..start + piece.len()], k, piece)
         })?;
-        let mut ds = vec![group::affine_identity::<S::Curve>(); n];
-        group::normalize_slice::<S::Curve>(&pts, &mut ds)?;
+        let mut ds = vec![S::Group::normal_identity(); n];
+        S::Group::normalize_slice(&pts, &mut ds)?;
         let proof = proof_generate(&ctx, k, &self.public_key().point, &cs, &ds, r)?;
         for (o, d) in out.iter_mut().zip(ds) {
             o.point = d;

@@ -7,7 +7,9 @@ use privacy_tokens::voprf::{
     BlindedElement, EvaluationElement, KeyPair, Mode, OprfServer, PoprfClient, PoprfServer, Proof,
     VoprfClient, VoprfServer,
 };
-use privacy_tokens::{hazmat, Error, P256Sha256, P384Sha384, Suite};
+use privacy_tokens::{
+    hazmat, Error, P256Sha256, P384Sha384, P521Sha512, Ristretto255Sha512, Suite,
+};
 use serde_json::Value;
 
 use super::counts::{hex_field, Counts};
@@ -40,6 +42,8 @@ pub fn run(json: &Value) -> Result<Counts, String> {
         match id {
             "P256-SHA256" => run_entry::<P256Sha256>(entry, mode, &mut counts)?,
             "P384-SHA384" => run_entry::<P384Sha384>(entry, mode, &mut counts)?,
+            "P521-SHA512" => run_entry::<P521Sha512>(entry, mode, &mut counts)?,
+            "ristretto255-SHA512" => run_entry::<Ristretto255Sha512>(entry, mode, &mut counts)?,
             _ => counts.skipped += nvec,
         }
     }

@@ -15,6 +15,8 @@ pub mod counts;
 pub mod rfc9497;
 #[path = "rfc9578.rs"]
 pub mod rfc9578;
+#[path = "sigma03.rs"]
+pub mod sigma03;
 #[path = "trust_token.rs"]
 pub mod trust_token;
 #[path = "wycheproof.rs"]
@@ -35,6 +37,8 @@ pub enum Kind {
     TrustToken,
     /// ARC (draft-arc `poc/vectors/allVectors.json` layout, v1 and v2).
     Arc,
+    /// draft-irtf-cfrg-sigma-protocols-03 / fiat-shamir-03 (`poc/vectors/*.json` records).
+    Sigma03,
 }
 
 /// Recognises a document by its content.
@@ -53,6 +57,8 @@ pub fn recognise(json: &Value) -> Option<Kind> {
         Some(Kind::TrustToken)
     } else if arc::recognises(json) {
         Some(Kind::Arc)
+    } else if sigma03::recognises(json) {
+        Some(Kind::Sigma03)
     } else {
         None
     }
@@ -69,6 +75,7 @@ pub fn replay_file(path: &Path) -> Result<(Kind, Counts), String> {
         Kind::Wycheproof => wycheproof::run(&json)?,
         Kind::TrustToken => trust_token::run(&json)?,
         Kind::Arc => arc::run(&json)?,
+        Kind::Sigma03 => sigma03::run(&json)?,
     };
     if counts.passed + counts.failed == 0 {
         return Err(format!("no case ran ({} skipped)", counts.skipped));
