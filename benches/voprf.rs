@@ -32,7 +32,7 @@ use criterion::{
 use privacy_tokens::voprf::{
     OprfClient, OprfServer, PoprfClient, PoprfServer, SecretKey, VoprfClient, VoprfServer,
 };
-use privacy_tokens::{hazmat, P256Sha256, P384Sha384, Suite};
+use privacy_tokens::{hazmat, P256Sha256, P384Sha384, P521Sha512, Ristretto255Sha512, Suite};
 use rand::RngCore;
 
 /// A Privacy Pass token input is 98 bytes.
@@ -387,6 +387,12 @@ fn privacy_tokens_benches(c: &mut Criterion) {
     bench_oprf::<P256Sha256>(c);
     bench_voprf::<P256Sha256>(c);
     bench_poprf::<P256Sha256>(c);
+    bench_oprf::<Ristretto255Sha512>(c);
+    bench_voprf::<Ristretto255Sha512>(c);
+    bench_poprf::<Ristretto255Sha512>(c);
+    bench_oprf::<P521Sha512>(c);
+    bench_voprf::<P521Sha512>(c);
+    bench_poprf::<P521Sha512>(c);
 }
 
 // ---------------------------------------------------------------------------------------------
