@@ -19,6 +19,7 @@
 #[cfg(target_arch = "x86_64")]
 mod adx;
 mod ct_multi;
+pub mod decaf448;
 mod field;
 mod fixed_base;
 mod limbs;
@@ -53,6 +54,7 @@ pub use ct_multi::LadderBlind;
 pub use fixed_base::{mul_fixed_ct, vartime_mul_fixed, FixedBaseTable};
 pub use mul::GeneratorTable;
 
+pub use decaf448::Decaf448;
 pub use field::FieldOps;
 pub use prime::{expand_message, MessageExpansion, PrimeGroup, Xof};
 pub use ristretto255::Ristretto255;

@@ -27,4 +27,4 @@ mod wire;
 
 pub use error::{Error, Result};
 pub use par::PAR_MIN_BATCH;
-pub use suite::{P256Sha256, P384Sha384, P521Sha512, Ristretto255Sha512, Suite};
+pub use suite::{Decaf448Shake256, P256Sha256, P384Sha384, P521Sha512, Ristretto255Sha512, Suite};

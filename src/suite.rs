@@ -5,7 +5,8 @@ use core::fmt::Debug;
 use elliptic_curve::generic_array::GenericArray;
 use sha2::digest::{Digest, OutputSizeUser};
 
-use crate::group::{MessageExpansion, PrimeGroup, Ristretto255, Xmd};
+use crate::group::decaf448::Shake256x64;
+use crate::group::{Decaf448, MessageExpansion, PrimeGroup, Ristretto255, Xmd, Xof};
 
 mod sealed {
     pub trait Sealed {}
@@ -13,12 +14,13 @@ mod sealed {
     impl Sealed for super::P384Sha384 {}
     impl Sealed for super::P521Sha512 {}
     impl Sealed for super::Ristretto255Sha512 {}
+    impl Sealed for super::Decaf448Shake256 {}
 }
 
 /// An RFC 9497 ciphersuite: a prime-order group and a hash function.
 ///
-/// Sealed: implemented by [`Ristretto255Sha512`], [`P256Sha256`], [`P384Sha384`] and
-/// [`P521Sha512`].
+/// Sealed: implemented by [`Ristretto255Sha512`], [`Decaf448Shake256`], [`P256Sha256`],
+/// [`P384Sha384`] and [`P521Sha512`].
 pub trait Suite:
     sealed::Sealed + Copy + Clone + Debug + Default + Eq + Send + Sync + 'static
 {
@@ -49,6 +51,11 @@ pub type Output<S> = GenericArray<u8, <<S as Suite>::Hash as OutputSizeUser>::Ou
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Ristretto255Sha512;
 
+/// decaf448-SHAKE256 (RFC 9497 §4.2): decaf448 with SHAKE256 (`Nh = 64`) as the hash and
+/// `expand_message_xof` with SHAKE256 as the expander.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Decaf448Shake256;
+
 /// P256-SHA256 (RFC 9497 §4.3).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct P256Sha256;
@@ -66,6 +73,14 @@ impl Suite for Ristretto255Sha512 {
     type Hash = sha2::Sha512;
     const ID: &'static [u8] = b"ristretto255-SHA512";
     const EXPANSION: MessageExpansion = MessageExpansion::Xmd(Xmd::Sha512);
+    const NH: usize = 64;
+}
+
+impl Suite for Decaf448Shake256 {
+    type Group = Decaf448;
+    type Hash = Shake256x64;
+    const ID: &'static [u8] = b"decaf448-SHAKE256";
+    const EXPANSION: MessageExpansion = MessageExpansion::Xof(Xof::Shake256);
     const NH: usize = 64;
 }
 

@@ -60,16 +60,19 @@ pub(super) mod sealed {
     impl Sealed for p384::NistP384 {}
     impl Sealed for p521::NistP521 {}
     impl Sealed for super::super::Ristretto255 {}
+    impl Sealed for super::super::Decaf448 {}
 }
 
 /// A prime-order group with the operations RFC 9497 needs (sealed).
 ///
-/// Implemented for `p256::NistP256`, `p384::NistP384`, `p521::NistP521` and [`Ristretto255`].
+/// Implemented for `p256::NistP256`, `p384::NistP384`, `p521::NistP521`, [`Ristretto255`] and
+/// [`Decaf448`].
 /// Constant-time methods take secret scalars and points; the `vartime_` ones are for public
 /// data only (proof verification). Decoders are strict: exact length, canonical encoding, a
 /// valid element that is not the identity.
 ///
 /// [`Ristretto255`]: super::Ristretto255
+/// [`Decaf448`]: super::Decaf448
 pub trait PrimeGroup:
     sealed::Sealed + Copy + fmt::Debug + Default + Eq + Send + Sync + 'static
 {

@@ -8,7 +8,7 @@ use privacy_tokens::voprf::{
     VoprfClient, VoprfServer,
 };
 use privacy_tokens::{
-    hazmat, Error, P256Sha256, P384Sha384, P521Sha512, Ristretto255Sha512, Suite,
+    hazmat, Decaf448Shake256, Error, P256Sha256, P384Sha384, P521Sha512, Ristretto255Sha512, Suite,
 };
 use serde_json::Value;
 
@@ -44,6 +44,7 @@ pub fn run(json: &Value) -> Result<Counts, String> {
             "P384-SHA384" => run_entry::<P384Sha384>(entry, mode, &mut counts)?,
             "P521-SHA512" => run_entry::<P521Sha512>(entry, mode, &mut counts)?,
             "ristretto255-SHA512" => run_entry::<Ristretto255Sha512>(entry, mode, &mut counts)?,
+            "decaf448-SHAKE256" => run_entry::<Decaf448Shake256>(entry, mode, &mut counts)?,
             _ => counts.skipped += nvec,
         }
     }

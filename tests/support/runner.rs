@@ -11,6 +11,10 @@ use serde_json::Value;
 pub mod arc;
 #[path = "counts.rs"]
 pub mod counts;
+#[path = "rfc9496.rs"]
+pub mod rfc9496;
+#[path = "patgo.rs"]
+pub mod patgo;
 #[path = "rfc9497.rs"]
 pub mod rfc9497;
 #[path = "rfc9578.rs"]
@@ -29,14 +33,20 @@ pub use counts::Counts;
 pub enum Kind {
     /// RFC 9497 Appendix A layout (also the swift-crypto edge cases).
     Rfc9497,
-    /// RFC 9578 issuance protocol 1 vectors.
+    /// RFC 9578 Appendix A.1 layout: one token per request (types 0x0001 and 0x0005).
     Rfc9578,
+    /// pat-go's amortized batched issuance vectors (types 0x0001 and 0x0005).
+    Amortized,
     /// Wycheproof ECDH ecpoint tests.
     Wycheproof,
     /// Recorded BoringSSL Trust Token transcripts.
     TrustToken,
     /// ARC (draft-arc `poc/vectors/allVectors.json` layout, v1 and v2).
     Arc,
+    /// decaf448 group vectors (RFC 9496 Appendix B).
+    Rfc9496,
+    /// `expand_message_xof(SHAKE256)` vectors (RFC 9380 Appendix K.6).
+    ExpandXof,
     /// draft-irtf-cfrg-sigma-protocols-03 / fiat-shamir-03 (`poc/vectors/*.json` records).
     Sigma03,
 }
@@ -45,10 +55,12 @@ pub enum Kind {
 pub fn recognise(json: &Value) -> Option<Kind> {
     if rfc9497::recognises(json) {
         Some(Kind::Rfc9497)
+    } else if patgo::recognises(json) {
+        Some(Kind::Amortized)
     } else if json.as_array().is_some_and(|a| {
         !a.is_empty()
             && a.iter()
-                .all(|e| e.get("skS").is_some() && e.get("token_request").is_some())
+                .all(|e| rfc9578::has(e, "skS") && e.get("token_request").is_some())
     }) {
         Some(Kind::Rfc9578)
     } else if wycheproof::recognises(json) {
@@ -57,6 +69,10 @@ pub fn recognise(json: &Value) -> Option<Kind> {
         Some(Kind::TrustToken)
     } else if arc::recognises(json) {
         Some(Kind::Arc)
+    } else if rfc9496::recognises_decaf448(json) {
+        Some(Kind::Rfc9496)
+    } else if rfc9496::recognises_xof(json) {
+        Some(Kind::ExpandXof)
     } else if sigma03::recognises(json) {
         Some(Kind::Sigma03)
     } else {
@@ -72,9 +88,12 @@ pub fn replay_file(path: &Path) -> Result<(Kind, Counts), String> {
     let counts = match kind {
         Kind::Rfc9497 => rfc9497::run(&json)?,
         Kind::Rfc9578 => rfc9578::run(&json)?,
+        Kind::Amortized => patgo::run(&json)?,
         Kind::Wycheproof => wycheproof::run(&json)?,
         Kind::TrustToken => trust_token::run(&json)?,
         Kind::Arc => arc::run(&json)?,
+        Kind::Rfc9496 => rfc9496::run_decaf448(&json)?,
+        Kind::ExpandXof => rfc9496::run_xof(&json)?,
         Kind::Sigma03 => sigma03::run(&json)?,
     };
     if counts.passed + counts.failed == 0 {

@@ -1,0 +1,326 @@
+//! Amortized batched issuance (draft-ietf-privacypass-batched-tokens): many tokens under one
+//! challenge and key, one DLEQ proof for the whole batch; generic over the [`TokenType`].
+
+use core::fmt;
+
+use super::single::{ClientState, Token};
+use super::token_type::TokenType;
+use super::{check_token_type, split, split_array, TOKEN_INPUT_LEN};
+use crate::voprf::{BlindedElement, EvaluationElement, Proof, VoprfClient};
+use crate::{Error, Result};
+
+/// The most tokens one batch may hold: the RFC 9497 composite index is a 2-byte integer.
+pub const MAX_BATCH: usize = 65535;
+
+/// QUIC variable-length integer (RFC 9000 §16).
+fn varint_encode(v: usize, out: &mut Vec<u8>) {
+    let v = v as u64;
+    if v < 1 << 6 {
+        out.push(v as u8);
+    } else if v < 1 << 14 {
+        out.extend_from_slice(&((v as u16) | 0x4000).to_be_bytes());
+    } else if v < 1 << 30 {
+        out.extend_from_slice(&((v as u32) | 0x8000_0000).to_be_bytes());
+    } else {
+        out.extend_from_slice(&(v | 0xc000_0000_0000_0000).to_be_bytes());
+    }
+}
+
+/// Strict QUIC varint decoding: the shortest encoding only.
+fn varint_decode(bytes: &[u8]) -> Result<(usize, &[u8])> {
+    let first = *bytes.first().ok_or(Error::InvalidLength)?;
+    let len = 1usize << (first >> 6);
+    let (enc, rest) = split(bytes, len)?;
+    let mut v = u64::from(first & 0x3f);
+    for b in &enc[1..] {
+        v = (v << 8) | u64::from(*b);
+    }
+    let min_len = match v {
+        0..=0x3f => 1,
+        0x40..=0x3fff => 2,
+        0x4000..=0x3fff_ffff => 4,
+        _ => 8,
+    };
+    if len != min_len {
+        return Err(Error::InvalidLength);
+    }
+    let v = usize::try_from(v).map_err(|_| Error::InvalidLength)?;
+    Ok((v, rest))
+}
+
+/// Reads the `<V>` prefix of a vector of `Ne`-byte elements followed by `tail` more bytes, and
+/// checks it before anything is decoded: a whole number of elements, between `min` and `max`
+/// of them ([`Error::Batch`] otherwise), and exactly the bytes present. Returns the elements'
+/// bytes and the tail.
+fn split_elements<T: TokenType>(
+    bytes: &[u8],
+    min: usize,
+    max: usize,
+    tail: usize,
+) -> Result<(&[u8], &[u8])> {
+    let (body_len, rest) = varint_decode(bytes)?;
+    if body_len % T::NE != 0 {
+        return Err(Error::InvalidLength);
+    }
+    let n = body_len / T::NE;
+    if n == 0 || n < min || n > max {
+        return Err(Error::Batch);
+    }
+    if rest.len() != body_len.saturating_add(tail) {
+        return Err(Error::InvalidLength);
+    }
+    Ok(rest.split_at(body_len))
+}
+
+/// Decodes a whole number of `Ne`-byte elements into a vector allocated once.
+pub(super) fn decode_elements<T: TokenType, E>(
+    body: &[u8],
+    decode: fn(&[u8]) -> Result<E>,
+) -> Result<Vec<E>> {
+    let mut out = Vec::with_capacity(body.len() / T::NE);
+    for e in body.chunks_exact(T::NE) {
+        out.push(decode(e)?);
+    }
+    Ok(out)
+}
+
+/// A batched token request (draft-ietf-privacypass-batched-tokens, "Amortized Batch Token
+/// Request"):
+///
+/// ```text
+/// struct {
+///     uint16_t token_type;
+///     uint8_t truncated_token_key_id;
+///     BlindedElement blinded_elements<V>;   // each uint8_t blinded_element[Ne]
+/// } AmortizedBatchTokenRequest;
+/// ```
+///
+/// `<V>` is a QUIC variable-length integer (RFC 9000 §16) giving the length **in bytes** of the
+/// concatenated elements, as in the draft and its TLS-presentation-language implementations
+/// (pat-go, raphaelrobert/privacypass); pat-go's published vectors for types `0x0001` and
+/// `0x0005` are reproduced byte for byte. Decoding accepts only the shortest varint encoding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BatchTokenRequest<T: TokenType> {
+    pub(super) truncated_token_key_id: u8,
+    pub(super) blinded_elements: Vec<BlindedElement<T::Suite>>,
+}
+
+impl<T: TokenType> BatchTokenRequest<T> {
+    /// A request from its fields (the token type is always `T::TOKEN_TYPE`).
+    pub fn new(
+        truncated_token_key_id: u8,
+        blinded_elements: Vec<BlindedElement<T::Suite>>,
+    ) -> Self {
+        Self {
+            truncated_token_key_id,
+            blinded_elements,
+        }
+    }
+
+    /// Always `T::TOKEN_TYPE`.
+    pub fn token_type(&self) -> u16 {
+        T::TOKEN_TYPE
+    }
+
+    /// The last byte of the issuer's `token_key_id`.
+    pub fn truncated_token_key_id(&self) -> u8 {
+        self.truncated_token_key_id
+    }
+
+    /// The blinded elements, one per token.
+    pub fn blinded_elements(&self) -> &[BlindedElement<T::Suite>] {
+        &self.blinded_elements
+    }
+
+    /// The encoding described on [`BatchTokenRequest`].
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let body = self.blinded_elements.len() * T::NE;
+        let mut out = Vec::with_capacity(3 + 8 + body);
+        out.extend_from_slice(&T::TOKEN_TYPE.to_be_bytes());
+        out.push(self.truncated_token_key_id);
+        varint_encode(body, &mut out);
+        for e in &self.blinded_elements {
+            out.extend_from_slice(e.to_bytes().as_ref());
+        }
+        out
+    }
+
+    /// Strict decoding of up to 65535 elements. An issuer should use
+    /// [`BatchTokenRequest::from_bytes_with_limit`] or
+    /// [`Issuer::issue_batch_from_bytes`](super::generic::Issuer::issue_batch_from_bytes).
+    ///
+    /// # Errors
+    /// As [`BatchTokenRequest::from_bytes_with_limit`] with `max = 65535`.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        Self::from_bytes_with_limit(bytes, u16::MAX)
+    }
+
+    /// Strict decoding of at most `max` elements. The token type, the element count and the
+    /// total length are checked before any element is decoded, so an over-cap request costs
+    /// nothing but reading its first bytes.
+    ///
+    /// # Errors
+    /// [`Error::UnsupportedValue`] for another token type; [`Error::InvalidLength`] for a
+    /// truncated or non-minimal length prefix, a vector length that is not a multiple of `Ne`, or
+    /// a length that disagrees with the bytes given (truncation, trailing bytes);
+    /// [`Error::Batch`] for an empty batch or more than `max` elements; [`Error::InvalidPoint`]
+    /// or [`Error::IdentityElement`] for a bad element.
+    pub fn from_bytes_with_limit(bytes: &[u8], max: u16) -> Result<Self> {
+        let (truncated_token_key_id, body) = Self::split(bytes, max)?;
+        Ok(Self {
+            truncated_token_key_id,
+            blinded_elements: decode_elements::<T, _>(body, BlindedElement::from_bytes)?,
+        })
+    }
+
+    /// Checks everything but the elements: returns the truncated key id and the elements' bytes.
+    pub(super) fn split(bytes: &[u8], max: u16) -> Result<(u8, &[u8])> {
+        let rest = check_token_type::<T>(bytes)?;
+        let (&[truncated_token_key_id], rest) = split_array::<1>(rest)?;
+        let (body, _) = split_elements::<T>(rest, 1, usize::from(max), 0)?;
+        Ok((truncated_token_key_id, body))
+    }
+}
+
+/// A batched token response (draft-ietf-privacypass-batched-tokens, "Amortized Batch Token
+/// Response"):
+///
+/// ```text
+/// struct {
+///     EvaluatedElement evaluated_elements<V>;   // each uint8_t evaluated_element[Ne]
+///     uint8_t evaluated_proof[Ns + Ns];
+/// } AmortizedBatchTokenResponse;
+/// ```
+///
+/// `<V>` is encoded as in [`BatchTokenRequest`]. One proof covers every element.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BatchTokenResponse<T: TokenType> {
+    pub(super) evaluated_elements: Vec<EvaluationElement<T::Suite>>,
+    pub(super) proof: Proof<T::Suite>,
+}
+
+impl<T: TokenType> BatchTokenResponse<T> {
+    /// A response from its fields.
+    pub fn new(
+        evaluated_elements: Vec<EvaluationElement<T::Suite>>,
+        proof: Proof<T::Suite>,
+    ) -> Self {
+        Self {
+            evaluated_elements,
+            proof,
+        }
+    }
+
+    /// The evaluated elements, in request order.
+    pub fn evaluated_elements(&self) -> &[EvaluationElement<T::Suite>] {
+        &self.evaluated_elements
+    }
+
+    /// The batched DLEQ proof.
+    pub fn proof(&self) -> &Proof<T::Suite> {
+        &self.proof
+    }
+
+    /// The encoding described on [`BatchTokenResponse`].
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let body = self.evaluated_elements.len() * T::NE;
+        let mut out = Vec::with_capacity(8 + body + 2 * T::NS);
+        varint_encode(body, &mut out);
+        for e in &self.evaluated_elements {
+            out.extend_from_slice(e.to_bytes().as_ref());
+        }
+        out.extend_from_slice(self.proof.to_bytes().as_ref());
+        out
+    }
+
+    /// Strict decoding of up to 65535 elements. A client should decode with
+    /// [`BatchClientState::response_from_bytes`], which expects exactly the number it asked for.
+    ///
+    /// # Errors
+    /// [`Error::InvalidLength`] for a truncated or non-minimal length prefix, a vector length
+    /// that is not a multiple of `Ne`, or a wrong total length; [`Error::Batch`] for an empty
+    /// batch; element and scalar decoding errors.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        Self::decode(bytes, 1, MAX_BATCH)
+    }
+
+    /// Decoding with between `min` and `max` elements, both checked before any is decoded.
+    fn decode(bytes: &[u8], min: usize, max: usize) -> Result<Self> {
+        let (body, proof) = split_elements::<T>(bytes, min, max, 2 * T::NS)?;
+        Ok(Self {
+            evaluated_elements: decode_elements::<T, _>(body, EvaluationElement::from_bytes)?,
+            proof: Proof::from_bytes(proof)?,
+        })
+    }
+}
+
+/// The client state of a batched request: one [`ClientState`] per token. Zeroized on drop.
+pub struct BatchClientState<T: TokenType> {
+    pub(super) states: Vec<ClientState<T>>,
+}
+
+impl<T: TokenType> fmt::Debug for BatchClientState<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "BatchClientState(<{} redacted>)", self.states.len())
+    }
+}
+
+impl<T: TokenType> BatchClientState<T> {
+    /// The number of tokens requested.
+    pub fn len(&self) -> usize {
+        self.states.len()
+    }
+
+    /// Whether the batch is empty (never, for a state made by
+    /// [`Client::request_batch`](super::generic::Client::request_batch)).
+    pub fn is_empty(&self) -> bool {
+        self.states.is_empty()
+    }
+
+    /// Strict decoding of the issuer's [`BatchTokenResponse`] to this request: the element
+    /// count must be exactly [`BatchClientState::len`], checked with the total length before any
+    /// element is decoded.
+    ///
+    /// # Errors
+    /// [`Error::Batch`] for any other number of elements; otherwise as
+    /// [`BatchTokenResponse::from_bytes`].
+    pub fn response_from_bytes(&self, bytes: &[u8]) -> Result<BatchTokenResponse<T>> {
+        let n = self.states.len();
+        BatchTokenResponse::decode(bytes, n, n)
+    }
+
+    /// Finalizes every token of the batch: one proof check for the batch, then unblinding
+    /// (draft-ietf-privacypass-batched-tokens; RFC 9578 §5.3 per token). Any failure rejects the
+    /// whole batch.
+    ///
+    /// # Errors
+    /// [`Error::Batch`] when the response holds a different number of elements than requested;
+    /// [`Error::InvalidProof`] when the proof does not verify.
+    pub fn finalize_batch(self, response: &BatchTokenResponse<T>) -> Result<Vec<Token<T>>> {
+        crate::stack::token(|| {
+            let n = self.states.len();
+            let public_key = match self.states.first() {
+                Some(s) if response.evaluated_elements.len() == n => s.public_key,
+                _ => return Err(Error::Batch),
+            };
+            let inputs: Vec<[u8; TOKEN_INPUT_LEN]> =
+                self.states.iter().map(|s| s.token_input()).collect();
+            let input_refs: Vec<&[u8]> = inputs.iter().map(|i| i.as_slice()).collect();
+            // By reference: every blind is wiped in place when `self.states` drops, on every path.
+            let outputs = VoprfClient::finalize_batch_in_place(
+                &self.states,
+                |s| &s.client,
+                &input_refs,
+                &response.evaluated_elements,
+                &response.proof,
+                &public_key,
+            )?;
+            Ok(self
+                .states
+                .iter()
+                .zip(outputs)
+                .map(|(s, out)| s.token(out.as_ref()))
+                .collect())
+        })
+    }
+}
