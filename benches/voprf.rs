@@ -32,7 +32,9 @@ use criterion::{
 use privacy_tokens::voprf::{
     OprfClient, OprfServer, PoprfClient, PoprfServer, SecretKey, VoprfClient, VoprfServer,
 };
-use privacy_tokens::{hazmat, P256Sha256, P384Sha384, P521Sha512, Ristretto255Sha512, Suite};
+use privacy_tokens::{
+    hazmat, Decaf448Shake256, P256Sha256, P384Sha384, P521Sha512, Ristretto255Sha512, Suite,
+};
 use rand::RngCore;
 
 /// A Privacy Pass token input is 98 bytes.
@@ -393,6 +395,10 @@ fn privacy_tokens_benches(c: &mut Criterion) {
     bench_oprf::<P521Sha512>(c);
     bench_voprf::<P521Sha512>(c);
     bench_poprf::<P521Sha512>(c);
+    // No peer: the `voprf` crate has no decaf448 suite.
+    bench_oprf::<Decaf448Shake256>(c);
+    bench_voprf::<Decaf448Shake256>(c);
+    bench_poprf::<Decaf448Shake256>(c);
 }
 
 // ---------------------------------------------------------------------------------------------
