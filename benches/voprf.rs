@@ -9,7 +9,11 @@
 //! cargo bench --bench voprf                                          # this crate only
 //! cargo bench --bench voprf --features peer-bench                    # both crates
 //! cargo bench --bench voprf --features peer-bench -- 'P384-SHA384/VOPRF'
+//! cargo bench --bench voprf --features peer-bench -- 'ristretto255-SHA512|P521-SHA512'
 //! ```
+//!
+//! Peer suites: P384-SHA384 and P256-SHA256 (p384/p256 0.13 `voprf` features), ristretto255-SHA512
+//! (the `voprf` crate's own suite on curve25519-dalek 4) and P521-SHA512 (p521 0.13.3 `voprf`).
 //!
 //! Steps: `blind` (client), `blind_evaluate` (server; batch 1 is the single-element API, larger
 //! batches the batch API), `finalize` (client; batch 1 single, larger batches the batch API;
@@ -28,7 +32,9 @@ use criterion::{
 use privacy_tokens::voprf::{
     OprfClient, OprfServer, PoprfClient, PoprfServer, SecretKey, VoprfClient, VoprfServer,
 };
-use privacy_tokens::{hazmat, P256Sha256, P384Sha384, Suite};
+use privacy_tokens::{
+    hazmat, Decaf448Shake256, P256Sha256, P384Sha384, P521Sha512, Ristretto255Sha512, Suite,
+};
 use rand::Rng;
 
 /// A Privacy Pass token input is 98 bytes.
@@ -383,6 +389,16 @@ fn privacy_tokens_benches(c: &mut Criterion) {
     bench_oprf::<P256Sha256>(c);
     bench_voprf::<P256Sha256>(c);
     bench_poprf::<P256Sha256>(c);
+    bench_oprf::<Ristretto255Sha512>(c);
+    bench_voprf::<Ristretto255Sha512>(c);
+    bench_poprf::<Ristretto255Sha512>(c);
+    bench_oprf::<P521Sha512>(c);
+    bench_voprf::<P521Sha512>(c);
+    bench_poprf::<P521Sha512>(c);
+    // No peer: the `voprf` crate has no decaf448 suite.
+    bench_oprf::<Decaf448Shake256>(c);
+    bench_voprf::<Decaf448Shake256>(c);
+    bench_poprf::<Decaf448Shake256>(c);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -584,6 +600,10 @@ mod peer {
 
     peer_suite!(p384, p384::NistP384, "P384-SHA384");
     peer_suite!(p256, p256::NistP256, "P256-SHA256");
+    // The `voprf` crate's own ristretto255 suite (its default `ristretto255-ciphersuite` feature,
+    // curve25519-dalek 4) and P-521 through p521 0.13.3's `voprf` suite trait.
+    peer_suite!(ristretto255, voprf::Ristretto255, "ristretto255-SHA512");
+    peer_suite!(p521, p521::NistP521, "P521-SHA512");
 }
 
 fn peer_benches(_c: &mut Criterion) {
@@ -591,6 +611,8 @@ fn peer_benches(_c: &mut Criterion) {
     {
         peer::p384(_c);
         peer::p256(_c);
+        peer::ristretto255(_c);
+        peer::p521(_c);
     }
 }
 

@@ -34,7 +34,7 @@ from pathlib import Path
 
 BATCHES = (1, 10, 100)
 LIMITS = (2, 100, 65536)
-SUITES = ("P384-SHA384", "P256-SHA256")
+SUITES = ("P384-SHA384", "P256-SHA256", "ristretto255-SHA512", "P521-SHA512", "decaf448-SHAKE256")
 MODES = ("OPRF", "VOPRF", "POPRF")
 TT_METHODS = ("pst_v1_voprf", "pst_v1_pmb", "experiment_v2_voprf", "experiment_v2_pmb",
               "experiment_v1")

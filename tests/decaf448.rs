@@ -78,8 +78,9 @@ fn derive_key_pair(mode: u8, seed: &[u8], info: &[u8]) -> (Scalar, Element) {
 }
 
 /// Every decaf448 entry: skSm, pkSm, BlindedElement, EvaluationElement and Output of every
-/// vector in all three modes (8 vectors, 10 evaluations), the POPRF tweak included. The DLEQ
-/// proofs are checked once the suite is wired (phase 2).
+/// vector in all three modes (8 vectors, 10 evaluations), the POPRF tweak included, from the
+/// group operations alone (no `voprf` code). The proofs, and the same values through the
+/// protocol API, are replayed by `tests/vectors.rs` (`Decaf448Shake256`).
 #[test]
 fn rfc9497_decaf448_values_without_proofs() {
     let json: Value =

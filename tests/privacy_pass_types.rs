@@ -322,7 +322,7 @@ fn wrong_lengths_and_trailing_bytes<T: TokenType>() {
     // A batch body that is not a whole number of elements.
     let mut odd = br[..3].to_vec();
     odd.push((T::NE + 1) as u8);
-    odd.extend(std::iter::repeat(0).take(T::NE + 1));
+    odd.resize(odd.len() + T::NE + 1, 0);
     assert_eq!(
         BatchTokenRequest::<T>::from_bytes(&odd),
         Err(Error::InvalidLength)

@@ -11,10 +11,10 @@ use serde_json::Value;
 pub mod arc;
 #[path = "counts.rs"]
 pub mod counts;
-#[path = "rfc9496.rs"]
-pub mod rfc9496;
 #[path = "patgo.rs"]
 pub mod patgo;
+#[path = "rfc9496.rs"]
+pub mod rfc9496;
 #[path = "rfc9497.rs"]
 pub mod rfc9497;
 #[path = "rfc9578.rs"]
