@@ -903,7 +903,12 @@ fn voprf_paths<S: Suite<Group: Curve>>(out: &mut Vec<Path>) {
         let blinded = blinded_pool::<S>(&mut rng);
         measure(
             cfg,
-            |rng, class| (&servers[class][rng.random_range(0..POOL)], pick(&blinded, rng)),
+            |rng, class| {
+                (
+                    &servers[class][rng.random_range(0..POOL)],
+                    pick(&blinded, rng),
+                )
+            },
             |(server, b)| server.blind_evaluate(&mut rng, &b),
         )
     }));
@@ -917,7 +922,12 @@ fn voprf_paths<S: Suite<Group: Curve>>(out: &mut Vec<Path>) {
         let blinded = blinded_pool::<S>(&mut rng);
         measure(
             cfg,
-            |rng, class| (&servers[class][rng.random_range(0..POOL)], pick(&blinded, rng)),
+            |rng, class| {
+                (
+                    &servers[class][rng.random_range(0..POOL)],
+                    pick(&blinded, rng),
+                )
+            },
             |(server, b)| server.blind_evaluate(&mut rng, &b, INFO),
         )
     }));

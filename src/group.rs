@@ -29,10 +29,10 @@ mod p384_field;
 mod p521;
 mod point;
 mod prime;
-mod ristretto255;
-mod sswu;
 #[cfg(test)]
 mod random_tests;
+mod ristretto255;
+mod sswu;
 #[cfg(test)]
 mod tests;
 mod window;
@@ -517,7 +517,11 @@ pub fn decode_nonzero_scalar<C: Curve>(bytes: &[u8]) -> Result<Scalar<C>> {
 /// `NonZeroScalar::random`.
 pub fn random_scalar<C: Curve>(rng: &mut (impl CryptoRng + ?Sized)) -> Scalar<C> {
     let top_bits = Scalar::<C>::NUM_BITS % 8;
-    let mask = if top_bits == 0 { 0xff } else { (1u8 << top_bits) - 1 };
+    let mask = if top_bits == 0 {
+        0xff
+    } else {
+        (1u8 << top_bits) - 1
+    };
     let mut repr = FieldBytes::<C>::default();
     loop {
         rng.fill_bytes(&mut repr);

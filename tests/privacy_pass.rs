@@ -283,12 +283,8 @@ fn bad_challenges() {
 #[test]
 fn bad_points_rejected() {
     let issuer = issuer();
-    let (req, _) = Client::request(
-        issuer.public_key(),
-        &challenge_bytes(),
-        &mut rand::rng(),
-    )
-    .expect("request");
+    let (req, _) = Client::request(issuer.public_key(), &challenge_bytes(), &mut rand::rng())
+        .expect("request");
     let mut r = req.to_bytes();
     r[3] = 0x04; // uncompressed tag at compressed length
     assert_eq!(TokenRequest::from_bytes(&r), Err(Error::InvalidPoint));
@@ -486,12 +482,8 @@ fn flipped_token_rejected() {
 
 /// A batched request of `n` copies of one valid blinded element for `issuer`'s key.
 fn repeated_request(issuer: &Issuer, n: usize) -> Vec<u8> {
-    let (req, _) = Client::request(
-        issuer.public_key(),
-        &challenge_bytes(),
-        &mut rand::rng(),
-    )
-    .expect("request");
+    let (req, _) = Client::request(issuer.public_key(), &challenge_bytes(), &mut rand::rng())
+        .expect("request");
     let element = req.blinded_msg().to_bytes();
     let body = n * element.len();
     let mut bytes = vec![0, 1, issuer.truncated_token_key_id()];

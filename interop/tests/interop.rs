@@ -205,15 +205,9 @@ impl TtIssuer for tt::Issuer {
             _ => return Err(format!("private metadata {bit} is not a bit")),
         };
         let max_issuance = u16::try_from(max_issuance).unwrap_or(u16::MAX);
-        let response = tt::Issuer::issue(
-            self,
-            request,
-            key_id,
-            bit,
-            max_issuance,
-            &mut rand::rng(),
-        )
-        .map_err(err)?;
+        let response =
+            tt::Issuer::issue(self, request, key_id, bit, max_issuance, &mut rand::rng())
+                .map_err(err)?;
         Ok((response.message, usize::from(response.issued)))
     }
     fn redeem(&self, request: &[u8]) -> R<Redeemed> {

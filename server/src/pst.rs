@@ -159,13 +159,10 @@ pub async fn issue(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Respo
     };
     let bit = st.config.pst.private_metadata && keys.method.has_private_metadata();
     let key_id = pst_key_id(ring.pst_epoch);
-    match keys.issuer.issue(
-        &request,
-        key_id,
-        bit,
-        st.config.max_batch,
-        &mut rand::rng(),
-    ) {
+    match keys
+        .issuer
+        .issue(&request, key_id, bit, st.config.max_batch, &mut rand::rng())
+    {
         Ok(r) => {
             st.metrics.issued(keys.method.name(), u64::from(r.issued));
             with_header(

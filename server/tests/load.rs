@@ -44,13 +44,11 @@ async fn bounded_load_issuance_and_redemption() {
                 let mut lat = Vec::new();
                 while start.elapsed() < PHASE {
                     let (ct, body) = if n == 1 {
-                        let (r, _) =
-                            Client::request(&pk, &challenge, &mut rand::rng()).unwrap();
+                        let (r, _) = Client::request(&pk, &challenge, &mut rand::rng()).unwrap();
                         ("application/private-token-request", r.to_bytes().to_vec())
                     } else {
                         let (r, _) =
-                            Client::request_batch(&pk, &challenge, n, &mut rand::rng())
-                                .unwrap();
+                            Client::request_batch(&pk, &challenge, n, &mut rand::rng()).unwrap();
                         (
                             "application/private-token-amortized-batch-request",
                             r.to_bytes(),
@@ -82,8 +80,7 @@ async fn bounded_load_issuance_and_redemption() {
     // store) and at a second instance with the same master secret on Redis.
     let mut tokens = Vec::new();
     for _ in 0..60 {
-        let (req, state) =
-            Client::request_batch(&pk, &challenge, 20, &mut rand::rng()).unwrap();
+        let (req, state) = Client::request_batch(&pk, &challenge, 20, &mut rand::rng()).unwrap();
         let body = expect_ok(
             post(&c, &s, BATCH, req.to_bytes()).await,
             "application/private-token-amortized-batch-response",

@@ -246,12 +246,9 @@ async fn the_binary_with_redis_spends_in_redis() {
     let (challenge, key, _) = challenge_of(&r, 1);
     let pk =
         privacy_tokens::voprf::PublicKey::<privacy_tokens::P384Sha384>::from_bytes(&key).unwrap();
-    let (req, state) = privacy_tokens::voprf::privacy_pass::Client::request(
-        &pk,
-        &challenge,
-        &mut rand::rng(),
-    )
-    .unwrap();
+    let (req, state) =
+        privacy_tokens::voprf::privacy_pass::Client::request(&pk, &challenge, &mut rand::rng())
+            .unwrap();
     let r = c
         .post(format!("{base}/token-request"))
         .header("content-type", SINGLE)

@@ -1,8 +1,8 @@
 //! `random_scalar` (rand_core 0.10) against the curve crates' `NonZeroScalar::random`
 //! (rand_core 0.6) on the same byte stream, and its rejection of `n`, values above it, and zero.
 
-use elliptic_curve::rand_core as rand_core_06;
 use elliptic_curve::ff::Field;
+use elliptic_curve::rand_core as rand_core_06;
 use elliptic_curve::NonZeroScalar;
 
 use super::{decode_scalar, random_scalar, Curve, Scalar};
@@ -75,9 +75,18 @@ fn rejects_then_matches_the_curve_crate<C: Curve>() {
     let mut kept = vec![0u8; len];
     rand_core::Rng::fill_bytes(&mut rng, &mut kept);
     kept[0] &= 0x7f; // below n
-    // n, all-ones, zero: each rejected; then `kept`.
-    let bytes = [order_bytes::<C>(), vec![0xff; len], vec![0; len], kept.clone()].concat();
-    let mut ours = Stream { bytes: bytes.clone(), at: 0 };
+                     // n, all-ones, zero: each rejected; then `kept`.
+    let bytes = [
+        order_bytes::<C>(),
+        vec![0xff; len],
+        vec![0; len],
+        kept.clone(),
+    ]
+    .concat();
+    let mut ours = Stream {
+        bytes: bytes.clone(),
+        at: 0,
+    };
     let s = random_scalar::<C>(&mut ours);
     assert_eq!(ours.at, 4 * len, "three rejected draws, then the kept one");
     assert_eq!(s, decode_scalar::<C>(&kept).unwrap());
@@ -88,7 +97,10 @@ fn rejects_then_matches_the_curve_crate<C: Curve>() {
     for _ in 0..200 {
         let mut bytes = vec![0u8; 4 * len];
         rand_core::Rng::fill_bytes(&mut rng, &mut bytes);
-        let mut ours = Stream { bytes: bytes.clone(), at: 0 };
+        let mut ours = Stream {
+            bytes: bytes.clone(),
+            at: 0,
+        };
         let mut theirs = Stream { bytes, at: 0 };
         assert_eq!(
             random_scalar::<C>(&mut ours),

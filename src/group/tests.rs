@@ -288,7 +288,9 @@ fn msm<C: Curve>() {
         let mut pts: Vec<Affine<C>> = (0..n)
             .map(|_| ref_mul(&g, &crate::group::random_scalar::<C>(&mut rng)).to_affine())
             .collect();
-        let mut ks: Vec<Scalar<C>> = (0..n).map(|_| crate::group::random_scalar::<C>(&mut rng)).collect();
+        let mut ks: Vec<Scalar<C>> = (0..n)
+            .map(|_| crate::group::random_scalar::<C>(&mut rng))
+            .collect();
         if n >= 4 {
             // Repeated points, P and -P, the identity, edge scalars.
             pts[1] = pts[0];
