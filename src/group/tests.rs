@@ -232,7 +232,10 @@ where
         u.extend_from_slice(Fe::<C>::random_fe(&mut rng).to_repr().as_ref());
         check(&u);
     }
-    assert!(squares > 100 && non_squares > 100, "{squares} {non_squares}");
+    assert!(
+        squares > 100 && non_squares > 100,
+        "{squares} {non_squares}"
+    );
     // x = 0, small x, and x >= p (p, p + 1, p + 2, all ones, random high values).
     let mut p_bytes = (-Fe::<C>::ONE).to_repr();
     be_increment(p_bytes.as_mut());
@@ -297,12 +300,24 @@ where
         u.as_mut()[0] = tag;
         assert_eq!(C::decode_uncompressed(u.as_ref()), Err(Error::InvalidPoint));
     }
-    assert_eq!(C::decode_compressed(&vec![0; n + 1]), Err(Error::IdentityElement));
-    assert_eq!(C::decode_uncompressed(&vec![0; 2 * n + 1]), Err(Error::IdentityElement));
+    assert_eq!(
+        C::decode_compressed(&vec![0; n + 1]),
+        Err(Error::IdentityElement)
+    );
+    assert_eq!(
+        C::decode_uncompressed(&vec![0; 2 * n + 1]),
+        Err(Error::IdentityElement)
+    );
     assert_eq!(C::decode_compressed(&vec![0; n]), Err(Error::InvalidLength));
-    assert_eq!(C::decode_uncompressed(&vec![0; 2 * n]), Err(Error::InvalidLength));
+    assert_eq!(
+        C::decode_uncompressed(&vec![0; 2 * n]),
+        Err(Error::InvalidLength)
+    );
     assert_eq!(C::decode_compressed(u.as_ref()), Err(Error::InvalidLength));
-    assert_eq!(C::decode_uncompressed(c.as_ref()), Err(Error::InvalidLength));
+    assert_eq!(
+        C::decode_uncompressed(c.as_ref()),
+        Err(Error::InvalidLength)
+    );
 }
 
 type RefHash<C> = fn(Xmd, &[&[u8]], &[&[u8]]) -> RefPoint<C>;
