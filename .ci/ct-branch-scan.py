@@ -35,6 +35,13 @@ REVIEWED = {
     r"arc::sigma::prove$": (
         3, "whether a Pedersen base has a `g` term (the statement's shape)"),
     r"PrivateKey::put_blob$": (1, "the method's scalar count (blob layout)"),
+    # The `Result` discriminant of `blind_evaluate` (run inside `stack::run`), reloaded from
+    # the stack after a memcpy of the response, so the classifier does not see it as returned.
+    r"privacy_pass::single::Issuer<T>::issue$": (
+        1, "whether the evaluation failed (the returned Result's tag)"),
+    # Instance validation of sigma-protocols-03 reads only the public statement and elements.
+    r"arc::sigma03::validate_instance$": (
+        1, "a shape check of the public statement (an unused element or scalar)"),
     r"PrivateKey::from_bytes$": (1, "the method's scalar count (blob layout)"),
     # With P-256's squaring inlined, `sqn(x, 2)` becomes a two-trip loop whose flag is the
     # constant `mov $0x1` set before it and tested at its back edge: the loop counter.

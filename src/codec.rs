@@ -154,7 +154,7 @@ mod alloc_hex {
     /// secret is left behind by a regrowth). `None` if the string is not hex.
     pub(super) fn decode_hex_into(s: &str, out: &mut Vec<u8>) -> Option<()> {
         let b = s.as_bytes();
-        if b.len() % 2 != 0 {
+        if !b.len().is_multiple_of(2) {
             return None;
         }
         out.clear();

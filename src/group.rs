@@ -42,7 +42,6 @@ use core::fmt;
 use elliptic_curve::{
     ff::{BatchInverter, Field, PrimeField},
     generic_array::{ArrayLength, GenericArray},
-    group::GroupEncoding,
     sec1::{EncodedPoint, FromEncodedPoint},
     FieldBytes,
 };
@@ -236,14 +235,12 @@ macro_rules! impl_curve {
                     _ if bytes.iter().all(|&b| b == 0) => return Err(Error::IdentityElement),
                     _ => return Err(Error::InvalidPoint),
                 }
-                let repr = Self::Compressed::clone_from_slice(bytes);
-                let p: Option<$crate_::AffinePoint> =
-                    $crate_::AffinePoint::from_bytes(&repr).into();
-                let p = p.ok_or(Error::InvalidPoint)?;
-                if bool::from(p.is_identity()) {
-                    return Err(Error::IdentityElement);
-                }
-                Ok(Affine::<Self>::from_primeorder(&p))
+                // Our own field: strict `x < p`, then the constant-time square root and sign
+                // select of `AffinePoint::decompress` (no identity: the tag is 2 or 3).
+                let x = <$fe as FieldOps>::from_repr(fe_repr::<$fe>(&bytes[1..]));
+                let odd = Choice::from(bytes[0] & 1);
+                let p = x.and_then(|x| Affine::<Self>::decompress(&x, odd));
+                Option::from(p).ok_or(Error::InvalidPoint)
             }
 
             fn decode_uncompressed(bytes: &[u8]) -> Result<Affine<Self>> {
@@ -255,15 +252,11 @@ macro_rules! impl_curve {
                     _ if bytes.iter().all(|&b| b == 0) => return Err(Error::IdentityElement),
                     _ => return Err(Error::InvalidPoint),
                 }
-                let enc =
-                    EncodedPoint::<Self>::from_bytes(bytes).map_err(|_| Error::InvalidPoint)?;
-                let p: Option<$crate_::AffinePoint> =
-                    $crate_::AffinePoint::from_encoded_point(&enc).into();
-                let p = p.ok_or(Error::InvalidPoint)?;
-                if bool::from(p.is_identity()) {
-                    return Err(Error::IdentityElement);
-                }
-                Ok(Affine::<Self>::from_primeorder(&p))
+                // Strict coordinates (`x, y < p`) and the curve equation on our own field.
+                let x = <$fe as FieldOps>::from_repr(fe_repr::<$fe>(&bytes[1..=$ns]));
+                let y = <$fe as FieldOps>::from_repr(fe_repr::<$fe>(&bytes[$ns + 1..]));
+                let p = x.and_then(|x| y.and_then(|y| Affine::<Self>::from_xy_checked(&x, &y)));
+                Option::from(p).ok_or(Error::InvalidPoint)
             }
 
             fn hash_to_curve(xmd: Xmd, msg: &[&[u8]], dst: &[&[u8]]) -> Result<Point<Self>> {
@@ -357,6 +350,16 @@ fn fe_from_slice<F: FieldOps>(bytes: &[u8]) -> Option<F> {
     }
     repr.as_mut().copy_from_slice(bytes);
     F::from_repr(repr).into()
+}
+
+/// A field element's encoding from a slice of exactly its length (the callers check the length
+/// first; a shorter or longer slice leaves the encoding zero, which is never reached).
+fn fe_repr<F: FieldOps>(bytes: &[u8]) -> F::Repr {
+    let mut repr = F::Repr::default();
+    if repr.as_ref().len() == bytes.len() {
+        repr.as_mut().copy_from_slice(bytes);
+    }
+    repr
 }
 
 /// Our field element from the curve crate's (the output of its `hash_to_field`; canonical, so

@@ -102,11 +102,49 @@ impl<C: Curve> AffinePoint<C> {
         }
     }
 
+    /// `x^3 - 3x + b`, the right-hand side of the curve equation.
+    #[inline(always)]
+    fn curve_rhs(x: &Fe<C>) -> Fe<C> {
+        (x.square() + C::EQ_A) * *x + C::EQ_B
+    }
+
+    /// The point with abscissa `x` whose ordinate has the parity `y_is_odd` (SEC1 point
+    /// decompression), or none when `x^3 - 3x + b` is not a square. Constant time: the square
+    /// root is `rhs^((p+1)/4) = rhs * rhs^((p-3)/4)` ([`Curve::pow_c1`]; `p = 3 mod 4` on both
+    /// curves), checked by squaring, and the sign is a conditional select. No point of a
+    /// prime-order curve has `y = 0`, so every decompressed point keeps the requested parity.
+    pub(crate) fn decompress(x: &Fe<C>, y_is_odd: Choice) -> subtle::CtOption<Self> {
+        let rhs = Self::curve_rhs(x);
+        let y = rhs * C::pow_c1(&rhs);
+        let is_square = y.square().ct_eq(&rhs);
+        let y = Fe::<C>::conditional_select(&y, &-y, y.is_odd() ^ y_is_odd);
+        subtle::CtOption::new(
+            Self {
+                x: *x,
+                y,
+                infinity: 0,
+            },
+            is_square,
+        )
+    }
+
+    /// The point `(x, y)` if it satisfies `y^2 = x^3 - 3x + b`, else none. Constant time.
+    pub(crate) fn from_xy_checked(x: &Fe<C>, y: &Fe<C>) -> subtle::CtOption<Self> {
+        let on_curve = y.square().ct_eq(&Self::curve_rhs(x));
+        subtle::CtOption::new(
+            Self {
+                x: *x,
+                y: *y,
+                infinity: 0,
+            },
+            on_curve,
+        )
+    }
+
     /// Whether `(x, y)` satisfies `y^2 = x^3 - 3x + b` (identity excluded).
     #[cfg(test)]
     pub(crate) fn is_on_curve(&self) -> Choice {
-        let rhs = (self.x.square() + C::EQ_A) * self.x + C::EQ_B;
-        self.y.square().ct_eq(&rhs) & !self.is_identity()
+        self.y.square().ct_eq(&Self::curve_rhs(&self.x)) & !self.is_identity()
     }
 }
 

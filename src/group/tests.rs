@@ -7,6 +7,8 @@ use ::p384::NistP384;
 use elliptic_curve::ff::Field;
 use elliptic_curve::group::Group as _;
 
+use super::field::TestField;
+use super::point::Fe;
 use super::*;
 
 type RefPoint<C> = primeorder::ProjectivePoint<C>;
@@ -144,6 +146,178 @@ fn encodings<C: Curve>(sec1: impl Fn(&primeorder::AffinePoint<C>, bool) -> Vec<u
             Err(Error::InvalidLength)
         );
     }
+}
+
+/// The curve crate's SEC1 decoder (`primeorder::AffinePoint::from_encoded_point`): the reference
+/// of the differential decoding test.
+type RefDecode<C> = fn(&[u8]) -> Option<primeorder::AffinePoint<C>>;
+
+/// `x + 1` on a big-endian byte string (wrapping).
+fn be_increment(x: &mut [u8]) {
+    for b in x.iter_mut().rev() {
+        *b = b.wrapping_add(1);
+        if *b != 0 {
+            break;
+        }
+    }
+}
+
+/// Our own-field SEC1 decoders against the curve crate's, compressed and uncompressed: valid
+/// points with both tags, random `x` (squares and non-squares, both tags), `x = 0`, `x >= p`
+/// (`p`, `p + 1`, all ones), random and off-curve `(x, y)`, `y >= p`.
+fn decode_differential<C: Curve>(reference: RefDecode<C>)
+where
+    Fe<C>: TestField,
+{
+    use rand::RngCore as _;
+    let mut rng = rand::thread_rng();
+    let n = C::SCALAR_LEN;
+    let check = |bytes: &[u8]| {
+        let ours = if bytes.len() == C::UNCOMPRESSED_LEN {
+            C::decode_uncompressed(bytes)
+        } else {
+            C::decode_compressed(bytes)
+        };
+        // The curve crate's decoder mapped onto our error types.
+        let expect = match reference(bytes) {
+            None => Err(Error::InvalidPoint),
+            Some(p) if bool::from(p.is_identity()) => Err(Error::IdentityElement),
+            Some(p) => Ok(Affine::<C>::from_primeorder(&p)),
+        };
+        assert_eq!(ours, expect, "{bytes:02x?}");
+        if let Ok(p) = ours {
+            assert!(bool::from(p.is_on_curve()));
+            if bytes.len() == C::COMPRESSED_LEN {
+                assert_eq!(p.y.is_odd().unwrap_u8(), bytes[0] & 1, "tag parity");
+            }
+        }
+        ours.is_ok()
+    };
+    // Valid points (random multiples of the generator), both tags, and their uncompressed form
+    // with y and with -y, and with a flipped bit of y (off the curve).
+    for _ in 0..64 {
+        let k = Scalar::<C>::random(&mut rng);
+        let pa = ref_mul(&gen::<C>(), &k).to_affine();
+        if bool::from(pa.is_identity()) {
+            continue;
+        }
+        let mut c = C::encode_compressed(&pa);
+        assert!(check(c.as_ref()));
+        c.as_mut()[0] ^= 1;
+        assert!(check(c.as_ref()));
+        assert_eq!(C::decode_compressed(c.as_ref()), Ok(-pa));
+        let mut u = C::encode_uncompressed(&pa);
+        assert!(check(u.as_ref()));
+        u.as_mut()[n + 1..].copy_from_slice((-pa.y).to_repr().as_ref());
+        assert!(check(u.as_ref()));
+        u.as_mut()[C::UNCOMPRESSED_LEN - 1] ^= 1;
+        assert!(!check(u.as_ref()));
+    }
+    // Random x: about half are abscissae of points; both outcomes must occur.
+    let (mut squares, mut non_squares) = (0, 0);
+    for _ in 0..256 {
+        let x = Fe::<C>::random_fe(&mut rng).to_repr();
+        for tag in [2u8, 3] {
+            let mut c = vec![tag];
+            c.extend_from_slice(x.as_ref());
+            if check(&c) {
+                squares += 1;
+            } else {
+                non_squares += 1;
+            }
+        }
+        // Random (x, y): off the curve (except with negligible probability).
+        let mut u = vec![4u8];
+        u.extend_from_slice(x.as_ref());
+        u.extend_from_slice(Fe::<C>::random_fe(&mut rng).to_repr().as_ref());
+        check(&u);
+    }
+    assert!(
+        squares > 100 && non_squares > 100,
+        "{squares} {non_squares}"
+    );
+    // x = 0, small x, and x >= p (p, p + 1, p + 2, all ones, random high values).
+    let mut p_bytes = (-Fe::<C>::ONE).to_repr();
+    be_increment(p_bytes.as_mut());
+    let mut xs: Vec<Vec<u8>> = vec![vec![0; n], vec![0xff; n]];
+    for i in 1u64..8 {
+        xs.push(Fe::<C>::from_small(i).to_repr().as_ref().to_vec());
+    }
+    let mut x = p_bytes.as_ref().to_vec();
+    for _ in 0..3 {
+        xs.push(x.clone());
+        be_increment(&mut x);
+    }
+    for _ in 0..16 {
+        let mut x = vec![0xff; n];
+        rng.fill_bytes(&mut x[n / 2..]);
+        xs.push(x);
+    }
+    let g = Affine::<C>::generator();
+    for x in &xs {
+        let high = x.as_slice() >= p_bytes.as_ref();
+        for tag in [2u8, 3] {
+            let mut c = vec![tag];
+            c.extend_from_slice(x);
+            let ok = check(&c);
+            assert!(!(high && ok));
+        }
+        // x >= p with the generator's y, and the generator's x with y >= p.
+        let mut u = vec![4u8];
+        u.extend_from_slice(x);
+        u.extend_from_slice(g.y.to_repr().as_ref());
+        assert!(!(high && check(&u)));
+        let mut u = vec![4u8];
+        u.extend_from_slice(g.x.to_repr().as_ref());
+        u.extend_from_slice(x);
+        assert!(!(high && check(&u)));
+    }
+    // y + p for the generator (same residue, non-canonical) is rejected by both.
+    let gy_plus_p = {
+        let mut u = C::encode_uncompressed(&g);
+        let mut carry = 0u16;
+        let y = &mut u.as_mut()[n + 1..];
+        for (b, q) in y.iter_mut().rev().zip(p_bytes.as_ref().iter().rev()) {
+            let s = u16::from(*b) + u16::from(*q) + carry;
+            *b = s as u8;
+            carry = s >> 8;
+        }
+        (u, carry)
+    };
+    if gy_plus_p.1 == 0 {
+        assert!(!check(gy_plus_p.0.as_ref()));
+    }
+    // Tags other than 2, 3 (compressed) and 4 (uncompressed), and the identity encodings.
+    let c = C::encode_compressed(&g);
+    let u = C::encode_uncompressed(&g);
+    for tag in [0u8, 1, 4, 5, 6, 7, 0x82, 0xff] {
+        let mut c = c;
+        c.as_mut()[0] = tag;
+        assert_eq!(C::decode_compressed(c.as_ref()), Err(Error::InvalidPoint));
+    }
+    for tag in [0u8, 1, 2, 3, 5, 6, 7, 0x84, 0xff] {
+        let mut u = u;
+        u.as_mut()[0] = tag;
+        assert_eq!(C::decode_uncompressed(u.as_ref()), Err(Error::InvalidPoint));
+    }
+    assert_eq!(
+        C::decode_compressed(&vec![0; n + 1]),
+        Err(Error::IdentityElement)
+    );
+    assert_eq!(
+        C::decode_uncompressed(&vec![0; 2 * n + 1]),
+        Err(Error::IdentityElement)
+    );
+    assert_eq!(C::decode_compressed(&vec![0; n]), Err(Error::InvalidLength));
+    assert_eq!(
+        C::decode_uncompressed(&vec![0; 2 * n]),
+        Err(Error::InvalidLength)
+    );
+    assert_eq!(C::decode_compressed(u.as_ref()), Err(Error::InvalidLength));
+    assert_eq!(
+        C::decode_uncompressed(c.as_ref()),
+        Err(Error::InvalidLength)
+    );
 }
 
 type RefHash<C> = fn(Xmd, &[&[u8]], &[&[u8]]) -> RefPoint<C>;
@@ -391,6 +565,14 @@ macro_rules! curve_tests {
             fn sec1_encodings() {
                 use elliptic_curve::sec1::ToEncodedPoint;
                 encodings::<$c>(|p, c| p.to_encoded_point(c).as_bytes().to_vec());
+            }
+            #[test]
+            fn sec1_decoding_matches_the_curve_crate() {
+                use elliptic_curve::sec1::FromEncodedPoint;
+                decode_differential::<$c>(|b| {
+                    let enc = EncodedPoint::<$c>::from_bytes(b).ok()?;
+                    primeorder::AffinePoint::<$c>::from_encoded_point(&enc).into()
+                });
             }
             #[test]
             fn hash_to_curve() {
