@@ -169,8 +169,8 @@ fn decode_differential<C: Curve>(reference: RefDecode<C>)
 where
     Fe<C>: TestField,
 {
-    use rand::RngCore as _;
-    let mut rng = rand::thread_rng();
+    use rand::Rng as _;
+    let mut rng = rand::rng();
     let n = C::SCALAR_LEN;
     let check = |bytes: &[u8]| {
         let ours = if bytes.len() == C::UNCOMPRESSED_LEN {
@@ -196,7 +196,7 @@ where
     // Valid points (random multiples of the generator), both tags, and their uncompressed form
     // with y and with -y, and with a flipped bit of y (off the curve).
     for _ in 0..64 {
-        let k = Scalar::<C>::random(&mut rng);
+        let k = crate::group::random_scalar::<C>(&mut rng);
         let pa = ref_mul(&gen::<C>(), &k).to_affine();
         if bool::from(pa.is_identity()) {
             continue;
