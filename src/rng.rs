@@ -9,11 +9,12 @@
 //! | application's `rand` | its rand_core | adapter | feature |
 //! |---|---|---|---|
 //! | 0.10 | 0.10 | none | |
-//! | 0.9 | 0.9 | [`Rng09`] | `rand_core_09` |
-//! | 0.8 (and 0.7's `OsRng` through rand_core 0.6) | 0.6 | [`Rng06`] | `rand_core_06` |
+//! | 0.9 | 0.9 | `Rng09` | `rand_core_09` |
+//! | 0.8 (and 0.7's `OsRng` through rand_core 0.6) | 0.6 | `Rng06` | `rand_core_06` |
 //!
 //! An adapter is a `CryptoRng` only if the wrapped RNG is one in its own line (a `CryptoRng`
-//! marker there), so a non-cryptographic RNG is refused at compile time as before.
+//! marker there), so a non-cryptographic RNG is refused at compile time as before. Each adapter
+//! exists (and is documented) only with its feature on; docs.rs builds with both.
 
 /// Implements rand_core 0.10's `TryRng` (infallible) and `TryCryptoRng` for a wrapper of an older
 /// rand_core's `RngCore` (+ `CryptoRng`); those two give `Rng` and `CryptoRng` by blanket impls.
