@@ -48,7 +48,7 @@ macro_rules! adapter {
     };
 }
 
-/// A rand_core 0.6 RNG (rand 0.8: `rand::rng()`, `rand::rngs::OsRng`, `StdRng`) as a
+/// A rand_core 0.6 RNG (rand 0.8: `rand::thread_rng()`, `rand::rngs::OsRng`, `StdRng`) as a
 /// rand_core 0.10 `CryptoRng`, for the functions of this crate.
 ///
 /// Wrap the RNG itself or a `&mut` to it (rand_core 0.6 implements its traits for `&mut R`):
@@ -58,7 +58,7 @@ macro_rules! adapter {
 /// # extern crate rand08 as rand;
 /// use privacy_tokens::{rng::Rng06, voprf::VoprfServer, P256Sha256};
 ///
-/// let mut rng = Rng06(rand::rng());
+/// let mut rng = Rng06(rand::thread_rng());
 /// let server = VoprfServer::<P256Sha256>::new(&mut rng);
 /// # let _ = server;
 /// ```
