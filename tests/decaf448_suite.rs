@@ -4,14 +4,20 @@
 //! on keys and messages. The RFC 9497 vectors of the suite run in `tests/vectors.rs`; the group
 //! layer's own vectors in `tests/decaf448.rs`.
 
-use privacy_tokens::voprf::{
-    BlindedElement, EvaluationElement, OprfClient, OprfServer, PoprfClient, PoprfServer, Proof,
-    PublicKey, SecretKey, VoprfClient, VoprfServer,
-};
+use privacy_tokens::voprf::{BlindedElement, PublicKey, SecretKey};
 use privacy_tokens::{hazmat, Decaf448Shake256, Error, Suite};
 use serde_json::Value;
 
+#[path = "support/suites.rs"]
+mod suites;
+
+use suites::{proof_decoding, round_trips};
+
 type D = Decaf448Shake256;
+
+fn element_error(bytes: &[u8], want: Error, what: &str) {
+    suites::element_error::<D>(bytes, want, what);
+}
 
 /// The decaf448 generator (RFC 9496 Appendix B.1, `1 * B`).
 const GENERATOR: &str = "6666666666666666666666666666666666666666666666666666666633333333333333333333333333333333333333333333333333333333";
@@ -24,24 +30,6 @@ fn order_le() -> Vec<u8> {
     .unwrap();
     be.reverse();
     be
-}
-
-fn element_error(bytes: &[u8], want: Error, what: &str) {
-    assert_eq!(
-        PublicKey::<D>::from_bytes(bytes).err(),
-        Some(want),
-        "{what}"
-    );
-    assert_eq!(
-        BlindedElement::<D>::from_bytes(bytes).err(),
-        Some(want),
-        "{what}"
-    );
-    assert_eq!(
-        EvaluationElement::<D>::from_bytes(bytes).err(),
-        Some(want),
-        "{what}"
-    );
 }
 
 #[test]
@@ -137,24 +125,7 @@ fn scalars_are_little_endian_and_strict() {
         Some(Error::InvalidLength)
     );
     // Proofs: 112 bytes, both halves below the order.
-    let ok = [&l_minus_1[..], &l_minus_1].concat();
-    assert_eq!(Proof::<D>::from_bytes(&ok).unwrap().to_bytes()[..], ok[..]);
-    assert_eq!(
-        Proof::<D>::from_bytes(&[&l[..], &l_minus_1].concat()).err(),
-        Some(Error::NonCanonicalScalar)
-    );
-    assert_eq!(
-        Proof::<D>::from_bytes(&[&l_minus_1[..], &l].concat()).err(),
-        Some(Error::NonCanonicalScalar)
-    );
-    assert_eq!(
-        Proof::<D>::from_bytes(&ok[1..]).err(),
-        Some(Error::InvalidLength)
-    );
-    assert_eq!(
-        Proof::<D>::from_bytes(&[&ok[..], &[0]].concat()).err(),
-        Some(Error::InvalidLength)
-    );
+    proof_decoding::<D>(&l_minus_1, &l);
 }
 
 #[test]
@@ -166,122 +137,10 @@ fn suite_constants() {
 
 #[test]
 fn round_trips_in_all_modes() {
-    let mut rng = rand::rng();
-    let inputs: [&[u8]; 3] = [b"first", b"second", b""];
-
-    let server = OprfServer::<D>::new(&mut rng);
-    let b = OprfClient::<D>::blind(inputs[0], &mut rng).unwrap();
-    let e = server.blind_evaluate(&b.message);
-    let out = b.state.finalize(inputs[0], &e).unwrap();
-    assert_eq!(out.len(), 64);
-    assert_eq!(out, server.evaluate(inputs[0]).unwrap());
-    assert!(server.verify_output(inputs[0], &out).unwrap());
-    assert!(!server.verify_output(inputs[1], &out).unwrap());
-
-    let server = VoprfServer::<D>::new(&mut rng);
-    let other = VoprfServer::<D>::new(&mut rng);
-    let b = VoprfClient::<D>::blind(inputs[0], &mut rng).unwrap();
-    let ev = server.blind_evaluate(&mut rng, &b.message).unwrap();
-    assert_eq!(
-        b.state
-            .finalize(inputs[0], &ev.message, &ev.proof, server.public_key())
-            .unwrap(),
-        server.evaluate(inputs[0]).unwrap()
-    );
-    let clients: Vec<_> = inputs
-        .iter()
-        .map(|i| VoprfClient::<D>::blind(i, &mut rng).unwrap())
-        .collect();
-    let msgs: Vec<_> = clients.iter().map(|c| c.message).collect();
-    let batch = server.blind_evaluate_batch(&mut rng, &msgs).unwrap();
-    let states: Vec<_> = clients.into_iter().map(|c| c.state).collect();
-    let outs = VoprfClient::finalize_batch(
-        states,
-        &inputs,
-        &batch.messages,
-        &batch.proof,
-        server.public_key(),
-    )
-    .unwrap();
-    for (o, i) in outs.iter().zip(inputs) {
-        assert_eq!(*o, server.evaluate(i).unwrap());
-    }
-    let clients: Vec<_> = inputs
-        .iter()
-        .map(|i| VoprfClient::<D>::blind(i, &mut rng).unwrap())
-        .collect();
-    let msgs: Vec<_> = clients.iter().map(|c| c.message).collect();
-    let batch = server.blind_evaluate_batch(&mut rng, &msgs).unwrap();
-    let states: Vec<_> = clients.into_iter().map(|c| c.state).collect();
-    assert_eq!(
-        VoprfClient::finalize_batch(
-            states,
-            &inputs,
-            &batch.messages,
-            &batch.proof,
-            other.public_key()
-        )
-        .err(),
-        Some(Error::InvalidProof)
-    );
-
-    let info = b"public info";
-    let server = PoprfServer::<D>::new(&mut rng);
-    let b = PoprfClient::<D>::blind(inputs[0], info, server.public_key(), &mut rng).unwrap();
-    let ev = server.blind_evaluate(&mut rng, &b.message, info).unwrap();
-    assert_eq!(
-        b.state
-            .finalize(inputs[0], info, &ev.message, &ev.proof)
-            .unwrap(),
-        server.evaluate(inputs[0], info).unwrap()
-    );
-    let clients: Vec<_> = inputs
-        .iter()
-        .map(|i| PoprfClient::<D>::blind(i, info, server.public_key(), &mut rng).unwrap())
-        .collect();
-    let msgs: Vec<_> = clients.iter().map(|c| c.message).collect();
-    let batch = server.blind_evaluate_batch(&mut rng, &msgs, info).unwrap();
-    let states: Vec<_> = clients.into_iter().map(|c| c.state).collect();
-    let outs =
-        PoprfClient::finalize_batch(states, &inputs, info, &batch.messages, &batch.proof).unwrap();
-    for (o, i) in outs.iter().zip(inputs) {
-        assert_eq!(*o, server.evaluate(i, info).unwrap());
-        assert_ne!(*o, server.evaluate(i, b"other info").unwrap());
-    }
+    round_trips::<D>();
 }
 
 #[test]
 fn serde_round_trips() {
-    let mut rng = rand::rng();
-    let server = VoprfServer::<D>::new(&mut rng);
-    let pk = *server.public_key();
-    let json = serde_json::to_string(&pk).unwrap();
-    assert_eq!(json.len(), 2 + 2 * 56);
-    assert_eq!(serde_json::from_str::<PublicKey<D>>(&json).unwrap(), pk);
-    assert!(
-        serde_json::from_str::<PublicKey<D>>(&format!("\"{}00\"", hex::encode(pk.to_bytes())))
-            .is_err()
-    );
-    assert!(serde_json::from_str::<PublicKey<D>>(&format!("\"{}\"", "00".repeat(56))).is_err());
-    let sk_json = serde_json::to_string(server.secret_key()).unwrap();
-    assert_eq!(sk_json.len(), 2 + 2 * 56);
-    let sk: SecretKey<D> = serde_json::from_str(&sk_json).unwrap();
-    assert_eq!(sk.public_key(), pk);
-    assert_eq!(format!("{sk:?}"), "SecretKey(<redacted>)");
-    assert!(serde_json::from_str::<SecretKey<D>>(&format!("\"{}\"", "00".repeat(56))).is_err());
-    let b = VoprfClient::<D>::blind(b"serde", &mut rng).unwrap();
-    let ev = server.blind_evaluate(&mut rng, &b.message).unwrap();
-    let m: BlindedElement<D> =
-        serde_json::from_str(&serde_json::to_string(&b.message).unwrap()).unwrap();
-    assert_eq!(m, b.message);
-    let e: EvaluationElement<D> =
-        serde_json::from_str(&serde_json::to_string(&ev.message).unwrap()).unwrap();
-    assert_eq!(e, ev.message);
-    let proof_json = serde_json::to_string(&ev.proof).unwrap();
-    assert_eq!(proof_json.len(), 2 + 2 * 112);
-    let p: Proof<D> = serde_json::from_str(&proof_json).unwrap();
-    assert_eq!(
-        b.state.finalize(b"serde", &e, &p, &pk).unwrap(),
-        server.evaluate(b"serde").unwrap()
-    );
+    suites::serde_round_trips::<D>(56, 56);
 }

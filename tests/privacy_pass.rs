@@ -109,38 +109,7 @@ fn single_flow() {
     assert!(origin.verify_token(&token).expect("verify"));
 }
 
-fn batch_flow(n: usize) {
-    let mut rng = rand::rng();
-    let issuer = issuer();
-    let (req, state) = Client::request_batch(issuer.public_key(), &challenge_bytes(), n, &mut rng)
-        .expect("request_batch");
-    assert_eq!(state.len(), n);
-    let bytes = req.to_bytes();
-    assert_eq!(bytes.len(), 3 + if n * 49 < 64 { 1 } else { 2 } + 49 * n);
-    let req = BatchTokenRequest::from_bytes(&bytes).expect("decodes");
-    assert_eq!(req.blinded_elements().len(), n);
-    let resp = issuer.issue_batch(&mut rng, &req).expect("issue_batch");
-    let resp = BatchTokenResponse::from_bytes(&resp.to_bytes()).expect("decodes");
-    let tokens = state.finalize_batch(&resp).expect("finalize_batch");
-    assert_eq!(tokens.len(), n);
-    for t in &tokens {
-        assert!(issuer.verify_token(t).expect("verify"));
-    }
-    let mut nonces: Vec<_> = tokens.iter().map(|t| t.nonce).collect();
-    nonces.sort();
-    nonces.dedup();
-    assert_eq!(nonces.len(), n, "nonces must be distinct");
-}
-
-#[test]
-fn batch_flow_1() {
-    batch_flow(1);
-}
-
-#[test]
-fn batch_flow_10() {
-    batch_flow(10);
-}
+// The batched flow of every token type (type 1 included) runs in tests/privacy_pass_types.rs.
 
 #[test]
 fn serde_hex_roundtrip() {
@@ -167,40 +136,7 @@ fn serde_hex_roundtrip() {
 // ------------------------------------------------------------------------------------------
 // Rejections
 
-#[test]
-fn wrong_lengths_and_trailing_bytes() {
-    let mut rng = rand::rng();
-    let issuer = issuer();
-    let (req, state) =
-        Client::request(issuer.public_key(), &challenge_bytes(), &mut rng).expect("request");
-    let resp = issuer.issue(&mut rng, &req).expect("issue");
-    let token = state.finalize(&resp).expect("finalize");
-
-    let r = req.to_bytes().to_vec();
-    let s = resp.to_bytes().to_vec();
-    let t = token.to_bytes().to_vec();
-    for (bytes, name) in [(&r, "request"), (&s, "response"), (&t, "token")] {
-        let mut longer = bytes.clone();
-        longer.push(0);
-        let shorter = &bytes[..bytes.len() - 1];
-        let dec = |b: &[u8]| -> Result<(), Error> {
-            match name {
-                "request" => TokenRequest::from_bytes(b).map(drop),
-                "response" => TokenResponse::from_bytes(b).map(drop),
-                _ => Token::from_bytes(b).map(drop),
-            }
-        };
-        assert_eq!(
-            dec(&longer),
-            Err(Error::InvalidLength),
-            "{name} trailing byte"
-        );
-        assert_eq!(dec(shorter), Err(Error::InvalidLength), "{name} truncated");
-        assert_eq!(dec(&[]), Err(Error::InvalidLength), "{name} empty");
-        assert_eq!(dec(bytes), Ok(()), "{name} exact");
-    }
-    assert_eq!(TOKEN_RESPONSE_LEN, 145);
-}
+// Wrong lengths and trailing bytes of every wire type, for every token type: tests/privacy_pass_types.rs.
 
 #[test]
 fn wrong_token_type() {

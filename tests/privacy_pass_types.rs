@@ -8,7 +8,8 @@ mod runner;
 use std::path::Path;
 
 use privacy_tokens::voprf::privacy_pass::generic::{
-    BatchTokenRequest, BatchTokenResponse, Client, Issuer, Token, TokenRequest, TokenResponse,
+    BatchTokenRequest, BatchTokenResponse, Client, ClientState, Issuer, Token, TokenRequest,
+    TokenResponse,
 };
 use privacy_tokens::voprf::privacy_pass::{
     token_key_id, TokenChallenge, TokenType, Type1, Type5, TOKEN_INPUT_LEN,
@@ -189,12 +190,19 @@ fn issuer_for<T: TokenType>() -> Issuer<T> {
     Issuer::new(VoprfServer::new(&mut rand::rng()))
 }
 
-fn single_flow<T: TokenType>() {
-    let mut rng = rand::rng();
+/// A fresh issuer, a challenge for type `T`, and one token request for it with its state.
+fn requested<T: TokenType>(
+    rng: &mut rand::rngs::ThreadRng,
+) -> (Issuer<T>, Vec<u8>, TokenRequest<T>, ClientState<T>) {
     let issuer = issuer_for::<T>();
     let challenge = challenge_for::<T>();
-    let (req, state) =
-        Client::<T>::request(issuer.public_key(), &challenge, &mut rng).expect("request");
+    let (req, state) = Client::<T>::request(issuer.public_key(), &challenge, rng).expect("request");
+    (issuer, challenge, req, state)
+}
+
+fn single_flow<T: TokenType>() {
+    let mut rng = rand::rng();
+    let (issuer, challenge, req, state) = requested::<T>(&mut rng);
     let req_bytes = req.to_bytes();
     assert_eq!(req_bytes.as_ref().len(), T::TOKEN_REQUEST_LEN);
     assert_eq!(req_bytes.as_ref().len(), 3 + T::NE);
@@ -248,6 +256,16 @@ fn batch_flow<T: TokenType>(n: usize) {
         .expect("issue");
     let resp_bytes = resp.to_bytes();
     assert_eq!(resp_bytes.len(), varint + T::NE * n + 2 * T::NS);
+    // The typed entry point evaluates the same elements (its proof has another nonce).
+    let typed = issuer
+        .issue_batch(&mut rng, &req)
+        .expect("issue_batch")
+        .to_bytes();
+    assert_eq!(typed.len(), resp_bytes.len());
+    assert_eq!(
+        typed[..varint + T::NE * n],
+        resp_bytes[..varint + T::NE * n]
+    );
     let resp = state.response_from_bytes(&resp_bytes).expect("decodes");
     assert_eq!(
         BatchTokenResponse::<T>::from_bytes(&resp_bytes).expect("decodes"),
@@ -267,10 +285,7 @@ fn batch_flow<T: TokenType>(n: usize) {
 /// Every wire type: exact length decodes; one byte more, one less, or none is `InvalidLength`.
 fn wrong_lengths_and_trailing_bytes<T: TokenType>() {
     let mut rng = rand::rng();
-    let issuer = issuer_for::<T>();
-    let challenge = challenge_for::<T>();
-    let (req, state) =
-        Client::<T>::request(issuer.public_key(), &challenge, &mut rng).expect("request");
+    let (issuer, challenge, req, state) = requested::<T>(&mut rng);
     let resp = issuer.issue(&mut rng, &req).expect("issue");
     let token = state.finalize(&resp).expect("finalize");
     let (breq, bstate) =
@@ -333,10 +348,7 @@ fn wrong_lengths_and_trailing_bytes<T: TokenType>() {
 /// challenge for another type is refused by the client.
 fn wrong_token_type<T: TokenType>() {
     let mut rng = rand::rng();
-    let issuer = issuer_for::<T>();
-    let challenge = challenge_for::<T>();
-    let (req, state) =
-        Client::<T>::request(issuer.public_key(), &challenge, &mut rng).expect("request");
+    let (issuer, challenge, req, state) = requested::<T>(&mut rng);
     let resp = issuer.issue(&mut rng, &req).expect("issue");
     let token = state.finalize(&resp).expect("finalize");
     let (breq, _) =
@@ -462,10 +474,7 @@ fn tampering_rejected<T: TokenType>() {
 
 fn serde_hex_roundtrip<T: TokenType>() {
     let mut rng = rand::rng();
-    let issuer = issuer_for::<T>();
-    let challenge = challenge_for::<T>();
-    let (req, state) =
-        Client::<T>::request(issuer.public_key(), &challenge, &mut rng).expect("request");
+    let (issuer, challenge, req, state) = requested::<T>(&mut rng);
     let json = serde_json::to_string(&req).expect("ser");
     assert_eq!(json, format!("\"{}\"", hex::encode(req.to_bytes())));
     let back: TokenRequest<T> = serde_json::from_str(&json).expect("de");

@@ -61,6 +61,25 @@ fn seeded_rng_reproduces_keys() {
     assert_ne!(key(7), key(8));
 }
 
+/// The adapter `$wrap` around `$rand`'s seeded `StdRng` yields that RNG's own `u32`, `u64` and
+/// bytes, in order.
+#[cfg(any(feature = "rand_core_06", feature = "rand_core_09"))]
+macro_rules! passes_the_bytes_through {
+    ($wrap:ident, $rand:ident) => {
+        #[test]
+        fn passes_the_bytes_through() {
+            let mut ours = $wrap($rand::rngs::StdRng::seed_from_u64(9));
+            let mut theirs = $rand::rngs::StdRng::seed_from_u64(9);
+            assert_eq!(ours.next_u32(), theirs.next_u32());
+            assert_eq!(ours.next_u64(), theirs.next_u64());
+            let (mut a, mut b) = ([0u8; 77], [0u8; 77]);
+            ours.fill_bytes(&mut a);
+            theirs.fill_bytes(&mut b);
+            assert_eq!(a, b);
+        }
+    };
+}
+
 #[cfg(feature = "rand_core_06")]
 mod rand_08 {
     use super::*;
@@ -76,17 +95,7 @@ mod rand_08 {
         round_trip::<P384Sha384>(&mut Rng06(&mut rng));
     }
 
-    #[test]
-    fn passes_the_bytes_through() {
-        let mut ours = Rng06(rand08::rngs::StdRng::seed_from_u64(9));
-        let mut theirs = rand08::rngs::StdRng::seed_from_u64(9);
-        assert_eq!(ours.next_u32(), theirs.next_u32());
-        assert_eq!(ours.next_u64(), theirs.next_u64());
-        let (mut a, mut b) = ([0u8; 77], [0u8; 77]);
-        ours.fill_bytes(&mut a);
-        theirs.fill_bytes(&mut b);
-        assert_eq!(a, b);
-    }
+    passes_the_bytes_through!(Rng06, rand08);
 }
 
 #[cfg(feature = "rand_core_09")]
@@ -104,15 +113,5 @@ mod rand_09 {
         round_trip::<P256Sha256>(&mut Rng09(&mut rng));
     }
 
-    #[test]
-    fn passes_the_bytes_through() {
-        let mut ours = Rng09(rand09::rngs::StdRng::seed_from_u64(9));
-        let mut theirs = rand09::rngs::StdRng::seed_from_u64(9);
-        assert_eq!(ours.next_u32(), theirs.next_u32());
-        assert_eq!(ours.next_u64(), theirs.next_u64());
-        let (mut a, mut b) = ([0u8; 77], [0u8; 77]);
-        ours.fill_bytes(&mut a);
-        theirs.fill_bytes(&mut b);
-        assert_eq!(a, b);
-    }
+    passes_the_bytes_through!(Rng09, rand09);
 }

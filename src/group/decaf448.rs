@@ -62,6 +62,53 @@ const OVERSIZE_DST_LEN: usize = 56;
 /// The longest DST `expand_message_xof` takes as it is (RFC 9380 §5.3.3).
 const MAX_DST_LEN: usize = 255;
 
+/// The newtype impls `Element` and `Scalar` share over the crate's types: constant-time
+/// equality (and `PartialEq` through it), selection, `+`, `-` and negation.
+macro_rules! newtype_ops {
+    ($t:ident, $inner:ty) => {
+        impl ConstantTimeEq for $t {
+            fn ct_eq(&self, other: &Self) -> Choice {
+                self.0.ct_eq(&other.0)
+            }
+        }
+
+        impl PartialEq for $t {
+            fn eq(&self, other: &Self) -> bool {
+                self.ct_eq(other).into()
+            }
+        }
+
+        impl Eq for $t {}
+
+        impl ConditionallySelectable for $t {
+            fn conditional_select(a: &Self, b: &Self, choice: Choice) -> Self {
+                Self(<$inner>::conditional_select(&a.0, &b.0, choice))
+            }
+        }
+
+        impl Add for $t {
+            type Output = Self;
+            fn add(self, rhs: Self) -> Self {
+                Self(self.0 + rhs.0)
+            }
+        }
+
+        impl Sub for $t {
+            type Output = Self;
+            fn sub(self, rhs: Self) -> Self {
+                Self(self.0 - rhs.0)
+            }
+        }
+
+        impl Neg for $t {
+            type Output = Self;
+            fn neg(self) -> Self {
+                Self(-self.0)
+            }
+        }
+    };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Elements
 
@@ -328,46 +375,7 @@ impl fmt::Debug for Element {
     }
 }
 
-impl ConstantTimeEq for Element {
-    fn ct_eq(&self, other: &Self) -> Choice {
-        self.0.ct_eq(&other.0)
-    }
-}
-
-impl PartialEq for Element {
-    fn eq(&self, other: &Self) -> bool {
-        self.ct_eq(other).into()
-    }
-}
-
-impl Eq for Element {}
-
-impl ConditionallySelectable for Element {
-    fn conditional_select(a: &Self, b: &Self, choice: Choice) -> Self {
-        Self(DecafPoint::conditional_select(&a.0, &b.0, choice))
-    }
-}
-
-impl Add for Element {
-    type Output = Self;
-    fn add(self, rhs: Self) -> Self {
-        Self(self.0 + rhs.0)
-    }
-}
-
-impl Sub for Element {
-    type Output = Self;
-    fn sub(self, rhs: Self) -> Self {
-        Self(self.0 - rhs.0)
-    }
-}
-
-impl Neg for Element {
-    type Output = Self;
-    fn neg(self) -> Self {
-        Self(-self.0)
-    }
-}
+newtype_ops!(Element, DecafPoint);
 
 impl Mul<&Scalar> for &Element {
     type Output = Element;
@@ -515,51 +523,12 @@ impl fmt::Debug for Scalar {
     }
 }
 
-impl ConstantTimeEq for Scalar {
-    fn ct_eq(&self, other: &Self) -> Choice {
-        self.0.ct_eq(&other.0)
-    }
-}
-
-impl PartialEq for Scalar {
-    fn eq(&self, other: &Self) -> bool {
-        self.ct_eq(other).into()
-    }
-}
-
-impl Eq for Scalar {}
-
-impl ConditionallySelectable for Scalar {
-    fn conditional_select(a: &Self, b: &Self, choice: Choice) -> Self {
-        Self(DecafScalar::conditional_select(&a.0, &b.0, choice))
-    }
-}
-
-impl Add for Scalar {
-    type Output = Self;
-    fn add(self, rhs: Self) -> Self {
-        Self(self.0 + rhs.0)
-    }
-}
-
-impl Sub for Scalar {
-    type Output = Self;
-    fn sub(self, rhs: Self) -> Self {
-        Self(self.0 - rhs.0)
-    }
-}
+newtype_ops!(Scalar, DecafScalar);
 
 impl Mul for Scalar {
     type Output = Self;
     fn mul(self, rhs: Self) -> Self {
         Self(self.0 * rhs.0)
-    }
-}
-
-impl Neg for Scalar {
-    type Output = Self;
-    fn neg(self) -> Self {
-        Self(-self.0)
     }
 }
 
@@ -739,15 +708,6 @@ impl PrimeGroup for Decaf448 {
     }
     fn mul_normal(p: &Element, k: &Scalar) -> Element {
         p.mul(k)
-    }
-    fn mul_batch(points: &[Element], k: &Scalar, out: &mut [Element]) -> Result<()> {
-        if points.len() != out.len() {
-            return Err(Error::InvalidLength);
-        }
-        for (o, p) in out.iter_mut().zip(points) {
-            *o = p.mul(k);
-        }
-        Ok(())
     }
     fn vartime_mul(p: &Element, k: &Scalar) -> Element {
         p.vartime_mul(k)

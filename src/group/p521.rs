@@ -197,16 +197,6 @@ impl PrimeGroup for NistP521 {
         ProjectivePoint::from(*p) * k
     }
 
-    fn mul_batch(points: &[AffinePoint], k: &Scalar, out: &mut [ProjectivePoint]) -> Result<()> {
-        if points.len() != out.len() {
-            return Err(Error::InvalidLength);
-        }
-        for (o, p) in out.iter_mut().zip(points) {
-            *o = ProjectivePoint::from(*p) * k;
-        }
-        Ok(())
-    }
-
     fn vartime_mul(p: &AffinePoint, k: &Scalar) -> ProjectivePoint {
         ProjectivePoint::from(*p) * k
     }

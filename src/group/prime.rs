@@ -187,7 +187,8 @@ pub trait PrimeGroup:
     fn mul(p: &Self::Element, k: &Self::Scalar) -> Self::Element;
     /// `k * P` for a normalised `P`, constant time.
     fn mul_normal(p: &Self::Normal, k: &Self::Scalar) -> Self::Element;
-    /// `out[i] = k * points[i]`, constant time.
+    /// `out[i] = k * points[i]`, constant time. By default one [`mul_normal`](Self::mul_normal)
+    /// per point; groups with a shared-scalar batch method override it.
     ///
     /// # Errors
     /// [`Error::InvalidLength`] if `out` and `points` differ in length.
@@ -195,7 +196,15 @@ pub trait PrimeGroup:
         points: &[Self::Normal],
         k: &Self::Scalar,
         out: &mut [Self::Element],
-    ) -> Result<()>;
+    ) -> Result<()> {
+        if points.len() != out.len() {
+            return Err(Error::InvalidLength);
+        }
+        for (o, p) in out.iter_mut().zip(points) {
+            *o = Self::mul_normal(p, k);
+        }
+        Ok(())
+    }
     /// `k * P` in variable time (public data only).
     fn vartime_mul(p: &Self::Normal, k: &Self::Scalar) -> Self::Element;
     /// `sum k_i * P_i` in variable time (public data only).

@@ -163,16 +163,6 @@ impl PrimeGroup for Ristretto255 {
         p * k
     }
 
-    fn mul_batch(points: &[RistrettoPoint], k: &Scalar, out: &mut [RistrettoPoint]) -> Result<()> {
-        if points.len() != out.len() {
-            return Err(Error::InvalidLength);
-        }
-        for (o, p) in out.iter_mut().zip(points) {
-            *o = p * k;
-        }
-        Ok(())
-    }
-
     fn vartime_mul(p: &RistrettoPoint, k: &Scalar) -> RistrettoPoint {
         RistrettoPoint::vartime_multiscalar_mul([k], [p])
     }

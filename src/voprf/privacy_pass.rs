@@ -57,6 +57,46 @@ pub mod generic {
     pub use super::single::{Client, ClientState, Issuer, Token, TokenRequest, TokenResponse};
 }
 
+/// The constants and type aliases of one token type: its lengths, and the [`generic`] types at
+/// it. Token type 1's sit at the top of this module, type 5's in [`type5`].
+macro_rules! token_type_items {
+    ($t:ident, $name:literal, $code:literal, $group:literal, $hash:literal) => {
+        #[doc = concat!("The token type `", $code, "`, VOPRF(", $group, ", ", $hash, ").")]
+        pub const TOKEN_TYPE: u16 = $t::TOKEN_TYPE;
+        #[doc = concat!("`Ne`: the length of a serialized ", $group, " element.")]
+        pub const NE: usize = $t::NE;
+        #[doc = concat!("`Ns`: the length of a serialized ", $group, " scalar.")]
+        pub const NS: usize = $t::NS;
+        #[doc = concat!("`Nk`: the length of the token authenticator, the ", $hash, " VOPRF output.")]
+        pub const NK: usize = $t::NK;
+        #[doc = concat!("The length of an encoded ", $name, " [`TokenRequest`].")]
+        pub const TOKEN_REQUEST_LEN: usize = $t::TOKEN_REQUEST_LEN;
+        #[doc = concat!("The length of an encoded ", $name, " [`TokenResponse`].")]
+        pub const TOKEN_RESPONSE_LEN: usize = $t::TOKEN_RESPONSE_LEN;
+        #[doc = concat!("The length of an encoded ", $name, " [`Token`].")]
+        pub const TOKEN_LEN: usize = $t::TOKEN_LEN;
+
+        #[doc = concat!("The client role for token type `", $code, "`.")]
+        pub type Client = generic::Client<$t>;
+        #[doc = concat!("A ", $name, " client's state between request and finalization.")]
+        pub type ClientState = generic::ClientState<$t>;
+        #[doc = concat!("The issuer (and token verifier) for token type `", $code, "`.")]
+        pub type Issuer = generic::Issuer<$t>;
+        #[doc = concat!("A ", $name, " token request ([`TOKEN_REQUEST_LEN`] bytes).")]
+        pub type TokenRequest = generic::TokenRequest<$t>;
+        #[doc = concat!("A ", $name, " token response ([`TOKEN_RESPONSE_LEN`] bytes).")]
+        pub type TokenResponse = generic::TokenResponse<$t>;
+        #[doc = concat!("A ", $name, " token ([`TOKEN_LEN`] bytes).")]
+        pub type Token = generic::Token<$t>;
+        #[doc = concat!("A ", $name, " amortized batched token request.")]
+        pub type BatchTokenRequest = generic::BatchTokenRequest<$t>;
+        #[doc = concat!("A ", $name, " amortized batched token response.")]
+        pub type BatchTokenResponse = generic::BatchTokenResponse<$t>;
+        #[doc = concat!("A ", $name, " client's state between a batched request and its finalization.")]
+        pub type BatchClientState = generic::BatchClientState<$t>;
+    };
+}
+
 /// Token type `0x0005`, VOPRF(ristretto255, SHA-512) (draft-ietf-privacypass-batched-tokens):
 /// the [`generic`] types at [`Type5`], and its lengths.
 ///
@@ -81,52 +121,12 @@ pub mod generic {
 pub mod type5 {
     use super::{generic, TokenType, Type5};
 
-    /// `0x0005`.
-    pub const TOKEN_TYPE: u16 = Type5::TOKEN_TYPE;
-    /// `Ne`: the length of a serialized ristretto255 element.
-    pub const NE: usize = Type5::NE;
-    /// `Ns`: the length of a serialized ristretto255 scalar.
-    pub const NS: usize = Type5::NS;
-    /// `Nk`: the length of the authenticator, the SHA-512 VOPRF output.
-    pub const NK: usize = Type5::NK;
-    /// The length of an encoded [`TokenRequest`], 35 bytes.
-    pub const TOKEN_REQUEST_LEN: usize = Type5::TOKEN_REQUEST_LEN;
-    /// The length of an encoded [`TokenResponse`], 96 bytes.
-    pub const TOKEN_RESPONSE_LEN: usize = Type5::TOKEN_RESPONSE_LEN;
-    /// The length of an encoded [`Token`], 162 bytes.
-    pub const TOKEN_LEN: usize = Type5::TOKEN_LEN;
-
-    /// The client role for token type `0x0005`.
-    pub type Client = generic::Client<Type5>;
-    /// A type-5 client's state between request and finalization.
-    pub type ClientState = generic::ClientState<Type5>;
-    /// The issuer (and token verifier) for token type `0x0005`.
-    pub type Issuer = generic::Issuer<Type5>;
-    /// A type-5 token request, 35 bytes.
-    pub type TokenRequest = generic::TokenRequest<Type5>;
-    /// A type-5 token response, 96 bytes.
-    pub type TokenResponse = generic::TokenResponse<Type5>;
-    /// A type-5 token, 162 bytes.
-    pub type Token = generic::Token<Type5>;
-    /// A type-5 amortized batched token request.
-    pub type BatchTokenRequest = generic::BatchTokenRequest<Type5>;
-    /// A type-5 amortized batched token response.
-    pub type BatchTokenResponse = generic::BatchTokenResponse<Type5>;
-    /// A type-5 client's state between a batched request and its finalization.
-    pub type BatchClientState = generic::BatchClientState<Type5>;
+    token_type_items!(Type5, "type-5", "0x0005", "ristretto255", "SHA-512");
 }
 
 // ---------------------------------------------------------------------------------------------
 // Token type 0x0001
 
-/// The token type of issuance protocol 1, VOPRF(P-384, SHA-384) (RFC 9578 §8.2.1).
-pub const TOKEN_TYPE: u16 = Type1::TOKEN_TYPE;
-/// `Ne`: the length of a serialized P-384 element (RFC 9578 §5, RFC 9497 §4.4).
-pub const NE: usize = Type1::NE;
-/// `Ns`: the length of a serialized P-384 scalar (RFC 9497 §4.4).
-pub const NS: usize = Type1::NS;
-/// `Nk`: the length of the token authenticator, the VOPRF output (RFC 9578 §5).
-pub const NK: usize = Type1::NK;
 /// `Nid`: the length of a token key identifier (RFC 9578 §5), for every token type.
 pub const NID: usize = 32;
 /// The length of the client nonce (RFC 9578 §5.1), for every token type.
@@ -134,31 +134,9 @@ pub const NONCE_LEN: usize = 32;
 /// The length of `token_input = token_type || nonce || challenge_digest || token_key_id`
 /// (RFC 9578 §5.1), for every token type.
 pub const TOKEN_INPUT_LEN: usize = 2 + NONCE_LEN + 32 + NID;
-/// The length of an encoded type-1 [`TokenRequest`] (RFC 9578 §5.1).
-pub const TOKEN_REQUEST_LEN: usize = Type1::TOKEN_REQUEST_LEN;
-/// The length of an encoded type-1 [`TokenResponse`] (RFC 9578 §5.2).
-pub const TOKEN_RESPONSE_LEN: usize = Type1::TOKEN_RESPONSE_LEN;
-/// The length of an encoded type-1 [`Token`] (RFC 9578 §5.3, RFC 9577 §2.2).
-pub const TOKEN_LEN: usize = Type1::TOKEN_LEN;
 
-/// The client role for token type `0x0001` (RFC 9578 §5.1, §5.3).
-pub type Client = generic::Client<Type1>;
-/// A type-1 client's state between request and finalization.
-pub type ClientState = generic::ClientState<Type1>;
-/// The issuer (and token verifier) for token type `0x0001` (RFC 9578 §5.2, §5.5).
-pub type Issuer = generic::Issuer<Type1>;
-/// A type-1 token request, 52 bytes (RFC 9578 §5.1).
-pub type TokenRequest = generic::TokenRequest<Type1>;
-/// A type-1 token response, 145 bytes (RFC 9578 §5.2).
-pub type TokenResponse = generic::TokenResponse<Type1>;
-/// A type-1 token, 146 bytes (RFC 9578 §5.3).
-pub type Token = generic::Token<Type1>;
-/// A type-1 amortized batched token request (draft-ietf-privacypass-batched-tokens).
-pub type BatchTokenRequest = generic::BatchTokenRequest<Type1>;
-/// A type-1 amortized batched token response (draft-ietf-privacypass-batched-tokens).
-pub type BatchTokenResponse = generic::BatchTokenResponse<Type1>;
-/// A type-1 client's state between a batched request and its finalization.
-pub type BatchClientState = generic::BatchClientState<Type1>;
+// RFC 9578 §5: token type 1 (the constants, §8.2.1; the messages, §5.1-§5.3).
+token_type_items!(Type1, "type-1", "0x0001", "P-384", "SHA-384");
 
 /// **Dangerous**: [`Client::request`](generic::Client::request) for token type `0x0001` with a
 /// caller-chosen `nonce` and VOPRF `blind` (`Ns` big-endian bytes), for reproducing the RFC 9578

@@ -20,6 +20,7 @@ use privacy_tokens::arc::{
 use privacy_tokens::group::{self, Curve, Scalar};
 use serde_json::{json, Map, Value};
 
+use super::counts::check;
 pub use super::counts::Counts;
 
 /// Whether a document is in the ARC layout.
@@ -41,16 +42,6 @@ fn field(v: &Value, section: &str, name: &str) -> Result<Vec<u8>, String> {
         .and_then(|x| x.as_str())
         .ok_or_else(|| format!("missing {section}.{name}"))?;
     hex::decode(s).map_err(|e| format!("{section}.{name}: bad hex: {e}"))
-}
-
-fn check(m: &mut Vec<String>, what: &str, got: &[u8], want: &[u8]) {
-    if got != want {
-        m.push(format!(
-            "{what}: got {} want {}",
-            hex::encode(got),
-            hex::encode(want)
-        ));
-    }
 }
 
 fn nonce_of(v: &Value) -> Result<u32, String> {

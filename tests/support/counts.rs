@@ -44,3 +44,15 @@ pub fn hex_field(v: &serde_json::Value, key: &str) -> Result<Vec<u8>, String> {
         .ok_or_else(|| format!("missing field {key}"))?;
     hex::decode(s).map_err(|e| format!("field {key}: {e}"))
 }
+
+/// Records a mismatch in `m` when `got` differs from `want`, both shown in hex.
+#[allow(dead_code)]
+pub fn check(m: &mut Vec<String>, what: &str, got: &[u8], want: &[u8]) {
+    if got != want {
+        m.push(format!(
+            "{what}: got {} want {}",
+            hex::encode(got),
+            hex::encode(want)
+        ));
+    }
+}

@@ -13,7 +13,7 @@ use privacy_tokens::voprf::privacy_pass::{TokenType, Type1, Type5, NONCE_LEN};
 use serde_json::Value;
 
 pub use super::counts::Counts;
-use super::rfc9578::{check, check_token, field, field_list, has, issuer_of, token_type_of};
+use super::rfc9578::{check, check_token, field, field_list, has, issuer_of, run_array};
 
 /// Whether `json` is an array of amortized vectors.
 pub fn recognises(json: &Value) -> bool {
@@ -134,30 +134,8 @@ fn run_one<T: TokenType>(v: &Value) -> Result<(), String> {
     }
 }
 
-/// Runs one vector of either token type.
-fn run_typed(v: &Value) -> Result<(), String> {
-    match token_type_of(v)? {
-        0x0001 => run_one::<Type1>(v),
-        0x0005 => run_one::<Type5>(v),
-        t => Err(format!("token type {t:#06x} is not implemented")),
-    }
-}
-
 /// Runs every vector of an amortized layout file. A vector passes only if every check held.
 /// Errors only when the file is not a JSON array.
 pub fn run(json: &Value) -> Result<Counts, String> {
-    let vectors = json
-        .as_array()
-        .ok_or_else(|| "amortized vector file is not a JSON array".to_string())?;
-    let mut counts = Counts::default();
-    for (i, v) in vectors.iter().enumerate() {
-        match run_typed(v) {
-            Ok(()) => counts.passed += 1,
-            Err(e) => {
-                counts.failed += 1;
-                counts.failures.push(format!("vector {}: {e}", i + 1));
-            }
-        }
-    }
-    Ok(counts)
+    run_array(json, "amortized", run_one::<Type1>, run_one::<Type5>)
 }

@@ -12,7 +12,7 @@ use privacy_tokens::{
 };
 use serde_json::Value;
 
-use super::counts::{hex_field, Counts};
+use super::counts::{check, hex_field, Counts};
 
 /// Whether a JSON document has the RFC 9497 layout: an array of suite/mode objects.
 pub fn recognises(json: &Value) -> bool {
@@ -59,16 +59,6 @@ fn split(v: &Value, key: &str) -> Result<Vec<Vec<u8>>, String> {
     s.split(',')
         .map(|p| hex::decode(p).map_err(|e| format!("field {key}: {e}")))
         .collect()
-}
-
-fn check(mismatches: &mut Vec<String>, what: &str, got: &[u8], want: &[u8]) {
-    if got != want {
-        mismatches.push(format!(
-            "{what}: got {}, want {}",
-            hex::encode(got),
-            hex::encode(want)
-        ));
-    }
 }
 
 fn run_entry<S: Suite>(entry: &Value, mode: u64, counts: &mut Counts) -> Result<(), String> {

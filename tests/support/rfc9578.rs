@@ -208,24 +208,34 @@ fn run_one<T: TokenType>(v: &Value) -> Result<(), String> {
     )
 }
 
-/// Runs one vector of either token type.
-fn run_typed(v: &Value) -> Result<(), String> {
+/// Runs one vector with the runner of its token type (read from its `token_request`).
+pub fn by_token_type(
+    v: &Value,
+    type1: fn(&Value) -> Result<(), String>,
+    type5: fn(&Value) -> Result<(), String>,
+) -> Result<(), String> {
     match token_type_of(v)? {
-        0x0001 => run_one::<Type1>(v),
-        0x0005 => run_one::<Type5>(v),
+        0x0001 => type1(v),
+        0x0005 => type5(v),
         t => Err(format!("token type {t:#06x} is not implemented")),
     }
 }
 
-/// Runs every vector of an RFC 9578 layout file. A vector passes only if every field
-/// matched. Errors only when the file is not a JSON array.
-pub fn run(json: &Value) -> Result<Counts, String> {
+/// Runs every vector of a file that is a JSON array of vectors (`layout` names it in the error),
+/// each with the runner of its token type. A vector passes only if every check held. Errors only
+/// when the file is not a JSON array.
+pub fn run_array(
+    json: &Value,
+    layout: &str,
+    type1: fn(&Value) -> Result<(), String>,
+    type5: fn(&Value) -> Result<(), String>,
+) -> Result<Counts, String> {
     let vectors = json
         .as_array()
-        .ok_or_else(|| "RFC 9578 vector file is not a JSON array".to_string())?;
+        .ok_or_else(|| format!("{layout} vector file is not a JSON array"))?;
     let mut counts = Counts::default();
     for (i, v) in vectors.iter().enumerate() {
-        match run_typed(v) {
+        match by_token_type(v, type1, type5) {
             Ok(()) => counts.passed += 1,
             Err(e) => {
                 counts.failed += 1;
@@ -234,4 +244,10 @@ pub fn run(json: &Value) -> Result<Counts, String> {
         }
     }
     Ok(counts)
+}
+
+/// Runs every vector of an RFC 9578 layout file. A vector passes only if every field
+/// matched. Errors only when the file is not a JSON array.
+pub fn run(json: &Value) -> Result<Counts, String> {
+    run_array(json, "RFC 9578", run_one::<Type1>, run_one::<Type5>)
 }

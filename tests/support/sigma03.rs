@@ -30,6 +30,7 @@ use privacy_tokens::group::{self, Affine, Curve, Scalar};
 use privacy_tokens::Error;
 use serde_json::Value;
 
+use super::counts::check;
 pub use super::counts::Counts;
 
 type C = NistP256;
@@ -818,15 +819,5 @@ fn expect_reject(rec: &Value) -> Result<(), String> {
     match str_field(rec, "Expected")? {
         "reject" => Ok(()),
         other => Err(format!("only rejections are pinned, got {other}")),
-    }
-}
-
-fn check(m: &mut Vec<String>, what: &str, got: &[u8], want: &[u8]) {
-    if got != want {
-        m.push(format!(
-            "{what}: got {} want {}",
-            hex::encode(got),
-            hex::encode(want)
-        ));
     }
 }

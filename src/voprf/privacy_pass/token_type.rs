@@ -80,42 +80,6 @@ pub trait TokenType:
     const TOKEN_LEN: usize = super::TOKEN_INPUT_LEN + Self::NK;
 }
 
-/// Token type `0x0001`: VOPRF(P-384, SHA-384) (RFC 9578 §5, §8.2.1). `Ne = 49`, `Ns = 48`,
-/// `Nk = 48`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Type1;
-
-impl TokenType for Type1 {
-    type Suite = P384Sha384;
-    type Authenticator = [u8; 48];
-    type RequestBytes = [u8; 52];
-    type ResponseBytes = [u8; 145];
-    type TokenBytes = [u8; 146];
-    const TOKEN_TYPE: u16 = 0x0001;
-    const NE: usize = 49;
-    const NS: usize = 48;
-    const NK: usize = 48;
-}
-
-/// Token type `0x0005`: VOPRF(ristretto255, SHA-512) (draft-ietf-privacypass-batched-tokens,
-/// the issuance protocol of RFC 9578 §5 over the ristretto255 suite of RFC 9497 §4.1). `Ne = 32`,
-/// `Ns = 32` (little-endian scalars), `Nk = 64`; `token_key_id` is SHA-256 of the 32-byte
-/// serialized key, as for type `0x0001`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Type5;
-
-impl TokenType for Type5 {
-    type Suite = Ristretto255Sha512;
-    type Authenticator = [u8; 64];
-    type RequestBytes = [u8; 35];
-    type ResponseBytes = [u8; 96];
-    type TokenBytes = [u8; 162];
-    const TOKEN_TYPE: u16 = 0x0005;
-    const NE: usize = 32;
-    const NS: usize = 32;
-    const NK: usize = 64;
-}
-
 /// Every array has the length its constant names, and `Ne`, `Ns`, `Nk` are the suite's.
 macro_rules! check_lengths {
     ($t:ty) => {
@@ -138,5 +102,56 @@ macro_rules! check_lengths {
     };
 }
 
-check_lengths!(Type1);
-check_lengths!(Type5);
+/// A token type's unit struct and its `TokenType`, from its code, suite, `Ne`, `Ns`, `Nk` and
+/// the published lengths of its request, response and token; `check_lengths!` asserts those
+/// lengths against the trait's formulas and the suite at compile time.
+macro_rules! token_type {
+    (
+        $(#[$meta:meta])*
+        pub struct $t:ident {
+            suite: $suite:ty, code: $code:literal,
+            ne: $ne:literal, ns: $ns:literal, nk: $nk:literal,
+            request: $req:literal, response: $resp:literal, token: $tok:literal $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        pub struct $t;
+
+        impl TokenType for $t {
+            type Suite = $suite;
+            type Authenticator = [u8; $nk];
+            type RequestBytes = [u8; $req];
+            type ResponseBytes = [u8; $resp];
+            type TokenBytes = [u8; $tok];
+            const TOKEN_TYPE: u16 = $code;
+            const NE: usize = $ne;
+            const NS: usize = $ns;
+            const NK: usize = $nk;
+        }
+
+        check_lengths!($t);
+    };
+}
+
+token_type! {
+    /// Token type `0x0001`: VOPRF(P-384, SHA-384) (RFC 9578 §5, §8.2.1). `Ne = 49`, `Ns = 48`,
+    /// `Nk = 48`.
+    pub struct Type1 {
+        suite: P384Sha384, code: 0x0001,
+        ne: 49, ns: 48, nk: 48,
+        request: 52, response: 145, token: 146,
+    }
+}
+
+token_type! {
+    /// Token type `0x0005`: VOPRF(ristretto255, SHA-512) (draft-ietf-privacypass-batched-tokens,
+    /// the issuance protocol of RFC 9578 §5 over the ristretto255 suite of RFC 9497 §4.1).
+    /// `Ne = 32`, `Ns = 32` (little-endian scalars), `Nk = 64`; `token_key_id` is SHA-256 of the
+    /// 32-byte serialized key, as for type `0x0001`.
+    pub struct Type5 {
+        suite: Ristretto255Sha512, code: 0x0005,
+        ne: 32, ns: 32, nk: 64,
+        request: 35, response: 96, token: 162,
+    }
+}
