@@ -433,12 +433,18 @@ class Report:
             r = rayon.per_token(bench_id, n) if rayon else None
             rows.append([what, fmt_time(d), fmt_time(r), f"{fmt_time(peer_t)} ({peer})" if peer else "–"])
 
-        for step in ("blind_evaluate", "finalize"):
-            for n in (1, 100):
-                sid = f"P384-SHA384/VOPRF/{step}/{n}"
-                pt = self.default.time(f"voprf-crate/{sid}")
-                row(f"VOPRF P-384 {step}, batch {n}", f"voprf/{sid}", n, "voprf crate",
-                    pt / n if pt else None)
+        for suite, short, batches in (("P384-SHA384", "P-384", (1, 100)),
+                                      ("ristretto255-SHA512", "ristretto255", (1, 100)),
+                                      ("P521-SHA512", "P-521", (1, 100)),
+                                      ("decaf448-SHAKE256", "decaf448", (1,))):
+            for step in ("blind_evaluate", "finalize"):
+                for n in batches:
+                    sid = f"{suite}/VOPRF/{step}/{n}"
+                    pt = self.default.time(f"voprf-crate/{sid}")
+                    # decaf448: the `voprf` crate has no such suite.
+                    peer = "voprf crate" if suite != "decaf448-SHAKE256" else None
+                    row(f"VOPRF {short} {step}, batch {n}", f"voprf/{sid}", n, peer,
+                        pt / n if pt else None)
         row("Privacy Pass issue", "privacy_pass/issue", 1, None, None)
         row("Privacy Pass issue_batch, batch 100", "privacy_pass/issue_batch/100", 100, None, None)
         for m in PEER_METHODS:
