@@ -2,7 +2,7 @@
 
 use core::fmt::Debug;
 
-use elliptic_curve::generic_array::GenericArray;
+use hybrid_array::Array;
 use sha2::digest::{Digest, OutputSizeUser};
 
 use crate::group::decaf448::Shake256x64;
@@ -45,7 +45,7 @@ pub type Element<S> = <<S as Suite>::Group as PrimeGroup>::Element;
 pub type Normal<S> = <<S as Suite>::Group as PrimeGroup>::Normal;
 
 /// The output of the suite's hash function (`Nh` bytes).
-pub type Output<S> = GenericArray<u8, <<S as Suite>::Hash as OutputSizeUser>::OutputSize>;
+pub type Output<S> = Array<u8, <<S as Suite>::Hash as OutputSizeUser>::OutputSize>;
 
 /// ristretto255-SHA512 (RFC 9497 §4.1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
