@@ -12,9 +12,10 @@
 //! fields, [`P256Fe`] (`group/p256_field.rs`) and [`P384Fe`] (`group/p384_field.rs`): Montgomery
 //! form like the curve crates' field elements, but inlined into the point formulas, with
 //! dedicated squarings and limb-level constant-time selects (shared code in `group/limbs.rs`).
-//! The curve crates still provide the scalars, `hash_to_field`, and the point types that the
-//! SEC1 encodings and the tests go through; field values cross between the two by their
-//! canonical encodings.
+//! The curve crates (the RustCrypto 0.14 line) still provide the scalars (their constant-time
+//! inversion included), `expand_message` and the `hash_to_field` reductions, and the point
+//! types the tests compare against; field values cross between the two by their canonical
+//! encodings.
 
 #[cfg(target_arch = "x86_64")]
 mod adx;
