@@ -62,6 +62,13 @@ pub use field::FieldOps;
 pub use prime::{expand_message, MessageExpansion, PrimeGroup, Xof};
 pub use ristretto255::Ristretto255;
 
+/// NIST P-256 (the `p256` crate's curve marker; the arithmetic of [`Curve`] is the crate's own).
+pub use ::p256::NistP256;
+/// NIST P-384 (the `p384` crate's curve marker; the arithmetic of [`Curve`] is the crate's own).
+pub use ::p384::NistP384;
+/// NIST P-521 (the `p521` crate's curve and arithmetic, a [`PrimeGroup`]).
+pub use ::p521::NistP521;
+
 /// Which base-field arithmetic this process runs: `"x86-64 mulx/adx"` (BMI2 and ADX, detected at
 /// run time) or `"portable"` (other CPUs, or `PRIVACY_TOKENS_ARITH=portable` set before the first
 /// field operation). Both compute the same values; benchmarks print it beside their figures.

@@ -85,7 +85,7 @@ impl Suite for Decaf448Shake256 {
 }
 
 impl Suite for P256Sha256 {
-    type Group = p256::NistP256;
+    type Group = crate::group::NistP256;
     type Hash = sha2::Sha256;
     const ID: &'static [u8] = b"P256-SHA256";
     const EXPANSION: MessageExpansion = MessageExpansion::Xmd(Xmd::Sha256);
@@ -93,7 +93,7 @@ impl Suite for P256Sha256 {
 }
 
 impl Suite for P384Sha384 {
-    type Group = p384::NistP384;
+    type Group = crate::group::NistP384;
     type Hash = sha2::Sha384;
     const ID: &'static [u8] = b"P384-SHA384";
     const EXPANSION: MessageExpansion = MessageExpansion::Xmd(Xmd::Sha384);
@@ -101,7 +101,7 @@ impl Suite for P384Sha384 {
 }
 
 impl Suite for P521Sha512 {
-    type Group = p521::NistP521;
+    type Group = crate::group::NistP521;
     type Hash = sha2::Sha512;
     const ID: &'static [u8] = b"P521-SHA512";
     const EXPANSION: MessageExpansion = MessageExpansion::Xmd(Xmd::Sha512);

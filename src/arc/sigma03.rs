@@ -703,7 +703,7 @@ mod tests {
     use super::*;
     use crate::arc::sigma::{self, CompactProof};
     use crate::arc::statements;
-    use p256::NistP256;
+    use crate::group::NistP256;
 
     type C = NistP256;
 
