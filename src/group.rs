@@ -277,14 +277,16 @@ macro_rules! impl_curve {
                 // simplified SWU map (one exponentiation, no inversion, Jacobian output) and a
                 // complete addition.
                 type CrateFe = <$curve as elliptic_curve::hazmat::FieldArithmetic>::FieldElement;
-                let [u0, u1] = hash_to_field::<CrateFe, $l, 2>(MessageExpansion::Xmd(xmd), msg, dst)?;
+                let [u0, u1] =
+                    hash_to_field::<CrateFe, $l, 2>(MessageExpansion::Xmd(xmd), msg, dst)?;
                 let q0 = sswu::map_to_curve::<Self>(&fe_from_crate::<$fe, _>(&u0));
                 let q1 = sswu::map_to_curve::<Self>(&fe_from_crate::<$fe, _>(&u1));
                 Ok(q0.add_complete(&q1))
             }
 
             fn hash_to_scalar(xmd: Xmd, msg: &[&[u8]], dst: &[&[u8]]) -> Result<Scalar<Self>> {
-                let [s] = hash_to_field::<Scalar<Self>, $l, 1>(MessageExpansion::Xmd(xmd), msg, dst)?;
+                let [s] =
+                    hash_to_field::<Scalar<Self>, $l, 1>(MessageExpansion::Xmd(xmd), msg, dst)?;
                 Ok(s)
             }
 
@@ -386,9 +388,7 @@ where
 {
     // N * L <= 2 * 98 (P-521) for every caller.
     let mut okm = zeroize::Zeroizing::new([0u8; 256]);
-    let okm = okm
-        .get_mut(..N * L::USIZE)
-        .ok_or(Error::HashToCurve)?;
+    let okm = okm.get_mut(..N * L::USIZE).ok_or(Error::HashToCurve)?;
     expand_message(e, msg, dst, okm)?;
     Ok(core::array::from_fn(|i| {
         let piece = Array::<u8, L>::try_from(&okm[i * L::USIZE..(i + 1) * L::USIZE]);

@@ -25,10 +25,10 @@ pub mod voprf;
 mod wire;
 
 pub use error::{Error, Result};
-pub use par::PAR_MIN_BATCH;
-/// The RNG traits this crate takes (rand_core 0.10, as rand 0.10); see [`rng`] for older `rand`.
-pub use rand_core;
 /// The fixed-size byte arrays of the API (`suite::Output`, element and scalar encodings) are
 /// `hybrid_array::Array` (the array type of the RustCrypto 0.14 crates).
 pub use hybrid_array;
+pub use par::PAR_MIN_BATCH;
+/// The RNG traits this crate takes (rand_core 0.10, as rand 0.10); see [`rng`] for older `rand`.
+pub use rand_core;
 pub use suite::{Decaf448Shake256, P256Sha256, P384Sha384, P521Sha512, Ristretto255Sha512, Suite};

@@ -77,15 +77,30 @@ macro_rules! with_xmd {
         use elliptic_curve::consts::{U16, U24, U32};
         use hash2curve::{hash_to_field, ExpandMsgXmd, MapToCurve};
         match $xmd {
-            Xmd::Sha256 => {
-                hash_to_field::<$n, ExpandMsgXmd<sha2::Sha256>, U16, $t, <Self as MapToCurve>::Length>($msg, $dst).ok()
-            }
-            Xmd::Sha384 => {
-                hash_to_field::<$n, ExpandMsgXmd<sha2::Sha384>, U24, $t, <Self as MapToCurve>::Length>($msg, $dst).ok()
-            }
-            Xmd::Sha512 => {
-                hash_to_field::<$n, ExpandMsgXmd<sha2::Sha512>, U32, $t, <Self as MapToCurve>::Length>($msg, $dst).ok()
-            }
+            Xmd::Sha256 => hash_to_field::<
+                $n,
+                ExpandMsgXmd<sha2::Sha256>,
+                U16,
+                $t,
+                <Self as MapToCurve>::Length,
+            >($msg, $dst)
+            .ok(),
+            Xmd::Sha384 => hash_to_field::<
+                $n,
+                ExpandMsgXmd<sha2::Sha384>,
+                U24,
+                $t,
+                <Self as MapToCurve>::Length,
+            >($msg, $dst)
+            .ok(),
+            Xmd::Sha512 => hash_to_field::<
+                $n,
+                ExpandMsgXmd<sha2::Sha512>,
+                U32,
+                $t,
+                <Self as MapToCurve>::Length,
+            >($msg, $dst)
+            .ok(),
         }
     }};
 }

@@ -869,7 +869,9 @@ fn boringssl_pst_v1_voprf_rfc9497_vectors() {
     use privacy_tokens::trust_token::hazmat;
     let unc = |hex_c: &str| -> Vec<u8> {
         let enc = p384::Sec1Point::from_bytes(hex::decode(hex_c).unwrap()).unwrap();
-        let p = p384::AffinePoint::from_sec1_point(&enc).into_option().unwrap();
+        let p = p384::AffinePoint::from_sec1_point(&enc)
+            .into_option()
+            .unwrap();
         p.to_sec1_point(false).as_bytes().to_vec()
     };
     let path = concat!(

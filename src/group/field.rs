@@ -246,35 +246,45 @@ mod tests {
         assert_eq!(invert_p256(&P256Fe::ZERO), P256Fe::ZERO);
         assert_eq!(invert_p384(&P384Fe::ZERO), P384Fe::ZERO);
         for _ in 0..50 {
-            let a = crate::group::field::random_crate_fe::<crate::group::field::P256CrateFe>(&mut rng);
+            let a =
+                crate::group::field::random_crate_fe::<crate::group::field::P256CrateFe>(&mut rng);
             let oa = P256Fe::from_crate(&a);
             assert_eq!(invert_p256(&oa).to_crate(), a.invert().unwrap());
-            let b = crate::group::field::random_crate_fe::<crate::group::field::P384CrateFe>(&mut rng);
+            let b =
+                crate::group::field::random_crate_fe::<crate::group::field::P384CrateFe>(&mut rng);
             let ob = P384Fe::from_crate(&b);
             assert_eq!(invert_p384(&ob).to_crate(), b.invert().unwrap());
         }
         for _ in 0..50 {
             use primeorder::osswu::OsswuMap;
-            let a = crate::group::field::random_crate_fe::<crate::group::field::P256CrateFe>(&mut rng);
+            let a =
+                crate::group::field::random_crate_fe::<crate::group::field::P256CrateFe>(&mut rng);
             let c1 = <crate::group::field::P256CrateFe as OsswuMap>::PARAMS.c1;
             assert_eq!(
                 pow_p256_c1(&P256Fe::from_crate(&a)).to_crate(),
                 Field::pow_vartime(&a, c1)
             );
-            let b = crate::group::field::random_crate_fe::<crate::group::field::P384CrateFe>(&mut rng);
+            let b =
+                crate::group::field::random_crate_fe::<crate::group::field::P384CrateFe>(&mut rng);
             let c1 = <crate::group::field::P384CrateFe as OsswuMap>::PARAMS.c1;
             assert_eq!(
                 pow_p384_c1(&P384Fe::from_crate(&b)).to_crate(),
                 Field::pow_vartime(&b, c1)
             );
         }
-        for a in [crate::group::field::P256CrateFe::ONE, -crate::group::field::P256CrateFe::ONE] {
+        for a in [
+            crate::group::field::P256CrateFe::ONE,
+            -crate::group::field::P256CrateFe::ONE,
+        ] {
             assert_eq!(
                 invert_p256(&P256Fe::from_crate(&a)).to_crate(),
                 a.invert().unwrap()
             );
         }
-        for a in [crate::group::field::P384CrateFe::ONE, -crate::group::field::P384CrateFe::ONE] {
+        for a in [
+            crate::group::field::P384CrateFe::ONE,
+            -crate::group::field::P384CrateFe::ONE,
+        ] {
             assert_eq!(
                 invert_p384(&P384Fe::from_crate(&a)).to_crate(),
                 a.invert().unwrap()

@@ -38,7 +38,6 @@ impl rand_core::TryRng for Stream {
 }
 impl rand_core::TryCryptoRng for Stream {}
 
-
 /// The order `n` as big-endian bytes (`-1 + 1` carried by hand: `(n - 1) + 1`).
 fn order_bytes<C: Curve>() -> Vec<u8> {
     let mut b = C::scalar_bytes(&-Scalar::<C>::ONE).as_ref().to_vec();
@@ -74,7 +73,10 @@ fn rejects_then_matches_the_curve_crate<C: Curve>() {
     assert_eq!(ours.at, 4 * len, "three rejected draws, then the kept one");
     assert_eq!(s, decode_scalar::<C>(&kept).unwrap());
     let mut theirs = Stream { bytes, at: 0 };
-    assert_eq!(s, *NonZeroScalar::<C>::generate_from_rng(&mut theirs).as_ref());
+    assert_eq!(
+        s,
+        *NonZeroScalar::<C>::generate_from_rng(&mut theirs).as_ref()
+    );
     assert_eq!(theirs.at, 4 * len);
     // Random streams: the same scalars from the same bytes.
     for _ in 0..200 {

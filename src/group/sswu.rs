@@ -76,8 +76,8 @@ mod tests {
         where
             Fe<C>: TestField,
         {
-            use primeorder::PrimeCurveParams;
             use elliptic_curve::hazmat::FieldArithmetic;
+            use primeorder::PrimeCurveParams;
             let conv = |x: &<C as FieldArithmetic>::FieldElement| {
                 let mut repr = <Fe<C> as FieldOps>::Repr::default();
                 repr.as_mut().copy_from_slice(&x.to_repr());

@@ -667,14 +667,9 @@ mod timing {
                 let mut q = [Affine::<$curve>::IDENTITY; 2];
                 for (q, e) in q.iter_mut().zip(u.iter()) {
                     let (x, y_hint) = e.osswu();
-                    let rhs = (x.square() - CrateFe::from(3u64)) * x
-                        + <$curve>::EQUATION_B;
+                    let rhs = (x.square() - CrateFe::from(3u64)) * x + <$curve>::EQUATION_B;
                     let y = rhs.sqrt().unwrap();
-                    let y = CrateFe::conditional_select(
-                        &y,
-                        &-y,
-                        y.is_odd() ^ y_hint.is_odd(),
-                    );
+                    let y = CrateFe::conditional_select(&y, &-y, y.is_odd() ^ y_hint.is_odd());
                     *q = Affine::<$curve> {
                         x: TestField::from_crate(&x),
                         y: TestField::from_crate(&y),
