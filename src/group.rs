@@ -561,7 +561,7 @@ pub fn random_scalar<C: Curve>(rng: &mut (impl CryptoRng + ?Sized)) -> Scalar<C>
     loop {
         rng.fill_bytes(&mut repr);
         repr[0] &= mask;
-        let candidate = Scalar::<C>::from_repr(repr.clone());
+        let candidate = Scalar::<C>::from_repr(repr);
         let value = candidate.unwrap_or(Scalar::<C>::ZERO);
         let keep = candidate.is_some() & !value.is_zero();
         if bool::from(keep) {
