@@ -9,11 +9,12 @@
 //! | application's `rand` | its rand_core | adapter | feature |
 //! |---|---|---|---|
 //! | 0.10 | 0.10 | none | |
-//! | 0.9 | 0.9 | [`Rng09`] | `rand_core_09` |
-//! | 0.8 (and 0.7's `OsRng` through rand_core 0.6) | 0.6 | [`Rng06`] | `rand_core_06` |
+//! | 0.9 | 0.9 | `Rng09` | `rand_core_09` |
+//! | 0.8 (and 0.7's `OsRng` through rand_core 0.6) | 0.6 | `Rng06` | `rand_core_06` |
 //!
 //! An adapter is a `CryptoRng` only if the wrapped RNG is one in its own line (a `CryptoRng`
-//! marker there), so a non-cryptographic RNG is refused at compile time as before.
+//! marker there), so a non-cryptographic RNG is refused at compile time as before. Each adapter
+//! exists (and is documented) only with its feature on; docs.rs builds with both.
 
 /// Implements rand_core 0.10's `TryRng` (infallible) and `TryCryptoRng` for a wrapper of an older
 /// rand_core's `RngCore` (+ `CryptoRng`); those two give `Rng` and `CryptoRng` by blanket impls.
@@ -47,7 +48,7 @@ macro_rules! adapter {
     };
 }
 
-/// A rand_core 0.6 RNG (rand 0.8: `rand::rng()`, `rand::rngs::OsRng`, `StdRng`) as a
+/// A rand_core 0.6 RNG (rand 0.8: `rand::thread_rng()`, `rand::rngs::OsRng`, `StdRng`) as a
 /// rand_core 0.10 `CryptoRng`, for the functions of this crate.
 ///
 /// Wrap the RNG itself or a `&mut` to it (rand_core 0.6 implements its traits for `&mut R`):
@@ -57,7 +58,7 @@ macro_rules! adapter {
 /// # extern crate rand08 as rand;
 /// use privacy_tokens::{rng::Rng06, voprf::VoprfServer, P256Sha256};
 ///
-/// let mut rng = Rng06(rand::rng());
+/// let mut rng = Rng06(rand::thread_rng());
 /// let server = VoprfServer::<P256Sha256>::new(&mut rng);
 /// # let _ = server;
 /// ```
