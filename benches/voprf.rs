@@ -12,7 +12,8 @@
 //! cargo bench --bench voprf --features peer-bench -- 'ristretto255-SHA512|P521-SHA512'
 //! ```
 //!
-//! Peer suites: P384-SHA384 and P256-SHA256 (p384/p256 0.13 `voprf` features), ristretto255-SHA512
+//! Peer suites: P384-SHA384 and P256-SHA256 (p384/p256 0.13 `voprf` features: the renamed
+//! optional dependencies `p384_13`, `p256_13` of `peer-bench`), ristretto255-SHA512
 //! (the `voprf` crate's own suite on curve25519-dalek 4) and P521-SHA512 (p521 0.13.3 `voprf`).
 //!
 //! Steps: `blind` (client), `blind_evaluate` (server; batch 1 is the single-element API, larger
@@ -598,12 +599,12 @@ mod peer {
         };
     }
 
-    peer_suite!(p384, p384::NistP384, "P384-SHA384");
-    peer_suite!(p256, p256::NistP256, "P256-SHA256");
+    peer_suite!(p384, p384_13::NistP384, "P384-SHA384");
+    peer_suite!(p256, p256_13::NistP256, "P256-SHA256");
     // The `voprf` crate's own ristretto255 suite (its default `ristretto255-ciphersuite` feature,
     // curve25519-dalek 4) and P-521 through p521 0.13.3's `voprf` suite trait.
     peer_suite!(ristretto255, voprf::Ristretto255, "ristretto255-SHA512");
-    peer_suite!(p521, p521::NistP521, "P521-SHA512");
+    peer_suite!(p521, p521_13::NistP521, "P521-SHA512");
 }
 
 fn peer_benches(_c: &mut Criterion) {

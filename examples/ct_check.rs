@@ -788,7 +788,7 @@ fn final_correction<F: FieldOps>(op: FieldOp, a: &F, b: &F) -> bool {
         buf[128 - repr.as_ref().len()..].copy_from_slice(repr.as_ref());
         U1024::from_be_slice(&buf)
     };
-    let bits = 8 * F::Repr::default().as_ref().len();
+    let bits = 8 * F::Repr::default().as_ref().len() as u32;
     let p = int(&-F::ONE).wrapping_add(&U1024::ONE);
     let nz = Option::<NonZero<U1024>>::from(NonZero::new(p)).unwrap_or(NonZero::<U1024>::ONE);
     let mont = |x: &F| int(x).shl_vartime(bits).rem(&nz);
@@ -1398,8 +1398,9 @@ fn all_paths() -> (Vec<Path>, Vec<Path>) {
     ladder_paths::<P384>(&mut paths);
     field_paths::<p256::NistP256>(&mut paths);
     field_paths::<P384>(&mut paths);
-    reference_field_paths::<p256::FieldElement>(&mut paths, "p256");
-    reference_field_paths::<p384::FieldElement>(&mut paths, "p384");
+    use elliptic_curve::hazmat::FieldArithmetic;
+    reference_field_paths::<<p256::NistP256 as FieldArithmetic>::FieldElement>(&mut paths, "p256");
+    reference_field_paths::<<p384::NistP384 as FieldArithmetic>::FieldElement>(&mut paths, "p384");
     final_correction_paths::<p256::NistP256>(&mut paths);
     final_correction_paths::<P384>(&mut paths);
     let mut controls = Vec::new();

@@ -289,7 +289,7 @@ fn unreachable_suite(e: crate::Error) -> ! {
 
 impl_suite!(
     ArcV2P256,
-    p256::NistP256,
+    crate::group::NistP256,
     Shake128Transcript,
     b"ARCV1-P256",
     Xmd::Sha256,
@@ -300,7 +300,7 @@ impl_suite!(
 );
 impl_suite!(
     ArcV1P256,
-    p256::NistP256,
+    crate::group::NistP256,
     HashToScalarTranscript<{ sigma::XMD_SHA256 }>,
     b"ARCV1-P256",
     Xmd::Sha256,
@@ -311,7 +311,7 @@ impl_suite!(
 );
 impl_suite!(
     ArcV1P384,
-    p384::NistP384,
+    crate::group::NistP384,
     HashToScalarTranscript<{ sigma::XMD_SHA384 }>,
     b"ARCV1-P384",
     Xmd::Sha384,

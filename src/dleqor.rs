@@ -18,7 +18,7 @@ use crate::group::{self, Affine, Curve, FixedBaseTable, Point, Scalar};
 use crate::trust_token::hash::ScalarHasher;
 use crate::{Error, Result};
 
-type C = p384::NistP384;
+type C = crate::group::NistP384;
 
 /// The public statement: generators, public keys and the batch aggregates.
 pub(crate) struct Statement<'a> {

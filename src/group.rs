@@ -12,9 +12,10 @@
 //! fields, [`P256Fe`] (`group/p256_field.rs`) and [`P384Fe`] (`group/p384_field.rs`): Montgomery
 //! form like the curve crates' field elements, but inlined into the point formulas, with
 //! dedicated squarings and limb-level constant-time selects (shared code in `group/limbs.rs`).
-//! The curve crates still provide the scalars, `hash_to_field`, and the point types that the
-//! SEC1 encodings and the tests go through; field values cross between the two by their
-//! canonical encodings.
+//! The curve crates (the RustCrypto 0.14 line) still provide the scalars (their constant-time
+//! inversion included), `expand_message` and the `hash_to_field` reductions, and the point
+//! types the tests compare against; field values cross between the two by their canonical
+//! encodings.
 
 #[cfg(target_arch = "x86_64")]
 mod adx;
@@ -41,10 +42,11 @@ use core::fmt;
 
 use elliptic_curve::{
     ff::{BatchInverter, Field, PrimeField},
-    generic_array::{ArrayLength, GenericArray},
-    sec1::{EncodedPoint, FromEncodedPoint},
+    ops::Reduce,
+    sec1::{FromSec1Point, Sec1Point},
     FieldBytes,
 };
+use hybrid_array::{Array, ArraySize};
 use primeorder::PrimeCurveParams;
 use rand_core::CryptoRng;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
@@ -59,6 +61,13 @@ pub use decaf448::Decaf448;
 pub use field::FieldOps;
 pub use prime::{expand_message, MessageExpansion, PrimeGroup, Xof};
 pub use ristretto255::Ristretto255;
+
+/// NIST P-256 (the `p256` crate's curve marker; the arithmetic of [`Curve`] is the crate's own).
+pub use ::p256::NistP256;
+/// NIST P-384 (the `p384` crate's curve marker; the arithmetic of [`Curve`] is the crate's own).
+pub use ::p384::NistP384;
+/// NIST P-521 (the `p521` crate's curve and arithmetic, a [`PrimeGroup`]).
+pub use ::p521::NistP521;
 
 /// Which base-field arithmetic this process runs: `"x86-64 mulx/adx"` (BMI2 and ADX, detected at
 /// run time) or `"portable"` (other CPUs, or `PRIVACY_TOKENS_ARITH=portable` set before the first
@@ -90,7 +99,7 @@ pub trait ByteArray:
 {
 }
 
-impl<N: ArrayLength<u8>> ByteArray for GenericArray<u8, N> where N::ArrayType: Copy + Send + Sync {}
+impl<N: ArraySize> ByteArray for Array<u8, N> where N::ArrayType<u8>: Copy {}
 
 /// Which `expand_message_xmd` hash a hash-to-curve or hash-to-scalar call uses (RFC 9380 §5.3.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,6 +176,10 @@ pub trait Curve:
     fn hash_to_scalar(xmd: Xmd, msg: &[&[u8]], dst: &[&[u8]]) -> Result<Scalar<Self>>;
     /// The process-wide precomputed table of multiples of the generator.
     fn generator_table() -> &'static GeneratorTable<Self>;
+    /// The scalar of an RFC 9380 `hash_to_field` piece: `okm` (`L = 48` bytes on P-256, `72`
+    /// on P-384; any other length gives zero) read big-endian and reduced modulo the order.
+    #[doc(hidden)]
+    fn scalar_from_okm(okm: &[u8]) -> Scalar<Self>;
     /// The scalar encoding as a fixed array.
     fn scalar_bytes(s: &Scalar<Self>) -> Self::ScalarBytes;
     /// Base-field inversion (zero maps to zero), constant time.
@@ -190,7 +203,7 @@ pub trait Curve:
 }
 
 macro_rules! impl_curve {
-    ($curve:ty, $crate_:ident, $fe:ty, $ns:expr, $pair:ty, $static_name:ident, $inv:path, $pow:path,
+    ($curve:ty, $crate_:ident, $fe:ty, $ns:expr, $l:ty, $pair:ty, $static_name:ident, $inv:path, $pow:path,
      $z:expr, $c2:expr, $a:expr, $b:expr, $gen:expr) => {
         impl Curve for $curve {
             type Fe = $fe;
@@ -198,10 +211,9 @@ macro_rules! impl_curve {
             const EQ_B: $fe = $b;
             const GEN_XY: ($fe, $fe) = $gen;
             type Compressed = $crate_::CompressedPoint;
-            type Uncompressed =
-                GenericArray<u8, elliptic_curve::sec1::UncompressedPointSize<$curve>>;
+            type Uncompressed = elliptic_curve::sec1::UncompressedPoint<$curve>;
             type ScalarBytes = $crate_::FieldBytes;
-            type ScalarPairBytes = GenericArray<u8, $pair>;
+            type ScalarPairBytes = Array<u8, $pair>;
             const SCALAR_LEN: usize = $ns;
             const COMPRESSED_LEN: usize = $ns + 1;
             const UNCOMPRESSED_LEN: usize = 2 * $ns + 1;
@@ -260,42 +272,35 @@ macro_rules! impl_curve {
             }
 
             fn hash_to_curve(xmd: Xmd, msg: &[&[u8]], dst: &[&[u8]]) -> Result<Point<Self>> {
-                // RFC 9380 §3 with cofactor 1: `hash_to_field` of the curve crate (its
-                // `expand_message_xmd`), then our constant-time simplified SWU map (one
-                // exponentiation, no inversion, Jacobian output) and a complete addition.
-                use elliptic_curve::hash2curve::{hash_to_field, ExpandMsgXmd};
-                let mut u = [$crate_::FieldElement::ZERO; 2];
-                let r = match xmd {
-                    Xmd::Sha256 => hash_to_field::<ExpandMsgXmd<sha2::Sha256>, _>(msg, dst, &mut u),
-                    Xmd::Sha384 => hash_to_field::<ExpandMsgXmd<sha2::Sha384>, _>(msg, dst, &mut u),
-                    Xmd::Sha512 => hash_to_field::<ExpandMsgXmd<sha2::Sha512>, _>(msg, dst, &mut u),
-                };
-                r.map_err(|_| Error::HashToCurve)?;
-                let q0 = sswu::map_to_curve::<Self>(&fe_from_crate::<$fe, _>(&u[0]));
-                let q1 = sswu::map_to_curve::<Self>(&fe_from_crate::<$fe, _>(&u[1]));
+                // RFC 9380 §3 with cofactor 1: `hash_to_field` (`expand_message_xmd`, each
+                // `L`-byte piece reduced by the curve crate's field), then our constant-time
+                // simplified SWU map (one exponentiation, no inversion, Jacobian output) and a
+                // complete addition.
+                type CrateFe = <$curve as elliptic_curve::hazmat::FieldArithmetic>::FieldElement;
+                let [u0, u1] =
+                    hash_to_field::<CrateFe, $l, 2>(MessageExpansion::Xmd(xmd), msg, dst)?;
+                let q0 = sswu::map_to_curve::<Self>(&fe_from_crate::<$fe, _>(&u0));
+                let q1 = sswu::map_to_curve::<Self>(&fe_from_crate::<$fe, _>(&u1));
                 Ok(q0.add_complete(&q1))
             }
 
             fn hash_to_scalar(xmd: Xmd, msg: &[&[u8]], dst: &[&[u8]]) -> Result<Scalar<Self>> {
-                use elliptic_curve::hash2curve::{ExpandMsgXmd, GroupDigest};
-                let r = match xmd {
-                    Xmd::Sha256 => <$curve as GroupDigest>::hash_to_scalar::<
-                        ExpandMsgXmd<sha2::Sha256>,
-                    >(msg, dst),
-                    Xmd::Sha384 => <$curve as GroupDigest>::hash_to_scalar::<
-                        ExpandMsgXmd<sha2::Sha384>,
-                    >(msg, dst),
-                    Xmd::Sha512 => <$curve as GroupDigest>::hash_to_scalar::<
-                        ExpandMsgXmd<sha2::Sha512>,
-                    >(msg, dst),
-                };
-                r.map_err(|_| Error::HashToCurve)
+                let [s] =
+                    hash_to_field::<Scalar<Self>, $l, 1>(MessageExpansion::Xmd(xmd), msg, dst)?;
+                Ok(s)
             }
 
             fn generator_table() -> &'static GeneratorTable<Self> {
                 static $static_name: std::sync::OnceLock<GeneratorTable<$curve>> =
                     std::sync::OnceLock::new();
                 $static_name.get_or_init(GeneratorTable::new)
+            }
+
+            fn scalar_from_okm(okm: &[u8]) -> Scalar<Self> {
+                match Array::<u8, $l>::try_from(okm) {
+                    Ok(a) => <Scalar<Self> as Reduce<Array<u8, $l>>>::reduce(&a),
+                    Err(_) => Scalar::<Self>::ZERO,
+                }
             }
 
             fn scalar_bytes(s: &Scalar<Self>) -> Self::ScalarBytes {
@@ -314,8 +319,8 @@ macro_rules! impl_curve {
             }
 
             fn affine_from_primeorder(p: &$crate_::AffinePoint) -> Affine<Self> {
-                use elliptic_curve::sec1::{Coordinates, ToEncodedPoint};
-                let enc = p.to_encoded_point(false);
+                use elliptic_curve::sec1::{Coordinates, ToSec1Point};
+                let enc = p.to_sec1_point(false);
                 match enc.coordinates() {
                     Coordinates::Uncompressed { x, y } => Affine::<Self>::from_coordinates(
                         fe_from_slice::<$fe>(x),
@@ -329,13 +334,14 @@ macro_rules! impl_curve {
                 if bool::from(p.is_identity()) {
                     return $crate_::AffinePoint::IDENTITY;
                 }
-                let enc = EncodedPoint::<Self>::from_affine_coordinates(
-                    FieldBytes::<Self>::from_slice(FieldOps::to_repr(&p.x).as_ref()),
-                    FieldBytes::<Self>::from_slice(FieldOps::to_repr(&p.y).as_ref()),
-                    false,
-                );
+                let mut x = FieldBytes::<Self>::default();
+                let mut y = FieldBytes::<Self>::default();
+                x.copy_from_slice(FieldOps::to_repr(&p.x).as_ref());
+                y.copy_from_slice(FieldOps::to_repr(&p.y).as_ref());
+                let enc = Sec1Point::<Self>::from_affine_coordinates(&x, &y, false);
                 // ok: our points satisfy the curve equation, the fallback is unreachable.
-                Option::from($crate_::AffinePoint::from_encoded_point(&enc))
+                $crate_::AffinePoint::from_sec1_point(&enc)
+                    .into_option()
                     .unwrap_or($crate_::AffinePoint::IDENTITY)
             }
         }
@@ -366,6 +372,29 @@ fn fe_repr<F: FieldOps>(bytes: &[u8]) -> F::Repr {
 /// the conversion cannot fail).
 fn fe_from_crate<F: FieldOps, G: PrimeField>(x: &G) -> F {
     fe_from_slice::<F>(x.to_repr().as_ref()).unwrap_or(F::ZERO)
+}
+
+/// RFC 9380 `hash_to_field` (§5.2) with `count = N` and `L`-byte pieces: `expand_message`
+/// of `N * L` bytes, each piece reduced by `T` (a curve crate's field or scalar type, whose
+/// `Reduce` of an `L`-byte string is the `OS2IP(tv) mod p` of the RFC).
+pub(crate) fn hash_to_field<T, L, const N: usize>(
+    e: MessageExpansion,
+    msg: &[&[u8]],
+    dst: &[&[u8]],
+) -> Result<[T; N]>
+where
+    T: Reduce<Array<u8, L>>,
+    L: ArraySize,
+{
+    // N * L <= 2 * 98 (P-521) for every caller.
+    let mut okm = zeroize::Zeroizing::new([0u8; 256]);
+    let okm = okm.get_mut(..N * L::USIZE).ok_or(Error::HashToCurve)?;
+    expand_message(e, msg, dst, okm)?;
+    Ok(core::array::from_fn(|i| {
+        let piece = Array::<u8, L>::try_from(&okm[i * L::USIZE..(i + 1) * L::USIZE]);
+        // ok: the piece is exactly `L` bytes.
+        T::reduce(&piece.unwrap_or_default())
+    }))
 }
 
 /// A P-256 field element from its big-endian 64-bit words (below `p`), in a `const` context.
@@ -457,6 +486,7 @@ impl_curve!(
     p256,
     P256Fe,
     32,
+    elliptic_curve::consts::U48,
     elliptic_curve::consts::U64,
     P256_GENERATOR_TABLE,
     field::invert_p256,
@@ -472,6 +502,7 @@ impl_curve!(
     p384,
     P384Fe,
     48,
+    elliptic_curve::consts::U72,
     elliptic_curve::consts::U96,
     P384_GENERATOR_TABLE,
     field::invert_p384,
@@ -494,7 +525,8 @@ pub fn decode_scalar<C: Curve>(bytes: &[u8]) -> Result<Scalar<C>> {
     if bytes.len() != C::SCALAR_LEN {
         return Err(Error::InvalidLength);
     }
-    let repr = FieldBytes::<C>::clone_from_slice(bytes);
+    let mut repr = FieldBytes::<C>::default();
+    repr.copy_from_slice(bytes);
     Option::from(Scalar::<C>::from_repr(repr)).ok_or(Error::NonCanonicalScalar)
 }
 
@@ -529,7 +561,7 @@ pub fn random_scalar<C: Curve>(rng: &mut (impl CryptoRng + ?Sized)) -> Scalar<C>
     loop {
         rng.fill_bytes(&mut repr);
         repr[0] &= mask;
-        let candidate = Scalar::<C>::from_repr(repr.clone());
+        let candidate = Scalar::<C>::from_repr(repr);
         let value = candidate.unwrap_or(Scalar::<C>::ZERO);
         let keep = candidate.is_some() & !value.is_zero();
         if bool::from(keep) {
@@ -547,17 +579,23 @@ pub fn random_scalar<C: Curve>(rng: &mut (impl CryptoRng + ?Sized)) -> Scalar<C>
 /// [`Error::ZeroScalar`] if any scalar is zero (nothing is changed then) or [`Error::Batch`]
 /// on mismatched lengths.
 pub fn batch_invert<C: Curve>(scalars: &mut [Scalar<C>], scratch: &mut [Scalar<C>]) -> Result<()> {
-    if scalars.len() != scratch.len() {
+    batch_invert_field(scalars, scratch)
+}
+
+/// [`batch_invert`] over any field (the scalars of every [`PrimeGroup`] on a curve crate):
+/// one constant-time inversion for the batch.
+pub(crate) fn batch_invert_field<F: Field>(elements: &mut [F], scratch: &mut [F]) -> Result<()> {
+    if elements.len() != scratch.len() {
         return Err(Error::Batch);
     }
     let mut any_zero = Choice::from(0);
-    for s in scalars.iter() {
+    for s in elements.iter() {
         any_zero |= s.is_zero();
     }
     if bool::from(any_zero) {
         return Err(Error::ZeroScalar);
     }
-    BatchInverter::invert_with_external_scratch(scalars, scratch);
+    BatchInverter::invert_with_external_scratch(elements, scratch);
     Ok(())
 }
 

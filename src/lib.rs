@@ -6,8 +6,6 @@
     warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 #![warn(missing_docs)]
-// generic-array 0.14.9 deprecates itself in favour of 1.x, which the 0.13 curve crates do not use.
-#![allow(deprecated)]
 
 pub mod arc;
 #[cfg(feature = "serde")]
@@ -27,6 +25,9 @@ pub mod voprf;
 mod wire;
 
 pub use error::{Error, Result};
+/// The fixed-size byte arrays of the API (`suite::Output`, element and scalar encodings) are
+/// `hybrid_array::Array` (the array type of the RustCrypto 0.14 crates).
+pub use hybrid_array;
 pub use par::PAR_MIN_BATCH;
 /// The RNG traits this crate takes (rand_core 0.10, as rand 0.10); see [`rng`] for older `rand`.
 pub use rand_core;

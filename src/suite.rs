@@ -2,7 +2,7 @@
 
 use core::fmt::Debug;
 
-use elliptic_curve::generic_array::GenericArray;
+use hybrid_array::Array;
 use sha2::digest::{Digest, OutputSizeUser};
 
 use crate::group::decaf448::Shake256x64;
@@ -45,7 +45,7 @@ pub type Element<S> = <<S as Suite>::Group as PrimeGroup>::Element;
 pub type Normal<S> = <<S as Suite>::Group as PrimeGroup>::Normal;
 
 /// The output of the suite's hash function (`Nh` bytes).
-pub type Output<S> = GenericArray<u8, <<S as Suite>::Hash as OutputSizeUser>::OutputSize>;
+pub type Output<S> = Array<u8, <<S as Suite>::Hash as OutputSizeUser>::OutputSize>;
 
 /// ristretto255-SHA512 (RFC 9497 §4.1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -85,7 +85,7 @@ impl Suite for Decaf448Shake256 {
 }
 
 impl Suite for P256Sha256 {
-    type Group = p256::NistP256;
+    type Group = crate::group::NistP256;
     type Hash = sha2::Sha256;
     const ID: &'static [u8] = b"P256-SHA256";
     const EXPANSION: MessageExpansion = MessageExpansion::Xmd(Xmd::Sha256);
@@ -93,7 +93,7 @@ impl Suite for P256Sha256 {
 }
 
 impl Suite for P384Sha384 {
-    type Group = p384::NistP384;
+    type Group = crate::group::NistP384;
     type Hash = sha2::Sha384;
     const ID: &'static [u8] = b"P384-SHA384";
     const EXPANSION: MessageExpansion = MessageExpansion::Xmd(Xmd::Sha384);
@@ -101,7 +101,7 @@ impl Suite for P384Sha384 {
 }
 
 impl Suite for P521Sha512 {
-    type Group = p521::NistP521;
+    type Group = crate::group::NistP521;
     type Hash = sha2::Sha512;
     const ID: &'static [u8] = b"P521-SHA512";
     const EXPANSION: MessageExpansion = MessageExpansion::Xmd(Xmd::Sha512);

@@ -94,7 +94,7 @@ pub use storage::secret_issuance_state;
 
 pub(crate) use client::Pretoken;
 
-type C = p384::NistP384;
+type C = crate::group::NistP384;
 
 /// Length of the client nonce (`TRUST_TOKEN_NONCE_SIZE`, `crypto/trust_token/internal.h`).
 pub const NONCE_SIZE: usize = 64;

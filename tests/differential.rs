@@ -68,23 +68,47 @@ trait RefCurve: Curve {
     fn ref_hash_to_scalar(xmd: Xmd, msg: &[&[u8]], dst: &[&[u8]]) -> Option<Scalar<Self>>;
 }
 
-/// `<Self as GroupDigest>::$f::<ExpandMsgXmd<H>>(msg, dst)` with the hash `H` that `xmd` names.
+/// The curve crate's `hash_to_field::<N, ExpandMsgXmd<H>, K, T, Length>(msg, dst)` with the
+/// hash `H` that `xmd` names (what its `hash_from_bytes` / `hash_to_scalar` run; called directly
+/// because their security-level bound refuses SHA-256 on P-384, which `expand_message_xmd`
+/// itself does not depend on).
 macro_rules! with_xmd {
-    ($xmd:expr, $f:ident, $msg:expr, $dst:expr) => {{
-        use elliptic_curve::hash2curve::{ExpandMsgXmd, GroupDigest};
+    ($xmd:expr, $n:literal, $t:ty, $msg:expr, $dst:expr) => {{
+        use elliptic_curve::consts::{U16, U24, U32};
+        use hash2curve::{hash_to_field, ExpandMsgXmd, MapToCurve};
         match $xmd {
-            Xmd::Sha256 => <Self as GroupDigest>::$f::<ExpandMsgXmd<sha2::Sha256>>($msg, $dst),
-            Xmd::Sha384 => <Self as GroupDigest>::$f::<ExpandMsgXmd<sha2::Sha384>>($msg, $dst),
-            Xmd::Sha512 => <Self as GroupDigest>::$f::<ExpandMsgXmd<sha2::Sha512>>($msg, $dst),
+            Xmd::Sha256 => hash_to_field::<
+                $n,
+                ExpandMsgXmd<sha2::Sha256>,
+                U16,
+                $t,
+                <Self as MapToCurve>::Length,
+            >($msg, $dst)
+            .ok(),
+            Xmd::Sha384 => hash_to_field::<
+                $n,
+                ExpandMsgXmd<sha2::Sha384>,
+                U24,
+                $t,
+                <Self as MapToCurve>::Length,
+            >($msg, $dst)
+            .ok(),
+            Xmd::Sha512 => hash_to_field::<
+                $n,
+                ExpandMsgXmd<sha2::Sha512>,
+                U32,
+                $t,
+                <Self as MapToCurve>::Length,
+            >($msg, $dst)
+            .ok(),
         }
-        .ok()
     }};
 }
 
 macro_rules! ref_curve {
     ($curve:ty, $krate:ident) => {
         impl RefCurve for $curve {
-            type RefFe = $krate::FieldElement;
+            type RefFe = <$curve as elliptic_curve::hazmat::FieldArithmetic>::FieldElement;
             type RefPoint = $krate::ProjectivePoint;
 
             fn ref_po(p: &Self::RefPoint) -> primeorder::ProjectivePoint<Self> {
@@ -104,8 +128,8 @@ macro_rules! ref_curve {
             }
 
             fn ref_encode(p: &Self::RefPoint, compress: bool) -> Vec<u8> {
-                use elliptic_curve::sec1::ToEncodedPoint;
-                let e = p.to_affine().to_encoded_point(compress);
+                use elliptic_curve::sec1::ToSec1Point;
+                let e = p.to_affine().to_sec1_point(compress);
                 match (e.is_identity(), compress) {
                     (true, false) => vec![0; Self::UNCOMPRESSED_LEN],
                     (true, true) => vec![0; Self::COMPRESSED_LEN],
@@ -114,18 +138,21 @@ macro_rules! ref_curve {
             }
 
             fn ref_from_sec1(bytes: &[u8]) -> Option<Self::RefPoint> {
-                use elliptic_curve::sec1::FromEncodedPoint;
-                let e = $krate::EncodedPoint::from_bytes(bytes).ok()?;
-                Option::<$krate::AffinePoint>::from($krate::AffinePoint::from_encoded_point(&e))
+                use elliptic_curve::sec1::FromSec1Point;
+                let e = $krate::Sec1Point::from_bytes(bytes).ok()?;
+                $krate::AffinePoint::from_sec1_point(&e)
+                    .into_option()
                     .map(Into::into)
             }
 
             fn ref_hash_to_curve(xmd: Xmd, msg: &[&[u8]], dst: &[&[u8]]) -> Option<Self::RefPoint> {
-                with_xmd!(xmd, hash_from_bytes, msg, dst)
+                use hash2curve::MapToCurve;
+                let [u0, u1] = with_xmd!(xmd, 2, Self::RefFe, msg, dst)?;
+                Some(Self::map_to_curve(u0) + Self::map_to_curve(u1))
             }
 
             fn ref_hash_to_scalar(xmd: Xmd, msg: &[&[u8]], dst: &[&[u8]]) -> Option<Scalar<Self>> {
-                with_xmd!(xmd, hash_to_scalar, msg, dst)
+                with_xmd!(xmd, 1, Scalar<Self>, msg, dst).map(|[s]| s)
             }
         }
     };
@@ -1551,7 +1578,7 @@ fn scalars<C: RefCurve>(t: &mut Tally, rng: &mut StdRng) {
     for bytes in field_edges::<Scalar<C>>() {
         let input = || hex_of(&bytes);
         let mut r = <Scalar<C> as PrimeField>::Repr::default();
-        r.as_mut().copy_from_slice(&bytes);
+        AsMut::<[u8]>::as_mut(&mut r).copy_from_slice(&bytes);
         let theirs: Option<Scalar<C>> = Scalar::<C>::from_repr(r).into();
         let ours = group::decode_scalar::<C>(&bytes).ok();
         t.check("decode_scalar", &ours, &theirs, &input);

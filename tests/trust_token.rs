@@ -865,12 +865,14 @@ mod random_inputs {
 /// nonce is fixed, and the whole response (`Z`s, proof length, `c ‖ s`) is compared.
 #[test]
 fn boringssl_pst_v1_voprf_rfc9497_vectors() {
-    use p384::elliptic_curve::sec1::{FromEncodedPoint, ToEncodedPoint};
+    use p384::elliptic_curve::sec1::{FromSec1Point, ToSec1Point};
     use privacy_tokens::trust_token::hazmat;
     let unc = |hex_c: &str| -> Vec<u8> {
-        let enc = p384::EncodedPoint::from_bytes(hex::decode(hex_c).unwrap()).unwrap();
-        let p = p384::AffinePoint::from_encoded_point(&enc).unwrap();
-        p.to_encoded_point(false).as_bytes().to_vec()
+        let enc = p384::Sec1Point::from_bytes(hex::decode(hex_c).unwrap()).unwrap();
+        let p = p384::AffinePoint::from_sec1_point(&enc)
+            .into_option()
+            .unwrap();
+        p.to_sec1_point(false).as_bytes().to_vec()
     };
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),

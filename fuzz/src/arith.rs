@@ -4,13 +4,19 @@
 
 use elliptic_curve::ff::{Field, PrimeField};
 use elliptic_curve::group::Group;
-use elliptic_curve::hash2curve::{ExpandMsgXmd, GroupDigest};
+use hash2curve::{ExpandMsgXmd, MapToCurve};
 use primeorder::ProjectivePoint;
 use privacy_tokens::group::{
     self, Affine, Curve, FieldOps, FixedBaseTable, JacobianPoint, Point, Scalar, Xmd,
 };
 
 use crate::adapt;
+
+/// The reference base field of `diff_p256_field`: p256's field element (0.14 has no
+/// `expose-field`; the type is reachable through `FieldArithmetic`).
+pub type P256RefFe = <p256::NistP256 as elliptic_curve::hazmat::FieldArithmetic>::FieldElement;
+/// The reference base field of `diff_p384_field`.
+pub type P384RefFe = <p384::NistP384 as elliptic_curve::hazmat::FieldArithmetic>::FieldElement;
 
 fn fe_eq<C: Curve, R: PrimeField>(ours: &C::Fe, theirs: &R, what: &str) {
     assert_eq!(
@@ -113,8 +119,9 @@ fn scalar<C: Curve>(bytes: &[u8], special: u8) -> Scalar<C> {
         2 => Scalar::<C>::ONE,
         3 => -Scalar::<C>::ONE,
         _ => {
-            let mut repr = elliptic_curve::FieldBytes::<C>::clone_from_slice(bytes);
-            if let Some(s) = Option::from(Scalar::<C>::from_repr(repr.clone())) {
+            let mut repr = elliptic_curve::FieldBytes::<C>::default();
+            repr.copy_from_slice(bytes);
+            if let Some(s) = Option::from(Scalar::<C>::from_repr(repr)) {
                 return s;
             }
             repr[0] = 0;
@@ -239,11 +246,13 @@ where
 macro_rules! h2c_case {
     ($curve:ty, $xmd:expr, $hash:ty, $dst:expr, $msg:expr) => {{
         let ours = <$curve as Curve>::hash_to_curve($xmd, &[$msg], &[$dst]);
-        let theirs =
-            <$curve as GroupDigest>::hash_from_bytes::<ExpandMsgXmd<$hash>>(&[$msg], &[$dst]);
+        let theirs = hash2curve::hash_from_bytes::<$curve, ExpandMsgXmd<$hash>>(&[$msg], &[$dst]);
         let ours_s = <$curve as Curve>::hash_to_scalar($xmd, &[$msg], &[$dst]);
-        let theirs_s =
-            <$curve as GroupDigest>::hash_to_scalar::<ExpandMsgXmd<$hash>>(&[$msg], &[$dst]);
+        let theirs_s = hash2curve::hash_to_scalar::<
+            $curve,
+            ExpandMsgXmd<$hash>,
+            <$curve as MapToCurve>::Length,
+        >(&[$msg], &[$dst]);
         if !$dst.is_empty() {
             assert_eq!(ours.is_ok(), theirs.is_ok(), "hash_to_curve errors differ");
             assert_eq!(

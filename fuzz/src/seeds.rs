@@ -36,13 +36,13 @@ pub const TARGETS: &[(&str, fn(&[u8]), fn() -> Seeds)] = &[
     ("serde_json", crate::serde_json_rt::target, serde_json),
     (
         "diff_p256_field",
-        crate::arith::field_target::<p256::NistP256, p256::FieldElement>,
-        diff_field::<p256::FieldElement>,
+        crate::arith::field_target::<p256::NistP256, crate::arith::P256RefFe>,
+        diff_field::<crate::arith::P256RefFe>,
     ),
     (
         "diff_p384_field",
-        crate::arith::field_target::<p384::NistP384, p384::FieldElement>,
-        diff_field::<p384::FieldElement>,
+        crate::arith::field_target::<p384::NistP384, crate::arith::P384RefFe>,
+        diff_field::<crate::arith::P384RefFe>,
     ),
     (
         "diff_point_p256",

@@ -1,9 +1,9 @@
 //! Deterministic ARC entry points for test vectors. Dangerous: every value drawn here must be
 //! secret and uniformly random in real use.
 
-use elliptic_curve::bigint::{Encoding, NonZero, U768};
+use elliptic_curve::bigint::{NonZero, U768};
 use elliptic_curve::ff::{Field, PrimeField};
-use sha3::digest::{ExtendableOutput, Update, XofReader};
+use shake::digest::{ExtendableOutput, Update, XofReader};
 
 use super::issuance::{Credential, CredentialRequest, CredentialResponse, RequestResult};
 use super::keys::ServerPrivateKey;
@@ -26,7 +26,7 @@ pub const PUBLISHED_SEED: [u8; 32] = *b"test vector seed\0\0\0\0\0\0\0\0\0\0\0\0
 /// `OS2IP(Ns + 16 bytes) mod (n - 1)` (in `[0, n-2]`, as the PoC does, not the spec's
 /// `[1, n-1]`), proof nonces `OS2IP(Ns + 16 bytes) mod n`.
 pub struct TestDrng {
-    reader: <sha3::Shake128 as ExtendableOutput>::Reader,
+    reader: <shake::Shake128 as ExtendableOutput>::Reader,
 }
 
 impl core::fmt::Debug for TestDrng {
@@ -38,7 +38,7 @@ impl core::fmt::Debug for TestDrng {
 impl TestDrng {
     /// A generator for `seed`.
     pub fn new(seed: &[u8]) -> Self {
-        let mut h = sha3::Shake128::default();
+        let mut h = shake::Shake128::default();
         let mut iv = [0u8; 168];
         let label = b"sigma-proofs/TestDRNG/SHAKE128";
         iv[..label.len()].copy_from_slice(label);

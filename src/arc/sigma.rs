@@ -24,7 +24,7 @@ use core::fmt;
 
 use elliptic_curve::ff::Field;
 use elliptic_curve::ops::Reduce;
-use sha3::digest::{ExtendableOutput, Update, XofReader};
+use shake::digest::{ExtendableOutput, Update, XofReader};
 use subtle::ConstantTimeEq;
 
 use zeroize::Zeroize;
@@ -356,7 +356,7 @@ pub struct Shake128Transcript;
 
 /// The absorbed constant prefix of a [`Shake128Transcript`].
 #[derive(Clone)]
-pub struct Shake128Prefix(sha3::Shake128);
+pub struct Shake128Prefix(shake::Shake128);
 
 impl fmt::Debug for Shake128Prefix {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -376,7 +376,7 @@ impl<C: Curve> SigmaTranscript<C> for Shake128Transcript {
 
     fn prefix(session: &[&'static [u8]], statement: &Statement<'_>) -> Result<Shake128Prefix> {
         statement.check_plain()?;
-        let mut h = sha3::Shake128::default();
+        let mut h = shake::Shake128::default();
         let mut iv = [0u8; SHAKE128_RATE];
         iv[..SHAKE128_P256_PROTOCOL_ID.len()].copy_from_slice(SHAKE128_P256_PROTOCOL_ID);
         h.update(&iv);
@@ -431,10 +431,10 @@ pub(crate) fn reduce_wide<C: Curve>(bytes: &[u8]) -> Scalar<C> {
     let mut lo_repr = elliptic_curve::FieldBytes::<C>::default();
     let off = ns - lo.len();
     lo_repr[off..].copy_from_slice(lo);
-    let lo_s = <Scalar<C> as Reduce<C::Uint>>::reduce_bytes(&lo_repr);
+    let lo_s = <Scalar<C> as Reduce<elliptic_curve::FieldBytes<C>>>::reduce(&lo_repr);
     let mut hi_repr = elliptic_curve::FieldBytes::<C>::default();
     hi_repr[ns - hi.len()..].copy_from_slice(hi);
-    let hi_s = <Scalar<C> as Reduce<C::Uint>>::reduce_bytes(&hi_repr);
+    let hi_s = <Scalar<C> as Reduce<elliptic_curve::FieldBytes<C>>>::reduce(&hi_repr);
     // 2^(8 Ns) mod n = (2^64)^(Ns / 8).
     let two64 = Scalar::<C>::from(u64::MAX) + Scalar::<C>::ONE;
     let mut shift = Scalar::<C>::ONE;

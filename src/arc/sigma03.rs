@@ -28,7 +28,7 @@
 use core::fmt;
 
 use elliptic_curve::ff::Field;
-use sha3::digest::{ExtendableOutput, Update, XofReader};
+use shake::digest::{ExtendableOutput, Update, XofReader};
 
 use super::sigma::{
     reduce_wide, Base, Coefficient, Elements, Equation, ImageTerm, SigmaTranscript, Statement,
@@ -58,8 +58,8 @@ pub const P256_CIPHERSUITE: &str = "sigma-proofs_Shake128_P256";
 /// never fed back. Public data only (it holds no secret in the protocols here).
 #[derive(Clone)]
 pub struct DuplexSponge {
-    absorbed: sha3::Shake128,
-    reader: Option<sha3::Shake128Reader>,
+    absorbed: shake::Shake128,
+    reader: Option<shake::Shake128Reader>,
 }
 
 impl fmt::Debug for DuplexSponge {
@@ -71,7 +71,7 @@ impl fmt::Debug for DuplexSponge {
 impl DuplexSponge {
     /// `DS.Init(session_id)`.
     pub fn new(session_id: &[u8; 32]) -> Self {
-        let mut absorbed = sha3::Shake128::default();
+        let mut absorbed = shake::Shake128::default();
         absorbed.update(session_id);
         absorbed.update(&[0u8; RATE - 32]);
         Self {
@@ -703,7 +703,7 @@ mod tests {
     use super::*;
     use crate::arc::sigma::{self, CompactProof};
     use crate::arc::statements;
-    use p256::NistP256;
+    use crate::group::NistP256;
 
     type C = NistP256;
 

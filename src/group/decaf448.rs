@@ -6,7 +6,7 @@
 //! §5.3.1 and §5.3.2, the element derivation map of §5.3.4 (`from_uniform_bytes`) and the
 //! scalar field. This module adds what RFC 9497 names and the crate does not have:
 //!
-//! - `expand_message_xof` (RFC 9380 §5.3.2) over SHAKE256 (`sha3` 0.10), and with it
+//! - `expand_message_xof` (RFC 9380 §5.3.2) over SHAKE256 (`shake` 0.1), and with it
 //!   HashToGroup = `hash_to_decaf448`: 112 expanded bytes through the §5.3.4 map. The curve
 //!   crate's `GroupDigest` for decaf448 computes the same function (the tests check that), but
 //!   through its pre-release `hash2curve` and `shake` (digest 0.11) APIs; this module uses only
@@ -15,7 +15,7 @@
 //!   order, in constant time.
 //! - strict scalar decoding (56 little-endian bytes, below the order), random scalars from 64
 //!   bytes of the caller's RNG (reduced, zero rejected; the RNG is never handed to the curve
-//!   crate), and [`Shake256x64`], the suite's `Hash` as a `digest` 0.10 fixed-output hash.
+//!   crate), and [`Shake256x64`], the suite's `Hash` as a `digest` 0.11 fixed-output hash.
 //!
 //! [`Decaf448`] is the [`PrimeGroup`] of the suite: elements need no normalisation (the
 //! `Normal` type is the element itself), and the only expander is `expand_message_xof` with
@@ -35,7 +35,6 @@ use ed448_goldilocks::elliptic_curve::{
 };
 use ed448_goldilocks::{CompressedDecaf, DecafPoint, DecafScalar};
 use elliptic_curve::consts::{U112, U56};
-use elliptic_curve::generic_array::GenericArray;
 use rand_core::CryptoRng;
 use sha2::digest::{
     self, consts::U64, ExtendableOutput, FixedOutput, FixedOutputReset, HashMarker, OutputSizeUser,
@@ -554,13 +553,13 @@ pub fn expand_message_xof(msg: &[&[u8]], dst: &[&[u8]], out: &mut [u8]) -> Resul
     if len == 0 || dst_len == 0 {
         return Err(Error::HashToCurve);
     }
-    let mut h = sha3::Shake256::default();
+    let mut h = shake::Shake256::default();
     for m in msg {
         h.update(m);
     }
     h.update(&len.to_be_bytes());
     if dst_len > MAX_DST_LEN {
-        let mut hd = sha3::Shake256::default();
+        let mut hd = shake::Shake256::default();
         hd.update(b"H2C-OVERSIZE-DST-");
         for d in dst {
             hd.update(d);
@@ -581,9 +580,9 @@ pub fn expand_message_xof(msg: &[&[u8]], dst: &[&[u8]], out: &mut [u8]) -> Resul
 }
 
 /// SHAKE256 with a 64-byte output: the `Hash` of decaf448-SHAKE256 (RFC 9497 §4.2, `Nh = 64`)
-/// as a `digest` 0.10 fixed-output hash (so `Digest` applies).
+/// as a `digest` 0.11 fixed-output hash (so `Digest` applies).
 #[derive(Clone, Default)]
-pub struct Shake256x64(sha3::Shake256);
+pub struct Shake256x64(shake::Shake256);
 
 impl fmt::Debug for Shake256x64 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -632,9 +631,9 @@ impl PrimeGroup for Decaf448 {
     type Element = Element;
     type Normal = Element;
     type Scalar = Scalar;
-    type ElementBytes = GenericArray<u8, U56>;
-    type ScalarBytes = GenericArray<u8, U56>;
-    type ScalarPairBytes = GenericArray<u8, U112>;
+    type ElementBytes = Array<u8, U56>;
+    type ScalarBytes = Array<u8, U56>;
+    type ScalarPairBytes = Array<u8, U112>;
     const NE: usize = ELEMENT_LEN;
     const NS: usize = SCALAR_LEN;
 

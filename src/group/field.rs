@@ -128,11 +128,21 @@ pub(crate) fn random_crate_fe<F: PrimeField>(rng: &mut (impl rand_core::Rng + ?S
     }
 }
 
+/// The curve crates' base-field element types (reachable in 0.14 only through
+/// `FieldArithmetic`), the reference of the tests.
+#[cfg(test)]
+pub(crate) type P256CrateFe =
+    <p256::NistP256 as elliptic_curve::hazmat::FieldArithmetic>::FieldElement;
+/// As [`P256CrateFe`], for P-384.
+#[cfg(test)]
+pub(crate) type P384CrateFe =
+    <p384::NistP384 as elliptic_curve::hazmat::FieldArithmetic>::FieldElement;
+
 /// Test helpers: conversions to and from the curve crate's field element.
 #[cfg(test)]
 pub(crate) trait TestField: FieldOps {
     /// The curve crate's field element.
-    type Crate: PrimeField<Repr = Self::Repr> + elliptic_curve::hash2curve::OsswuMap;
+    type Crate: PrimeField<Repr = Self::Repr> + primeorder::osswu::OsswuMap;
     /// Ours from theirs.
     fn from_crate(x: &Self::Crate) -> Self {
         Option::from(Self::from_repr(x.to_repr())).unwrap_or(Self::ZERO)
@@ -157,12 +167,12 @@ pub(crate) trait TestField: FieldOps {
 
 #[cfg(test)]
 impl TestField for P256Fe {
-    type Crate = p256::FieldElement;
+    type Crate = crate::group::field::P256CrateFe;
 }
 
 #[cfg(test)]
 impl TestField for P384Fe {
-    type Crate = p384::FieldElement;
+    type Crate = crate::group::field::P384CrateFe;
 }
 
 /// `a^(2^n)`.
@@ -236,35 +246,45 @@ mod tests {
         assert_eq!(invert_p256(&P256Fe::ZERO), P256Fe::ZERO);
         assert_eq!(invert_p384(&P384Fe::ZERO), P384Fe::ZERO);
         for _ in 0..50 {
-            let a = crate::group::field::random_crate_fe::<p256::FieldElement>(&mut rng);
+            let a =
+                crate::group::field::random_crate_fe::<crate::group::field::P256CrateFe>(&mut rng);
             let oa = P256Fe::from_crate(&a);
             assert_eq!(invert_p256(&oa).to_crate(), a.invert().unwrap());
-            let b = crate::group::field::random_crate_fe::<p384::FieldElement>(&mut rng);
+            let b =
+                crate::group::field::random_crate_fe::<crate::group::field::P384CrateFe>(&mut rng);
             let ob = P384Fe::from_crate(&b);
             assert_eq!(invert_p384(&ob).to_crate(), b.invert().unwrap());
         }
         for _ in 0..50 {
-            use elliptic_curve::hash2curve::OsswuMap;
-            let a = crate::group::field::random_crate_fe::<p256::FieldElement>(&mut rng);
-            let c1 = <p256::FieldElement as OsswuMap>::PARAMS.c1;
+            use primeorder::osswu::OsswuMap;
+            let a =
+                crate::group::field::random_crate_fe::<crate::group::field::P256CrateFe>(&mut rng);
+            let c1 = <crate::group::field::P256CrateFe as OsswuMap>::PARAMS.c1;
             assert_eq!(
                 pow_p256_c1(&P256Fe::from_crate(&a)).to_crate(),
-                a.pow_vartime(c1)
+                Field::pow_vartime(&a, c1)
             );
-            let b = crate::group::field::random_crate_fe::<p384::FieldElement>(&mut rng);
-            let c1 = <p384::FieldElement as OsswuMap>::PARAMS.c1;
+            let b =
+                crate::group::field::random_crate_fe::<crate::group::field::P384CrateFe>(&mut rng);
+            let c1 = <crate::group::field::P384CrateFe as OsswuMap>::PARAMS.c1;
             assert_eq!(
                 pow_p384_c1(&P384Fe::from_crate(&b)).to_crate(),
-                b.pow_vartime(c1)
+                Field::pow_vartime(&b, c1)
             );
         }
-        for a in [p256::FieldElement::ONE, -p256::FieldElement::ONE] {
+        for a in [
+            crate::group::field::P256CrateFe::ONE,
+            -crate::group::field::P256CrateFe::ONE,
+        ] {
             assert_eq!(
                 invert_p256(&P256Fe::from_crate(&a)).to_crate(),
                 a.invert().unwrap()
             );
         }
-        for a in [p384::FieldElement::ONE, -p384::FieldElement::ONE] {
+        for a in [
+            crate::group::field::P384CrateFe::ONE,
+            -crate::group::field::P384CrateFe::ONE,
+        ] {
             assert_eq!(
                 invert_p384(&P384Fe::from_crate(&a)).to_crate(),
                 a.invert().unwrap()

@@ -12,7 +12,7 @@
 //! schoolbook (16 word products; the squaring 10), then four such reduction steps. Every
 //! operation is branch-free and its memory access pattern does not depend on the values; the
 //! masks of the final conditional subtraction go through `core::hint::black_box` as in P-384.
-//! Agreement with `p256::FieldElement` is tested on random and edge inputs.
+//! Agreement with `crate::group::field::P256CrateFe` is tested on random and edge inputs.
 //!
 //! The core routines ([`mont_mul`], [`mont_sqr`], [`add_mod`], [`sub_mod`]) are plain `const fn`s
 //! on `[u64; 4]`, so that an assembly backend can keep them as its portable fallback and test
@@ -215,14 +215,14 @@ mod tests {
     #[test]
     fn agrees_with_the_curve_crate() {
         // R mod p and R^-1 as values, 2^224 - 1 (all-ones low limbs) and -2^32.
-        let two = p256::FieldElement::from(2u64);
-        let r = <p256::FieldElement as Field>::pow_vartime(&two, [256]);
-        let r224 = <p256::FieldElement as Field>::pow_vartime(&two, [224]);
+        let two = crate::group::field::P256CrateFe::from(2u64);
+        let r = <crate::group::field::P256CrateFe as Field>::pow_vartime(&two, [256]);
+        let r224 = <crate::group::field::P256CrateFe as Field>::pow_vartime(&two, [224]);
         let extra = [
             r,
             r.invert().unwrap(),
-            r224 - p256::FieldElement::ONE,
-            -p256::FieldElement::from(1u64 << 32),
+            r224 - crate::group::field::P256CrateFe::ONE,
+            -crate::group::field::P256CrateFe::from(1u64 << 32),
         ];
         checks::agrees_with_the_curve_crate::<P256Fe>(&extra);
     }
@@ -240,11 +240,11 @@ mod tests {
     /// Whether the Montgomery product of `a` and `b` needs the final subtraction: the reduced
     /// value before it, `(a b + m p) / R`, recomputed with big integers, is at least `p`.
     fn final_subtraction(a: &[u64; 4], b: &[u64; 4]) -> bool {
-        use elliptic_curve::bigint::{Encoding, U1024};
+        use elliptic_curve::bigint::U1024;
         let int = |l: &[u64; 4]| {
             let mut be = [0u8; 128];
             crate::group::limbs::to_be(l, &mut be[96..]);
-            U1024::from_be_bytes(be)
+            U1024::from_be_slice(&be)
         };
         let p = int(&P);
         // Step i adds t_i * p * 2^(64 i) (-p^-1 = 1 mod 2^64), clearing limb i.

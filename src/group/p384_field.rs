@@ -9,7 +9,7 @@
 //! squaring (21 word products instead of 36), and exposes its limbs to the constant-time table
 //! scans. Every operation is branch-free and its memory access pattern does not depend on the
 //! values; the masks of the final conditional subtraction go through `core::hint::black_box`
-//! (const since Rust 1.86), without which the compiler emitted a branch on the secret borrow. Agreement with `p384::FieldElement` is tested on random and edge inputs.
+//! (const since Rust 1.86), without which the compiler emitted a branch on the secret borrow. Agreement with `crate::group::field::P384CrateFe` is tested on random and edge inputs.
 
 use super::limbs::{adc, mac, sbb};
 

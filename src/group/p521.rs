@@ -3,30 +3,33 @@
 //!
 //! Elements are compressed SEC1 (`Ne = 67`), scalars 66 bytes big-endian. `HashToGroup` is
 //! `P521_XMD:SHA-512_SSWU_RO_` (RFC 9380 §8.4, the crate's `hash2curve`), `HashToScalar` is
-//! `hash_to_field` into the scalar field with `L = 98`. The scalar multiplications are the
-//! crate's constant-time 4-bit fixed window; the crate has no variable-time routine, so the
-//! `vartime_` methods run the constant-time ones (two-term sums with shared doublings), and
-//! no batched affine conversion (`p521::FieldElement` lacks the `Invert` that
-//! `BatchNormalize` needs), so normalisation takes one field inversion per element.
+//! `hash_to_field` into the scalar field with `L = 98`. The constant-time scalar
+//! multiplications are the crate's 4-bit fixed window, and its precomputed basepoint table for
+//! `k * G` (p521 0.14, feature `precomputed-tables`); the `vartime_` methods (public data only)
+//! use its variable-time wNAF routines. Normalisation of several points takes one field
+//! inversion per batch (the crate's constant-time `BatchNormalize`).
 
-use elliptic_curve::consts::{U132, U66};
-use elliptic_curve::ff::{BatchInverter, PrimeField};
-use elliptic_curve::generic_array::GenericArray;
-use elliptic_curve::group::GroupEncoding;
-use elliptic_curve::hash2curve::{ExpandMsgXmd, GroupDigest};
+use elliptic_curve::consts::{U132, U66, U98};
+use elliptic_curve::ff::PrimeField;
+use elliptic_curve::group::{Curve, Group as _, GroupEncoding};
 use elliptic_curve::ops::LinearCombination;
+use elliptic_curve::point::BatchNormalize;
 use elliptic_curve::sec1::CompressedPoint;
+use hash2curve::MapToCurve;
+use hybrid_array::Array;
 use p521::{AffinePoint, NistP521, ProjectivePoint, Scalar};
+use primeorder::{MulBackend, PrimeCurveParams};
 use rand_core::CryptoRng;
 use subtle::Choice;
 use zeroize::Zeroizing;
 
 use super::prime::{MessageExpansion, PrimeGroup};
-use super::Xmd;
 use crate::{Error, Result};
 
-/// Length of a compressed point (`0x02|0x03 || x`). Not `p521::CompressedPoint`, which is one
-/// byte short in p521 0.13.3.
+/// The crate's base field (what its `hash_to_field` reduces into).
+type FieldElement = <NistP521 as elliptic_curve::hazmat::FieldArithmetic>::FieldElement;
+
+/// Length of a compressed point (`0x02|0x03 || x`).
 const NE: usize = 67;
 /// Length of a scalar.
 const NS: usize = 66;
@@ -38,8 +41,8 @@ impl PrimeGroup for NistP521 {
     type Normal = AffinePoint;
     type Scalar = Scalar;
     type ElementBytes = Compressed;
-    type ScalarBytes = GenericArray<u8, U66>;
-    type ScalarPairBytes = GenericArray<u8, U132>;
+    type ScalarBytes = Array<u8, U66>;
+    type ScalarPairBytes = Array<u8, U132>;
     const NE: usize = NE;
     const NS: usize = NS;
 
@@ -58,7 +61,8 @@ impl PrimeGroup for NistP521 {
             _ => return Err(Error::InvalidPoint),
         }
         // Decompression refuses `x >= p` and an `x` with no square root of `x^3 - 3x + b`.
-        let repr = Compressed::clone_from_slice(bytes);
+        let mut repr = Compressed::default();
+        repr.copy_from_slice(bytes);
         let p: Option<AffinePoint> = AffinePoint::from_bytes(&repr).into();
         let p = p.ok_or(Error::InvalidPoint)?;
         if bool::from(p.is_identity()) {
@@ -67,7 +71,7 @@ impl PrimeGroup for NistP521 {
         Ok(p)
     }
 
-    fn encode_scalar(s: &Scalar) -> GenericArray<u8, U66> {
+    fn encode_scalar(s: &Scalar) -> Array<u8, U66> {
         s.to_repr()
     }
 
@@ -75,47 +79,36 @@ impl PrimeGroup for NistP521 {
         if bytes.len() != NS {
             return Err(Error::InvalidLength);
         }
-        let repr = GenericArray::<u8, U66>::clone_from_slice(bytes);
+        let mut repr = Array::<u8, U66>::default();
+        repr.copy_from_slice(bytes);
         Option::from(Scalar::from_repr(repr)).ok_or(Error::NonCanonicalScalar)
     }
 
     fn hash_to_group(e: MessageExpansion, msg: &[&[u8]], dst: &[&[u8]]) -> Result<ProjectivePoint> {
-        let r = match e {
-            MessageExpansion::Xmd(Xmd::Sha512) => {
-                NistP521::hash_from_bytes::<ExpandMsgXmd<sha2::Sha512>>(msg, dst)
-            }
-            MessageExpansion::Xmd(Xmd::Sha384) => {
-                NistP521::hash_from_bytes::<ExpandMsgXmd<sha2::Sha384>>(msg, dst)
-            }
-            MessageExpansion::Xmd(Xmd::Sha256) => {
-                NistP521::hash_from_bytes::<ExpandMsgXmd<sha2::Sha256>>(msg, dst)
-            }
+        // RFC 9380 §3 (`hash_to_curve`, cofactor 1): the two field elements through the
+        // crate's simplified SWU map, added. With SHA-512 this is the crate's
+        // `hash_from_bytes`; SHA-256/SHA-384 are refused there by its security-level bound
+        // only, and `expand_message_xmd` does not depend on the level.
+        if matches!(e, MessageExpansion::Xof(_)) {
             // RFC 9380 defines no XOF suite for P-521.
-            MessageExpansion::Xof(_) => return Err(Error::UnsupportedValue),
-        };
-        r.map_err(|_| Error::HashToCurve)
+            return Err(Error::UnsupportedValue);
+        }
+        let [u0, u1] = super::hash_to_field::<FieldElement, U98, 2>(e, msg, dst)?;
+        Ok(NistP521::map_to_curve(u0) + NistP521::map_to_curve(u1))
     }
 
     fn hash_to_scalar(e: MessageExpansion, msg: &[&[u8]], dst: &[&[u8]]) -> Result<Scalar> {
-        let r = match e {
-            MessageExpansion::Xmd(Xmd::Sha512) => {
-                <NistP521 as GroupDigest>::hash_to_scalar::<ExpandMsgXmd<sha2::Sha512>>(msg, dst)
-            }
-            MessageExpansion::Xmd(Xmd::Sha384) => {
-                <NistP521 as GroupDigest>::hash_to_scalar::<ExpandMsgXmd<sha2::Sha384>>(msg, dst)
-            }
-            MessageExpansion::Xmd(Xmd::Sha256) => {
-                <NistP521 as GroupDigest>::hash_to_scalar::<ExpandMsgXmd<sha2::Sha256>>(msg, dst)
-            }
-            MessageExpansion::Xof(_) => return Err(Error::UnsupportedValue),
-        };
-        r.map_err(|_| Error::HashToCurve)
+        if matches!(e, MessageExpansion::Xof(_)) {
+            return Err(Error::UnsupportedValue);
+        }
+        let [s] = super::hash_to_field::<Scalar, U98, 1>(e, msg, dst)?;
+        Ok(s)
     }
 
     fn random_scalar(rng: &mut (impl CryptoRng + ?Sized)) -> Scalar {
         // Rejection sampling: 66 bytes with the top 7 bits cleared (a 521-bit candidate, below
         // the order with probability above 1/2), redrawn when not below the order or zero.
-        let mut b = Zeroizing::new(GenericArray::<u8, U66>::default());
+        let mut b = Zeroizing::new(Array::<u8, U66>::default());
         loop {
             rng.fill_bytes(&mut b);
             b[0] &= 0x01;
@@ -137,18 +130,7 @@ impl PrimeGroup for NistP521 {
     }
 
     fn batch_invert(scalars: &mut [Scalar], scratch: &mut [Scalar]) -> Result<()> {
-        if scalars.len() != scratch.len() {
-            return Err(Error::Batch);
-        }
-        let mut any_zero = Choice::from(0);
-        for s in scalars.iter() {
-            any_zero |= s.is_zero();
-        }
-        if bool::from(any_zero) {
-            return Err(Error::ZeroScalar);
-        }
-        BatchInverter::invert_with_external_scratch(scalars, scratch);
-        Ok(())
+        super::batch_invert_field(scalars, scratch)
     }
 
     fn identity() -> ProjectivePoint {
@@ -172,21 +154,26 @@ impl PrimeGroup for NistP521 {
     }
 
     fn normalize_array<const N: usize>(points: &[ProjectivePoint; N]) -> [AffinePoint; N] {
-        points.map(|p| p.to_affine())
+        // One constant-time field inversion for the batch (the identity maps to the identity).
+        <ProjectivePoint as BatchNormalize<[ProjectivePoint; N]>>::batch_normalize(points)
     }
 
     fn normalize_slice(points: &[ProjectivePoint], out: &mut [AffinePoint]) -> Result<()> {
         if points.len() != out.len() {
             return Err(Error::Batch);
         }
-        for (o, p) in out.iter_mut().zip(points) {
-            *o = p.to_affine();
+        match points.len() {
+            0 => {}
+            1 => out[0] = points[0].to_affine(),
+            // One constant-time field inversion for the batch (two allocated buffers).
+            _ => <ProjectivePoint as Curve>::batch_normalize(points, out),
         }
         Ok(())
     }
 
     fn mul_generator(k: &Scalar) -> ProjectivePoint {
-        ProjectivePoint::GENERATOR * k
+        // The precomputed basepoint table, constant time.
+        ProjectivePoint::mul_by_generator(k)
     }
 
     fn mul(p: &ProjectivePoint, k: &Scalar) -> ProjectivePoint {
@@ -198,31 +185,31 @@ impl PrimeGroup for NistP521 {
     }
 
     fn vartime_mul(p: &AffinePoint, k: &Scalar) -> ProjectivePoint {
-        ProjectivePoint::from(*p) * k
+        ProjectivePoint::from(*p).mul_vartime(k)
     }
 
     fn vartime_msm(points: &[AffinePoint], scalars: &[Scalar]) -> Result<ProjectivePoint> {
         if points.len() != scalars.len() {
             return Err(Error::Batch);
         }
-        Ok(points
+        let terms: Vec<(ProjectivePoint, Scalar)> = points
             .iter()
             .zip(scalars)
-            .fold(ProjectivePoint::IDENTITY, |acc, (p, k)| {
-                acc + ProjectivePoint::from(*p) * k
-            }))
+            .map(|(p, k)| (ProjectivePoint::from(*p), *k))
+            .collect();
+        if terms.is_empty() {
+            return Ok(ProjectivePoint::IDENTITY);
+        }
+        Ok(ProjectivePoint::lincomb_vartime(terms.as_slice()))
     }
 
     fn vartime_lincomb2(points: &[ProjectivePoint; 2], scalars: &[Scalar; 2]) -> ProjectivePoint {
-        ProjectivePoint::lincomb(&points[0], &scalars[0], &points[1], &scalars[1])
+        ProjectivePoint::lincomb_vartime(&[(points[0], scalars[0]), (points[1], scalars[1])])
     }
 
     fn vartime_mul_generator_add(a: &Scalar, b: &Scalar, p: &AffinePoint) -> ProjectivePoint {
-        ProjectivePoint::lincomb(
-            &ProjectivePoint::GENERATOR,
-            a,
-            &ProjectivePoint::from(*p),
-            b,
-        )
+        // The basepoint table's variable-time walk for `a * G`, wNAF for `b * P`.
+        <NistP521 as PrimeCurveParams>::Backend::mul_by_generator_vartime(a)
+            + ProjectivePoint::from(*p).mul_vartime(b)
     }
 }

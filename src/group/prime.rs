@@ -39,18 +39,27 @@ pub fn expand_message(
     dst: &[&[u8]],
     out: &mut [u8],
 ) -> Result<()> {
-    use elliptic_curve::hash2curve::{ExpandMsg, ExpandMsgXmd, ExpandMsgXof, Expander};
-    fn run<'a, X: ExpandMsg<'a>>(msg: &[&[u8]], dst: &'a [&'a [u8]], out: &mut [u8]) -> Result<()> {
-        X::expand_message(msg, dst, out.len())
-            .map_err(|_| Error::HashToCurve)?
-            .fill_bytes(out);
-        Ok(())
+    use elliptic_curve::consts::{U16, U24, U32};
+    use hash2curve::{ExpandMsg, ExpandMsgXmd, Expander};
+    // `K` (the security level in bytes) only bounds the hash's output size for XMD; the
+    // output does not depend on it.
+    fn run<X: ExpandMsg<K>, K>(msg: &[&[u8]], dst: &[&[u8]], out: &mut [u8]) -> Result<()> {
+        let len = u16::try_from(out.len())
+            .ok()
+            .and_then(core::num::NonZeroU16::new)
+            .ok_or(Error::HashToCurve)?;
+        let mut x = X::expand_message(msg, dst, len).map_err(|_| Error::HashToCurve)?;
+        match x.fill_bytes(out) {
+            Ok(n) if n == out.len() => Ok(()),
+            _ => Err(Error::HashToCurve),
+        }
     }
     match e {
-        MessageExpansion::Xmd(Xmd::Sha256) => run::<ExpandMsgXmd<sha2::Sha256>>(msg, dst, out),
-        MessageExpansion::Xmd(Xmd::Sha384) => run::<ExpandMsgXmd<sha2::Sha384>>(msg, dst, out),
-        MessageExpansion::Xmd(Xmd::Sha512) => run::<ExpandMsgXmd<sha2::Sha512>>(msg, dst, out),
-        MessageExpansion::Xof(Xof::Shake256) => run::<ExpandMsgXof<sha3::Shake256>>(msg, dst, out),
+        MessageExpansion::Xmd(Xmd::Sha256) => run::<ExpandMsgXmd<sha2::Sha256>, U16>(msg, dst, out),
+        MessageExpansion::Xmd(Xmd::Sha384) => run::<ExpandMsgXmd<sha2::Sha384>, U24>(msg, dst, out),
+        MessageExpansion::Xmd(Xmd::Sha512) => run::<ExpandMsgXmd<sha2::Sha512>, U32>(msg, dst, out),
+        // decaf448's security level (`k = 224`) for the oversize-DST rule.
+        MessageExpansion::Xof(Xof::Shake256) => super::decaf448::expand_message_xof(msg, dst, out),
     }
 }
 

@@ -1,9 +1,8 @@
-//! `random_scalar` (rand_core 0.10) against the curve crates' `NonZeroScalar::random`
-//! (rand_core 0.6) on the same byte stream, and its rejection of `n`, values above it, and zero.
+//! `random_scalar` against the curve crates' `NonZeroScalar` generation on the same byte stream
+//! (both rand_core 0.10), and its rejection of `n`, values above it, and zero.
 
 use elliptic_curve::ff::Field;
-use elliptic_curve::rand_core as rand_core_06;
-use elliptic_curve::NonZeroScalar;
+use elliptic_curve::{Generate, NonZeroScalar};
 
 use super::{decode_scalar, random_scalar, Curve, Scalar};
 
@@ -38,23 +37,6 @@ impl rand_core::TryRng for Stream {
     }
 }
 impl rand_core::TryCryptoRng for Stream {}
-
-impl rand_core_06::RngCore for Stream {
-    fn next_u32(&mut self) -> u32 {
-        rand_core::Rng::next_u32(self)
-    }
-    fn next_u64(&mut self) -> u64 {
-        rand_core::Rng::next_u64(self)
-    }
-    fn fill_bytes(&mut self, dst: &mut [u8]) {
-        self.take(dst);
-    }
-    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), rand_core_06::Error> {
-        self.take(dst);
-        Ok(())
-    }
-}
-impl rand_core_06::CryptoRng for Stream {}
 
 /// The order `n` as big-endian bytes (`-1 + 1` carried by hand: `(n - 1) + 1`).
 fn order_bytes<C: Curve>() -> Vec<u8> {
@@ -91,7 +73,10 @@ fn rejects_then_matches_the_curve_crate<C: Curve>() {
     assert_eq!(ours.at, 4 * len, "three rejected draws, then the kept one");
     assert_eq!(s, decode_scalar::<C>(&kept).unwrap());
     let mut theirs = Stream { bytes, at: 0 };
-    assert_eq!(s, *NonZeroScalar::<C>::random(&mut theirs).as_ref());
+    assert_eq!(
+        s,
+        *NonZeroScalar::<C>::generate_from_rng(&mut theirs).as_ref()
+    );
     assert_eq!(theirs.at, 4 * len);
     // Random streams: the same scalars from the same bytes.
     for _ in 0..200 {
@@ -104,7 +89,7 @@ fn rejects_then_matches_the_curve_crate<C: Curve>() {
         let mut theirs = Stream { bytes, at: 0 };
         assert_eq!(
             random_scalar::<C>(&mut ours),
-            *NonZeroScalar::<C>::random(&mut theirs).as_ref()
+            *NonZeroScalar::<C>::generate_from_rng(&mut theirs).as_ref()
         );
         assert_eq!(ours.at, theirs.at);
     }

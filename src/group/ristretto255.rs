@@ -11,7 +11,7 @@ use curve25519_dalek::ristretto::{CompressedRistretto, RistrettoPoint};
 use curve25519_dalek::scalar::Scalar;
 use curve25519_dalek::traits::{Identity, IsIdentity, VartimeMultiscalarMul};
 use elliptic_curve::consts::{U32, U64};
-use elliptic_curve::generic_array::GenericArray;
+use hybrid_array::Array;
 use rand_core::CryptoRng;
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
@@ -32,13 +32,13 @@ impl PrimeGroup for Ristretto255 {
     type Element = RistrettoPoint;
     type Normal = RistrettoPoint;
     type Scalar = Scalar;
-    type ElementBytes = GenericArray<u8, U32>;
-    type ScalarBytes = GenericArray<u8, U32>;
-    type ScalarPairBytes = GenericArray<u8, U64>;
+    type ElementBytes = Array<u8, U32>;
+    type ScalarBytes = Array<u8, U32>;
+    type ScalarPairBytes = Array<u8, U64>;
     const NE: usize = 32;
     const NS: usize = 32;
 
-    fn encode_element(p: &RistrettoPoint) -> GenericArray<u8, U32> {
+    fn encode_element(p: &RistrettoPoint) -> Array<u8, U32> {
         p.compress().to_bytes().into()
     }
 
@@ -53,7 +53,7 @@ impl PrimeGroup for Ristretto255 {
         Ok(p)
     }
 
-    fn encode_scalar(s: &Scalar) -> GenericArray<u8, U32> {
+    fn encode_scalar(s: &Scalar) -> Array<u8, U32> {
         s.to_bytes().into()
     }
 

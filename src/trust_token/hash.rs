@@ -6,11 +6,9 @@
 //! Hashing the transcript once per `i` is quadratic in the batch size; here the hash state
 //! after `Z_pad ‖ label ‖ transcript` (RFC 9380 §5.3.1 `b_0`) is cloned per `i` instead.
 
-use elliptic_curve::generic_array::GenericArray;
-use elliptic_curve::hash2curve::FromOkm;
 use sha2::{Digest, Sha384, Sha512};
 
-use crate::group::{Scalar, Xmd};
+use crate::group::{Curve, Scalar, Xmd};
 
 use super::{C, NONCE_SIZE};
 
@@ -124,7 +122,7 @@ impl ScalarHasher {
                 expand(h, self.dst)
             }
         };
-        <Scalar<C> as FromOkm>::from_okm(GenericArray::from_slice(&okm))
+        C::scalar_from_okm(&okm)
     }
 }
 
