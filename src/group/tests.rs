@@ -338,7 +338,7 @@ where
         Xmd::Sha384 => hash_to_field::<2, ExpandMsgXmd<sha2::Sha384>, U24, Fe2<C>, L<C>>(msg, dst),
         Xmd::Sha512 => hash_to_field::<2, ExpandMsgXmd<sha2::Sha512>, U32, Fe2<C>, L<C>>(msg, dst),
     }
-    .unwrap();
+    .unwrap(); // ok: test-only module (group.rs: `#[cfg(test)] mod tests`), fixed short DSTs
     C::map_to_curve(u0) + C::map_to_curve(u1)
 }
 
@@ -662,6 +662,7 @@ mod timing {
                 use primeorder::PrimeCurveParams as _;
                 type CrateFe = <$curve as MapToCurve>::FieldElement;
                 type L = <$curve as MapToCurve>::Length;
+                // ok: test-only module (group.rs: `#[cfg(test)] mod tests`), a fixed short DST.
                 let u = hash_to_field::<2, ExpandMsgXmd<sha2::Sha256>, U16, CrateFe, L>(msg, dst)
                     .unwrap();
                 let mut q = [Affine::<$curve>::IDENTITY; 2];
