@@ -52,6 +52,9 @@ pub enum Error {
     /// §"Instance validation": an unused element or scalar, an identity element or image, an
     /// all-identity column, or a malformed instance encoding).
     InvalidInstance,
+    /// A text encoding was malformed: base64url that is not canonical, or an HTTP
+    /// `Authorization` / `WWW-Authenticate` value that does not parse ([`crate::http`]).
+    InvalidEncoding,
 }
 
 impl fmt::Display for Error {
@@ -75,6 +78,7 @@ impl fmt::Display for Error {
             Error::MissingKey => "no key configured for this operation",
             Error::InfoMismatch => "info differs from the one used to blind",
             Error::InvalidInstance => "sigma-protocols instance failed validation",
+            Error::InvalidEncoding => "malformed base64url or HTTP header value",
         })
     }
 }

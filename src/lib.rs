@@ -15,6 +15,7 @@ mod dleqor;
 mod error;
 pub mod group;
 pub mod hazmat;
+pub mod http;
 mod par;
 pub mod rng;
 mod stack;
