@@ -392,7 +392,7 @@ pub fn base64url_decode(s: &str) -> Result<Vec<u8>> {
     let body = match s.iter().position(|&c| c == b'=') {
         Some(p) => {
             let pad = &s[p..];
-            if !pad.iter().all(|&c| c == b'=') || s.len() % 4 != 0 || pad.len() > 2 {
+            if !pad.iter().all(|&c| c == b'=') || !s.len().is_multiple_of(4) || pad.len() > 2 {
                 return Err(Error::InvalidEncoding);
             }
             &s[..p]
