@@ -122,6 +122,26 @@ impl TokenChallenge {
         })
     }
 
+    /// The issuer name.
+    pub fn issuer_name(&self) -> &[u8] {
+        &self.issuer_name
+    }
+
+    /// The redemption context: empty or 32 bytes.
+    pub fn redemption_context(&self) -> &[u8] {
+        &self.redemption_context
+    }
+
+    /// The origin info: empty or a comma-separated list of origin names.
+    pub fn origin_info(&self) -> &[u8] {
+        &self.origin_info
+    }
+
+    /// The credential context: empty or 32 bytes.
+    pub fn credential_context(&self) -> &[u8] {
+        &self.credential_context
+    }
+
     /// The encoding.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(
@@ -449,6 +469,11 @@ impl Issuer {
     /// The issuer public key.
     pub fn public_key(&self) -> &ServerPublicKey<S> {
         self.key.public_key()
+    }
+
+    /// The issuer private key (to persist it with [`ServerPrivateKey::to_bytes`]).
+    pub fn private_key(&self) -> &ServerPrivateKey<S> {
+        &self.key
     }
 
     /// `issuer_key_id`.

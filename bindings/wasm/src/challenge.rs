@@ -1,0 +1,330 @@
+//! Token challenges (RFC 9577 §2.1) and the `PrivateToken` HTTP headers.
+
+use js_sys::Object;
+use privacy_tokens::arc::privacy_pass as arc_pp;
+use privacy_tokens::http;
+use privacy_tokens::voprf::privacy_pass as pp;
+use sha2::Digest;
+use wasm_bindgen::prelude::*;
+
+use crate::{bytes, integer, opt_bytes, opt_integer, option, string, JsResult, OrThrow};
+
+/// Privacy Pass type 0x0001: VOPRF(P-384, SHA-384), RFC 9578.
+pub const TYPE_1: u16 = 0x0001;
+/// Privacy Pass type 0x0005: VOPRF(ristretto255, SHA-512).
+pub const TYPE_5: u16 = 0x0005;
+/// ARC (P-256), draft-ietf-privacypass-arc-protocol.
+pub const TYPE_ARC: u16 = 0xE5AC;
+
+/// The decoded fields of a challenge, by token type family.
+#[derive(Clone, Debug)]
+pub(crate) enum Fields {
+    /// The RFC 9577 layout (types 0x0001, 0x0005 and any unknown type that parses as it).
+    Basic(pp::TokenChallenge),
+    /// ARC's layout, with `credential_context`.
+    Arc(arc_pp::TokenChallenge),
+    /// Bytes that parse as neither.
+    Opaque,
+}
+
+/// One token challenge: the `TokenChallenge` an origin sends, with the `token-key`,
+/// `max-age` and `rate-limit` parameters of its `WWW-Authenticate` line.
+///
+/// From `parseChallenges(header)`, `Challenge.fromBytes(bytes)` or `Challenge.create(...)`.
+/// A challenge of a type this package does not handle is kept with `supported === false`.
+#[wasm_bindgen]
+#[derive(Clone, Debug)]
+pub struct Challenge {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) fields: Fields,
+    pub(crate) token_key: Option<Vec<u8>>,
+    pub(crate) max_age: Option<u64>,
+    pub(crate) rate_limit: Option<u32>,
+    pub(crate) other: Vec<(String, String)>,
+}
+
+impl Challenge {
+    fn from_parts(bytes: Vec<u8>) -> Self {
+        let token_type = match bytes.as_slice() {
+            [a, b, ..] => u16::from_be_bytes([*a, *b]),
+            _ => 0,
+        };
+        let fields = if token_type == TYPE_ARC {
+            arc_pp::TokenChallenge::from_bytes(&bytes).map_or(Fields::Opaque, Fields::Arc)
+        } else {
+            pp::TokenChallenge::from_bytes(&bytes).map_or(Fields::Opaque, Fields::Basic)
+        };
+        Self {
+            bytes,
+            fields,
+            token_key: None,
+            max_age: None,
+            rate_limit: None,
+            other: Vec::new(),
+        }
+    }
+
+    /// The token key given as an option, else the challenge's own `token-key`.
+    pub(crate) fn key(&self, options: &JsValue) -> JsResult<Vec<u8>> {
+        if let Some(k) = opt_bytes(&option(options, "tokenKey")?, "options.tokenKey")? {
+            return Ok(k);
+        }
+        self.token_key.clone().ok_or_else(|| {
+            crate::error(
+                crate::code_of(privacy_tokens::Error::MissingKey),
+                "the challenge has no token-key: pass options.tokenKey (from the issuer directory)",
+            )
+        })
+    }
+
+    pub(crate) fn arc(&self) -> JsResult<&arc_pp::TokenChallenge> {
+        match &self.fields {
+            Fields::Arc(c) => Ok(c),
+            _ => Err(crate::lib_error(privacy_tokens::Error::UnsupportedValue)),
+        }
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[wasm_bindgen]
+impl Challenge {
+    /// A challenge from its serialized `TokenChallenge` bytes. Unknown token types and bytes
+    /// that parse as no known layout are kept, with `supported === false`.
+    ///
+    /// Options: `tokenKey` (Uint8Array), `maxAge` and `rateLimit` (numbers), as the header's
+    /// parameters would give them.
+    #[wasm_bindgen(js_name = fromBytes)]
+    pub fn from_bytes(
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] challenge: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "ChallengeOptions")] options: JsValue,
+    ) -> JsResult<Challenge> {
+        let b = bytes(&challenge, "challenge")?;
+        if b.len() < 2 {
+            return Err(crate::lib_error(privacy_tokens::Error::InvalidLength));
+        }
+        let mut c = Self::from_parts(b);
+        c.token_key = opt_bytes(&option(&options, "tokenKey")?, "options.tokenKey")?;
+        c.max_age = opt_integer(&option(&options, "maxAge")?, "options.maxAge", 0, 1 << 53)?;
+        c.rate_limit = opt_integer(
+            &option(&options, "rateLimit")?,
+            "options.rateLimit",
+            0,
+            u64::from(u32::MAX),
+        )?
+        .map(|l| l as u32);
+        Ok(c)
+    }
+
+    /// A new challenge, for an origin: `tokenType`, `issuerName` (string), and optionally
+    /// `redemptionContext` (0 or 32 bytes), `originInfo` (string), `credentialContext` (ARC,
+    /// 0 or 32 bytes), `tokenKey`, `maxAge`, `rateLimit`.
+    pub fn create(
+        #[wasm_bindgen(unchecked_param_type = "CreateChallengeOptions")] options: JsValue,
+    ) -> JsResult<Challenge> {
+        let token_type = integer(&option(&options, "tokenType")?, "tokenType", 0, 0xffff)? as u16;
+        let issuer = string(&option(&options, "issuerName")?, "issuerName")?;
+        let rc = opt_bytes(&option(&options, "redemptionContext")?, "redemptionContext")?
+            .unwrap_or_default();
+        let origin = option(&options, "originInfo")?;
+        let origin = if origin.is_undefined() || origin.is_null() {
+            String::new()
+        } else {
+            string(&origin, "originInfo")?
+        };
+        let bytes = if token_type == TYPE_ARC {
+            let cc = opt_bytes(&option(&options, "credentialContext")?, "credentialContext")?
+                .unwrap_or_default();
+            arc_pp::TokenChallenge::new(issuer.as_bytes(), &rc, origin.as_bytes(), &cc)
+                .or_throw()?
+                .to_bytes()
+        } else {
+            pp::TokenChallenge::new(token_type, issuer.into_bytes(), rc, origin.into_bytes())
+                .or_throw()?
+                .to_bytes()
+        };
+        Self::from_bytes(crate::u8a(&bytes), options)
+    }
+
+    /// The token type (`0x0001`, `0x0005`, `0xE5AC`, or another the origin named).
+    #[wasm_bindgen(getter, js_name = tokenType)]
+    pub fn token_type(&self) -> u16 {
+        u16::from_be_bytes([self.bytes[0], self.bytes[1]])
+    }
+
+    /// Whether this package can answer the challenge (types 0x0001, 0x0005 and 0xE5AC whose
+    /// bytes parse).
+    #[wasm_bindgen(getter)]
+    pub fn supported(&self) -> bool {
+        match &self.fields {
+            Fields::Basic(c) => matches!(c.token_type(), TYPE_1 | TYPE_5),
+            Fields::Arc(_) => true,
+            Fields::Opaque => false,
+        }
+    }
+
+    /// The issuer name, or `undefined` when the bytes do not parse.
+    #[wasm_bindgen(getter, js_name = issuerName)]
+    pub fn issuer_name(&self) -> Option<String> {
+        match &self.fields {
+            Fields::Basic(c) => Some(text(c.issuer_name())),
+            Fields::Arc(c) => Some(text(c.issuer_name())),
+            Fields::Opaque => None,
+        }
+    }
+
+    /// The redemption context (empty or 32 bytes).
+    #[wasm_bindgen(getter, js_name = redemptionContext)]
+    pub fn redemption_context(&self) -> Option<Vec<u8>> {
+        match &self.fields {
+            Fields::Basic(c) => Some(c.redemption_context().to_vec()),
+            Fields::Arc(c) => Some(c.redemption_context().to_vec()),
+            Fields::Opaque => None,
+        }
+    }
+
+    /// The origin info (empty, or origin names joined by commas).
+    #[wasm_bindgen(getter, js_name = originInfo)]
+    pub fn origin_info(&self) -> Option<String> {
+        match &self.fields {
+            Fields::Basic(c) => Some(text(c.origin_info())),
+            Fields::Arc(c) => Some(text(c.origin_info())),
+            Fields::Opaque => None,
+        }
+    }
+
+    /// ARC's credential context (empty or 32 bytes); `undefined` for other types.
+    #[wasm_bindgen(getter, js_name = credentialContext)]
+    pub fn credential_context(&self) -> Option<Vec<u8>> {
+        match &self.fields {
+            Fields::Arc(c) => Some(c.credential_context().to_vec()),
+            _ => None,
+        }
+    }
+
+    /// The `token-key` parameter: the issuer's public key for this type, if the origin sent it.
+    #[wasm_bindgen(getter, js_name = tokenKey)]
+    pub fn token_key(&self) -> Option<Vec<u8>> {
+        self.token_key.clone()
+    }
+
+    /// The `max-age` parameter in seconds.
+    #[wasm_bindgen(getter, js_name = maxAge)]
+    pub fn max_age(&self) -> Option<f64> {
+        self.max_age.map(|m| m as f64)
+    }
+
+    /// The `rate-limit` parameter (ARC presentations per challenge).
+    #[wasm_bindgen(getter, js_name = rateLimit)]
+    pub fn rate_limit(&self) -> Option<u32> {
+        self.rate_limit
+    }
+
+    /// The other parameters of the header line, names lower-cased.
+    #[wasm_bindgen(getter, unchecked_return_type = "Record<string, string>")]
+    pub fn parameters(&self) -> JsValue {
+        let o = Object::new();
+        for (k, v) in &self.other {
+            let _ = js_sys::Reflect::set(&o, &k.into(), &v.into());
+        }
+        o.into()
+    }
+
+    /// The serialized `TokenChallenge`.
+    #[wasm_bindgen(js_name = toBytes)]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.bytes.clone()
+    }
+
+    /// `SHA-256(TokenChallenge)`, the `challenge_digest` a token for it carries.
+    #[wasm_bindgen(getter)]
+    pub fn digest(&self) -> Vec<u8> {
+        match &self.fields {
+            Fields::Basic(c) => c.digest().to_vec(),
+            Fields::Arc(c) => c.digest().to_vec(),
+            Fields::Opaque => sha2::Sha256::digest(&self.bytes).to_vec(),
+        }
+    }
+
+    /// The `WWW-Authenticate` value of this challenge, for an origin: `PrivateToken
+    /// challenge=…` with `token-key`, `max-age` and `rate-limit` when set.
+    #[wasm_bindgen(js_name = toHeader)]
+    pub fn to_header(&self) -> String {
+        http::www_authenticate(
+            &self.bytes,
+            self.token_key.as_deref(),
+            self.max_age,
+            self.rate_limit,
+        )
+    }
+}
+
+/// Every `PrivateToken` challenge of a `WWW-Authenticate` header value, as `fetch` hands it
+/// (`response.headers.get("www-authenticate")`): several challenges joined by commas, other
+/// schemes skipped, quoted or unquoted values, unknown parameters kept in `parameters`, unknown
+/// token types kept with `supported === false`. Never throws for a string; a `PrivateToken`
+/// challenge whose parameters do not decode is left out.
+#[wasm_bindgen(js_name = parseChallenges)]
+pub fn parse_challenges(
+    #[wasm_bindgen(unchecked_param_type = "string")] header: JsValue,
+) -> JsResult<Vec<Challenge>> {
+    let header = string(&header, "header")?;
+    Ok(http::parse_www_authenticate(&header)
+        .into_iter()
+        .map(|h| {
+            let mut c = Challenge::from_parts(h.challenge);
+            c.token_key = h.token_key;
+            c.max_age = h.max_age;
+            c.rate_limit = h.rate_limit;
+            c.other = h.other;
+            c
+        })
+        .collect())
+}
+
+/// The token of an `Authorization: PrivateToken token=…` header value, decoded (origin side).
+/// Throws `UNSUPPORTED_VALUE` for another scheme and `INVALID_ENCODING` for a malformed value.
+#[wasm_bindgen(js_name = parseAuthorization)]
+pub fn parse_authorization(
+    #[wasm_bindgen(unchecked_param_type = "string")] header: JsValue,
+) -> JsResult<Vec<u8>> {
+    http::parse_authorization(&string(&header, "header")?).or_throw()
+}
+
+/// `PrivateToken token=<base64url>`: the `Authorization` value that redeems serialized token
+/// bytes (what `Token.authorizationHeader()` returns).
+#[wasm_bindgen(js_name = authorizationHeader)]
+pub fn authorization_header(
+    #[wasm_bindgen(unchecked_param_type = "Uint8Array")] token: JsValue,
+) -> JsResult<String> {
+    Ok(http::authorization_header(&bytes(&token, "token")?))
+}
+
+/// Padded base64url (RFC 4648 §5), as the headers and issuer directory use.
+#[wasm_bindgen(js_name = base64urlEncode)]
+pub fn base64url_encode(
+    #[wasm_bindgen(unchecked_param_type = "Uint8Array")] data: JsValue,
+) -> JsResult<String> {
+    Ok(http::base64url_encode(&bytes(&data, "data")?))
+}
+
+/// Strict base64url decoding (padding optional); `INVALID_ENCODING` otherwise.
+#[wasm_bindgen(js_name = base64urlDecode)]
+pub fn base64url_decode(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+) -> JsResult<Vec<u8>> {
+    http::base64url_decode(&string(&text, "text")?).or_throw()
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** Options of `Challenge.fromBytes`. */
+export interface ChallengeOptions { tokenKey?: Uint8Array; maxAge?: number; rateLimit?: number }
+/** Options of `Challenge.create`. */
+export interface CreateChallengeOptions extends ChallengeOptions {
+  tokenType: number; issuerName: string; redemptionContext?: Uint8Array; originInfo?: string;
+  credentialContext?: Uint8Array;
+}
+"#;

@@ -1,0 +1,250 @@
+//! WebAssembly bindings of `privacy-tokens` for JavaScript and TypeScript (browsers, Node,
+//! workers), built into the npm package `privacy-tokens` by `bindings/wasm/build.sh`.
+//!
+//! Everything here is a thin layer over the library's public API:
+//! - [`challenge`]: `WWW-Authenticate` challenges, `Authorization` headers;
+//! - [`privacy_pass`]: Privacy Pass token types 0x0001 and 0x0005, client and issuer;
+//! - [`arc`]: ARC (0xE5AC) credentials, presentations and the issuer;
+//! - [`oprf`]: OPRF, VOPRF and POPRF on the five RFC 9497 suites (feature `oprf`);
+//! - [`hazmat`]: deterministic entry points for published test vectors.
+//!
+//! Errors reach JavaScript as thrown `Error` objects named `PrivacyTokensError` with a stable
+//! `code` ([`code_of`]); arguments are type-checked here (a string where bytes are expected is a
+//! `INVALID_ARGUMENT` error, not a silent conversion). Secret values (client states, keys,
+//! credentials) live in Rust memory and are zeroized when their JavaScript object is freed
+//! (`free()`, `Symbol.dispose`, or the garbage collector's finalizer); secret bytes handed to
+//! JavaScript (`toBytes()`, `secretKey()`) are copied out of a buffer that is then wiped.
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+use js_sys::{Array, Object, Reflect, Uint8Array};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use zeroize::Zeroizing;
+
+pub mod arc;
+pub mod challenge;
+pub mod hazmat;
+#[cfg(feature = "oprf")]
+pub mod oprf;
+pub mod privacy_pass;
+
+pub use privacy_tokens::Error;
+
+/// A JavaScript-facing result: the error is the thrown value.
+pub type JsResult<T> = Result<T, JsValue>;
+
+/// The stable `code` of a library error, as JavaScript sees it in `PrivacyTokensError.code`.
+pub fn code_of(e: Error) -> &'static str {
+    match e {
+        Error::InvalidLength => "INVALID_LENGTH",
+        Error::InvalidPoint => "INVALID_POINT",
+        Error::IdentityElement => "IDENTITY_ELEMENT",
+        Error::NonCanonicalScalar => "NON_CANONICAL_SCALAR",
+        Error::ZeroScalar => "ZERO_SCALAR",
+        Error::InvalidProof => "INVALID_PROOF",
+        Error::InvalidInput => "INVALID_INPUT",
+        Error::Inverse => "INVERSE",
+        Error::DeriveKeyPair => "DERIVE_KEY_PAIR",
+        Error::Batch => "BATCH",
+        Error::InputTooLong => "INPUT_TOO_LONG",
+        Error::UnsupportedValue => "UNSUPPORTED_VALUE",
+        Error::HashToCurve => "HASH_TO_CURVE",
+        Error::LimitExceeded => "LIMIT_EXCEEDED",
+        Error::InvalidSignature => "INVALID_SIGNATURE",
+        Error::MissingKey => "MISSING_KEY",
+        Error::InfoMismatch => "INFO_MISMATCH",
+        Error::InvalidInstance => "INVALID_INSTANCE",
+        Error::InvalidEncoding => "INVALID_ENCODING",
+        // `Error` is non-exhaustive: a variant added later keeps a code until it gets its own.
+        _ => "UNKNOWN",
+    }
+}
+
+/// Codes of this layer: a JavaScript argument of the wrong type or out of range.
+pub const INVALID_ARGUMENT: &str = "INVALID_ARGUMENT";
+/// A one-shot state (a client state, a request state) was already used or freed.
+pub const STATE_CONSUMED: &str = "STATE_CONSUMED";
+/// `crypto.getRandomValues` failed or is missing.
+pub const RANDOMNESS_UNAVAILABLE: &str = "RANDOMNESS_UNAVAILABLE";
+
+/// A thrown `PrivacyTokensError`: an `Error` with `name = "PrivacyTokensError"` and `code`.
+/// (The package's `PrivacyTokensError` class recognises these with `instanceof`.)
+pub fn error(code: &str, message: &str) -> JsValue {
+    let e = js_sys::Error::new(message);
+    e.set_name("PrivacyTokensError");
+    // Setting a property on a fresh `Error` cannot fail.
+    let _ = Reflect::set(&e, &"code".into(), &code.into());
+    e.into()
+}
+
+/// The thrown value of a library error.
+pub fn lib_error(e: Error) -> JsValue {
+    error(code_of(e), &e.to_string())
+}
+
+/// `?`-friendly conversion of library results.
+pub trait OrThrow<T> {
+    /// The library error as a thrown `PrivacyTokensError`.
+    fn or_throw(self) -> JsResult<T>;
+}
+
+impl<T> OrThrow<T> for Result<T, Error> {
+    fn or_throw(self) -> JsResult<T> {
+        self.map_err(lib_error)
+    }
+}
+
+/// An `INVALID_ARGUMENT` error naming the argument.
+pub fn bad_arg(name: &str, what: &str) -> JsValue {
+    error(INVALID_ARGUMENT, &format!("{name}: {what}"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Randomness
+
+/// A fresh ChaCha12 generator (rand's `StdRng`) seeded with 32 bytes of
+/// `crypto.getRandomValues` for one operation, so that the library's infallible RNG interface
+/// never meets a failing source mid-operation: a missing or failing source is a
+/// `RANDOMNESS_UNAVAILABLE` error before any work.
+pub fn rng() -> JsResult<StdRng> {
+    let mut seed = Zeroizing::new([0u8; 32]);
+    getrandom::fill(seed.as_mut()).map_err(|e| {
+        error(
+            RANDOMNESS_UNAVAILABLE,
+            &format!("crypto.getRandomValues failed: {e}"),
+        )
+    })?;
+    Ok(StdRng::from_seed(*seed))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arguments
+
+/// The bytes of a `Uint8Array` argument (any other type, `Buffer` included only as the
+/// `Uint8Array` subclass it is, is an `INVALID_ARGUMENT` error).
+pub fn bytes(v: &JsValue, name: &str) -> JsResult<Vec<u8>> {
+    match v.dyn_ref::<Uint8Array>() {
+        Some(a) => Ok(a.to_vec()),
+        None => Err(bad_arg(name, "expected a Uint8Array")),
+    }
+}
+
+/// [`bytes`] into a buffer wiped on drop, for secret inputs.
+pub fn secret_bytes(v: &JsValue, name: &str) -> JsResult<Zeroizing<Vec<u8>>> {
+    bytes(v, name).map(Zeroizing::new)
+}
+
+/// An optional `Uint8Array` argument (`undefined` or `null` for none).
+pub fn opt_bytes(v: &JsValue, name: &str) -> JsResult<Option<Vec<u8>>> {
+    if v.is_undefined() || v.is_null() {
+        Ok(None)
+    } else {
+        bytes(v, name).map(Some)
+    }
+}
+
+/// An array of `Uint8Array`s, at most `max` of them (checked before any is copied).
+pub fn bytes_list(v: &JsValue, name: &str, max: usize) -> JsResult<Vec<Vec<u8>>> {
+    let a = v
+        .dyn_ref::<Array>()
+        .ok_or_else(|| bad_arg(name, "expected an array of Uint8Array"))?;
+    if a.length() as usize > max {
+        return Err(error(
+            code_of(Error::Batch),
+            &format!("{name}: more than {max} elements"),
+        ));
+    }
+    a.iter()
+        .enumerate()
+        .map(|(i, x)| bytes(&x, &format!("{name}[{i}]")))
+        .collect()
+}
+
+/// A string argument.
+pub fn string(v: &JsValue, name: &str) -> JsResult<String> {
+    v.as_string()
+        .ok_or_else(|| bad_arg(name, "expected a string"))
+}
+
+/// An integer argument in `min..=max`.
+pub fn integer(v: &JsValue, name: &str, min: u64, max: u64) -> JsResult<u64> {
+    let f = v
+        .as_f64()
+        .ok_or_else(|| bad_arg(name, "expected a number"))?;
+    if f.fract() != 0.0 || f < min as f64 || f > max as f64 {
+        return Err(bad_arg(
+            name,
+            &format!("expected an integer in {min}..={max}"),
+        ));
+    }
+    Ok(f as u64)
+}
+
+/// An optional integer argument.
+pub fn opt_integer(v: &JsValue, name: &str, min: u64, max: u64) -> JsResult<Option<u64>> {
+    if v.is_undefined() || v.is_null() {
+        Ok(None)
+    } else {
+        integer(v, name, min, max).map(Some)
+    }
+}
+
+/// Property `key` of an options object (`undefined` when `options` is `undefined`/`null`).
+pub fn option(options: &JsValue, key: &str) -> JsResult<JsValue> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(JsValue::UNDEFINED);
+    }
+    if !options.is_object() {
+        return Err(bad_arg("options", "expected an object"));
+    }
+    Reflect::get(options, &key.into()).map_err(|_| bad_arg("options", "unreadable property"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Results
+
+/// A plain object from `(key, value)` pairs.
+pub fn object(pairs: &[(&str, JsValue)]) -> JsValue {
+    let o = Object::new();
+    for (k, v) in pairs {
+        // Defining a property on a fresh plain object cannot fail.
+        let _ = Reflect::set(&o, &(*k).into(), v);
+    }
+    o.into()
+}
+
+/// A `Uint8Array` copy of `b`.
+pub fn u8a(b: &[u8]) -> JsValue {
+    Uint8Array::from(b).into()
+}
+
+/// An array of `Uint8Array`s.
+pub fn u8a_list<B: AsRef<[u8]>>(items: impl IntoIterator<Item = B>) -> JsValue {
+    items
+        .into_iter()
+        .map(|b| u8a(b.as_ref()))
+        .collect::<Array>()
+        .into()
+}
+
+/// A `Uint8Array` copy of secret bytes; the Rust buffer is wiped when the caller drops it
+/// (`Zeroizing`), so only the JavaScript copy remains.
+pub fn secret_u8a(b: &Zeroizing<Vec<u8>>) -> Uint8Array {
+    Uint8Array::from(b.as_slice())
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** The stable `code` of a thrown `PrivacyTokensError`. */
+export type ErrorCode =
+  | "INVALID_LENGTH" | "INVALID_POINT" | "IDENTITY_ELEMENT" | "NON_CANONICAL_SCALAR"
+  | "ZERO_SCALAR" | "INVALID_PROOF" | "INVALID_INPUT" | "INVERSE" | "DERIVE_KEY_PAIR" | "BATCH"
+  | "INPUT_TOO_LONG" | "UNSUPPORTED_VALUE" | "HASH_TO_CURVE" | "LIMIT_EXCEEDED"
+  | "INVALID_SIGNATURE" | "MISSING_KEY" | "INFO_MISMATCH" | "INVALID_INSTANCE"
+  | "INVALID_ENCODING" | "INVALID_ARGUMENT" | "STATE_CONSUMED" | "RANDOMNESS_UNAVAILABLE"
+  | "UNKNOWN";
+"#;
