@@ -6,6 +6,7 @@ use privacy_tokens::http;
 use privacy_tokens::voprf::privacy_pass as pp;
 use sha2::Digest;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 use crate::{bytes, integer, opt_bytes, opt_integer, option, string, JsResult, OrThrow};
 
@@ -318,8 +319,84 @@ pub fn base64url_decode(
     http::base64url_decode(&string(&text, "text")?).or_throw()
 }
 
+fn bad_directory(what: &str) -> JsValue {
+    crate::error(
+        crate::code_of(privacy_tokens::Error::InvalidEncoding),
+        &format!("issuer directory: {what}"),
+    )
+}
+
+fn field(o: &JsValue, key: &str) -> JsValue {
+    js_sys::Reflect::get(o, &key.into()).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// The issuer directory (RFC 9578 §4), from its JSON text (the body of
+/// `GET /.well-known/private-token-issuer-directory`) or the parsed object:
+/// `{ issuerRequestUri, tokenKeys: [{ tokenType, tokenKey, notBefore? }] }`, keys decoded from
+/// base64url, in directory order (unknown token types included). Throws `INVALID_ENCODING`
+/// for JSON that is not a directory or a `token-key` that is not base64url.
+#[wasm_bindgen(js_name = parseIssuerDirectory, unchecked_return_type = "IssuerDirectory")]
+pub fn parse_issuer_directory(
+    #[wasm_bindgen(unchecked_param_type = "string | object")] directory: JsValue,
+) -> JsResult<JsValue> {
+    let d = match directory.as_string() {
+        Some(text) => js_sys::JSON::parse(&text).map_err(|_| bad_directory("not JSON"))?,
+        None if directory.is_object() => directory,
+        None => {
+            return Err(crate::bad_arg(
+                "directory",
+                "expected a string or an object",
+            ))
+        }
+    };
+    if !d.is_object() {
+        return Err(bad_directory("not a JSON object"));
+    }
+    let uri = field(&d, "issuer-request-uri")
+        .as_string()
+        .ok_or_else(|| bad_directory("no issuer-request-uri string"))?;
+    let keys = field(&d, "token-keys");
+    let keys = keys
+        .dyn_ref::<js_sys::Array>()
+        .ok_or_else(|| bad_directory("no token-keys array"))?;
+    let out = js_sys::Array::new();
+    for (i, k) in keys.iter().enumerate() {
+        let t = field(&k, "token-type")
+            .as_f64()
+            .filter(|t| t.fract() == 0.0 && (0.0..=65535.0).contains(t))
+            .ok_or_else(|| bad_directory(&format!("token-keys[{i}]: no token-type")))?;
+        let key = field(&k, "token-key")
+            .as_string()
+            .ok_or_else(|| bad_directory(&format!("token-keys[{i}]: no token-key")))?;
+        let key = http::base64url_decode(&key)
+            .map_err(|_| bad_directory(&format!("token-keys[{i}]: token-key is not base64url")))?;
+        let nb = field(&k, "not-before");
+        let nb = if nb.is_undefined() || nb.is_null() {
+            JsValue::UNDEFINED
+        } else {
+            nb.as_f64()
+                .ok_or_else(|| bad_directory(&format!("token-keys[{i}]: not-before")))?
+                .into()
+        };
+        out.push(&crate::object(&[
+            ("tokenType", t.into()),
+            ("tokenKey", crate::u8a(&key)),
+            ("notBefore", nb),
+        ]));
+    }
+    Ok(crate::object(&[
+        ("issuerRequestUri", uri.into()),
+        ("tokenKeys", out.into()),
+    ]))
+}
+
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
+/** A parsed issuer directory (RFC 9578 §4). */
+export interface IssuerDirectory {
+  issuerRequestUri: string;
+  tokenKeys: { tokenType: number; tokenKey: Uint8Array; notBefore?: number }[];
+}
 /** Options of `Challenge.fromBytes`. */
 export interface ChallengeOptions { tokenKey?: Uint8Array; maxAge?: number; rateLimit?: number }
 /** Options of `Challenge.create`. */
