@@ -45,7 +45,7 @@ build_flavour() {
   local out="$here/pkg/$flavour"
   rm -rf "$out"
   mkdir -p "$out"
-  wasm-bindgen --target web --out-dir "$out" --out-name privacy_tokens \
+  wasm-bindgen --target web --remove-name-section --remove-producers-section --out-dir "$out" --out-name privacy_tokens \
     "$target_dir/wasm32-unknown-unknown/release/privacy_tokens_wasm.wasm"
   cp js/index.js js/node.js js/index.d.ts js/node.d.ts js/errors.js js/errors.d.ts "$out/"
 }
