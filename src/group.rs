@@ -19,6 +19,8 @@
 
 #[cfg(target_arch = "x86_64")]
 mod adx;
+#[cfg(test)]
+mod carry_paths;
 mod ct_multi;
 pub mod decaf448;
 mod field;
