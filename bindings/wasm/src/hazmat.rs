@@ -134,10 +134,9 @@ mod oprf_vectors {
 
     use super::*;
     use crate::oprf::{
-        batch_evaluation, blind_result, build, each, oprf_blind, poprf_pending, public_key_arg,
-        suite_arg, voprf_pending, OprfClientState, OprfStates, PoprfClientState, PoprfServer,
-        PoprfServers, PoprfStates, PublicKeys, SuiteId, VoprfClientState, VoprfServer,
-        VoprfServers, VoprfStates,
+        batch_evaluation, blind_result, build, each, keyed, pending, public_key_arg, suite_arg,
+        OprfClientState, OprfStates, PoprfClientState, PoprfServer, PoprfServers, PoprfStates,
+        PublicKeys, SuiteId, VoprfClientState, VoprfServer, VoprfServers, VoprfStates,
     };
 
     type Secrets = Vec<Zeroizing<Vec<u8>>>;
@@ -168,7 +167,7 @@ mod oprf_vectors {
         let mut k = 0;
         let mut elements = Vec::new();
         let inner = build!(suite_arg(&suite)?, OprfStates, S => {
-            oprf_blind::<S>(inputs, single, |i| {
+            pending(inputs, single, |i| {
                 k += 1;
                 lib::oprf_blind_with::<S>(i, &blinds[k - 1])
             })
@@ -179,33 +178,6 @@ mod oprf_vectors {
             single,
             OprfClientState { inner: Some(inner) }.into(),
         ))
-    }
-
-    macro_rules! keyed {
-        ($pk:expr, $States:ident, $S:ident, $x:ident => $body:expr) => {
-            match $pk {
-                PublicKeys::P256($x) => {
-                    type $S = P256Sha256;
-                    $States::P256($body?)
-                }
-                PublicKeys::P384($x) => {
-                    type $S = P384Sha384;
-                    $States::P384($body?)
-                }
-                PublicKeys::P521($x) => {
-                    type $S = P521Sha512;
-                    $States::P521($body?)
-                }
-                PublicKeys::Ristretto255($x) => {
-                    type $S = Ristretto255Sha512;
-                    $States::Ristretto255($body?)
-                }
-                PublicKeys::Decaf448($x) => {
-                    type $S = Decaf448Shake256;
-                    $States::Decaf448($body?)
-                }
-            }
-        };
     }
 
     fn voprf(
@@ -220,11 +192,11 @@ mod oprf_vectors {
         let mut k = 0;
         let mut elements = Vec::new();
         let inner = keyed!(&pk, VoprfStates, S, pk => {
-            voprf_pending::<S>(pk, inputs, single, |i| {
+            pending(inputs, single, |i| {
                 k += 1;
                 lib::voprf_blind_with::<S>(i, &blinds[k - 1])
             })
-            .map(|(e, p)| { elements = e; p })
+            .map(|(e, p)| { elements = e; (p, *pk) })
         });
         Ok(blind_result(
             elements,
@@ -247,11 +219,11 @@ mod oprf_vectors {
         let mut k = 0;
         let mut elements = Vec::new();
         let inner = keyed!(&pk, PoprfStates, S, pk => {
-            poprf_pending::<S>(&info, inputs, single, |i| {
+            pending(inputs, single, |i| {
                 k += 1;
                 lib::poprf_blind_with::<S>(i, &info, pk, &blinds[k - 1])
             })
-            .map(|(e, p)| { elements = e; p })
+            .map(|(e, p)| { elements = e; (p, info.clone()) })
         });
         Ok(blind_result(
             elements,

@@ -2,9 +2,9 @@
 //! `P521-SHA512`, `ristretto255-SHA512`, `decaf448-SHAKE256` (the suites' RFC 9497 names).
 
 use privacy_tokens::voprf::{
-    BlindedElement, EvaluationElement, OprfClient as LibOprfClient, OprfServer as LibOprfServer,
-    PoprfClient as LibPoprfClient, PoprfServer as LibPoprfServer, Proof, PublicKey, SecretKey,
-    VoprfClient as LibVoprfClient, VoprfServer as LibVoprfServer,
+    BlindResult, BlindedElement, EvaluationElement, OprfClient as LibOprfClient,
+    OprfServer as LibOprfServer, PoprfClient as LibPoprfClient, PoprfServer as LibPoprfServer,
+    Proof, PublicKey, SecretKey, VoprfClient as LibVoprfClient, VoprfServer as LibVoprfServer,
 };
 use privacy_tokens::{
     Decaf448Shake256, Error, P256Sha256, P384Sha384, P521Sha512, Ristretto255Sha512, Suite,
@@ -142,7 +142,115 @@ macro_rules! build {
     };
 }
 
-pub(crate) use {build, each};
+/// The `$States` variant of a public key's suite holding `$body?`, with `$x` the key and `$S`
+/// its suite.
+macro_rules! keyed {
+    ($pk:expr, $States:ident, $S:ident, $x:ident => $body:expr) => {
+        match $pk {
+            PublicKeys::P256($x) => {
+                type $S = P256Sha256;
+                $States::P256($body?)
+            }
+            PublicKeys::P384($x) => {
+                type $S = P384Sha384;
+                $States::P384($body?)
+            }
+            PublicKeys::P521($x) => {
+                type $S = P521Sha512;
+                $States::P521($body?)
+            }
+            PublicKeys::Ristretto255($x) => {
+                type $S = Ristretto255Sha512;
+                $States::Ristretto255($body?)
+            }
+            PublicKeys::Decaf448($x) => {
+                type $S = Decaf448Shake256;
+                $States::Decaf448($body?)
+            }
+        }
+    };
+}
+
+/// The key management of a server class: `generate`, `fromSecretKey`, `derive` (in the class's
+/// mode) and `secretKey()`.
+macro_rules! server_keys {
+    ($Js:ident, $Enum:ident, $Lib:ident, $mode:literal) => {
+        #[wasm_bindgen]
+        impl $Js {
+            /// A server with a fresh random key for `suite`.
+            pub fn generate(
+                #[wasm_bindgen(unchecked_param_type = "SuiteName")] suite: JsValue,
+            ) -> JsResult<$Js> {
+                let mut rng = crate::rng()?;
+                Ok($Js {
+                    inner: build!(suite_arg(&suite)?, $Enum, S => JsResult::Ok($Lib::<S>::new(&mut rng))),
+                })
+            }
+
+            /// A server from its serialized secret key (`secretKey()`'s bytes).
+            #[wasm_bindgen(js_name = fromSecretKey)]
+            pub fn from_secret_key(
+                #[wasm_bindgen(unchecked_param_type = "SuiteName")] suite: JsValue,
+                #[wasm_bindgen(js_name = secretKey, unchecked_param_type = "Uint8Array")]
+                secret_key: JsValue,
+            ) -> JsResult<$Js> {
+                let sk = secret_bytes(&secret_key, "secretKey")?;
+                Ok($Js {
+                    inner: build!(suite_arg(&suite)?, $Enum, S =>
+                        SecretKey::<S>::from_bytes(&sk).map($Lib::from_secret_key).or_throw()),
+                })
+            }
+
+            #[doc = concat!("`DeriveKeyPair(seed, info)` in ", $mode, " mode (RFC 9497 §3.2.1).")]
+            pub fn derive(
+                #[wasm_bindgen(unchecked_param_type = "SuiteName")] suite: JsValue,
+                #[wasm_bindgen(unchecked_param_type = "Uint8Array")] seed: JsValue,
+                #[wasm_bindgen(unchecked_param_type = "Uint8Array")] info: JsValue,
+            ) -> JsResult<$Js> {
+                let seed = secret_bytes(&seed, "seed")?;
+                let info = bytes(&info, "info")?;
+                Ok($Js {
+                    inner: build!(suite_arg(&suite)?, $Enum, S =>
+                        $Lib::<S>::derive(&seed, &info).or_throw()),
+                })
+            }
+
+            /// The secret key's bytes, **secret**: store them as any private key.
+            #[wasm_bindgen(js_name = secretKey)]
+            pub fn secret_key(&self) -> js_sys::Uint8Array {
+                each!(&self.inner, $Enum, s, S => out(s.secret_key().to_bytes().as_slice()))
+            }
+        }
+    };
+}
+
+/// `blind` and `blindBatch` of a client class, over its `blind_inputs`.
+macro_rules! client_blind {
+    ($Js:ident, $One:literal, $Batch:literal) => {
+        #[wasm_bindgen]
+        impl $Js {
+            /// `Blind(input)`: `{ blindedElement, state }`; send `blindedElement`, keep `state`.
+            #[wasm_bindgen(unchecked_return_type = $One)]
+            pub fn blind(
+                &self,
+                #[wasm_bindgen(unchecked_param_type = "Uint8Array")] input: JsValue,
+            ) -> JsResult<JsValue> {
+                self.blind_inputs(single_list(&input)?, true)
+            }
+
+            /// `Blind` of each input: `{ blindedElements, state }`, for one batched evaluation.
+            #[wasm_bindgen(js_name = blindBatch, unchecked_return_type = $Batch)]
+            pub fn blind_batch(
+                &self,
+                #[wasm_bindgen(unchecked_param_type = "Uint8Array[]")] inputs: JsValue,
+            ) -> JsResult<JsValue> {
+                self.blind_inputs(inputs_arg(&inputs)?, false)
+            }
+        }
+    };
+}
+
+pub(crate) use {build, each, keyed};
 
 pub(crate) fn blinded_list<S: Suite>(v: &JsValue) -> JsResult<Vec<BlindedElement<S>>> {
     let list = bytes_list(v, "blindedElements", MAX_BATCH)?;
@@ -241,15 +349,12 @@ pub struct OprfClientState {
     pub(crate) inner: Option<OprfStates>,
 }
 
-pub(crate) fn oprf_blind<S: Suite>(
+/// Blinds each input with `blind`: the blinded elements' encodings and the pending state.
+pub(crate) fn pending<C, S: Suite>(
     inputs: Vec<Zeroizing<Vec<u8>>>,
     single: bool,
-    mut blind: impl FnMut(
-        &[u8],
-    ) -> privacy_tokens::Result<
-        privacy_tokens::voprf::BlindResult<LibOprfClient<S>, S>,
-    >,
-) -> JsResult<(Vec<Vec<u8>>, OprfPending<S>)> {
+    mut blind: impl FnMut(&[u8]) -> privacy_tokens::Result<BlindResult<C, S>>,
+) -> JsResult<(Vec<Vec<u8>>, Pending<C>)> {
     let mut clients = Vec::with_capacity(inputs.len());
     let mut elements = Vec::with_capacity(inputs.len());
     for i in &inputs {
@@ -272,7 +377,7 @@ impl OprfClient {
         let mut rng = crate::rng()?;
         let mut elements = Vec::new();
         let inner = build!(self.suite, OprfStates, S => {
-            oprf_blind::<S>(inputs, single, |i| LibOprfClient::<S>::blind(i, &mut rng))
+            pending(inputs, single, |i| LibOprfClient::<S>::blind(i, &mut rng))
                 .map(|(e, p)| { elements = e; p })
         });
         Ok(blind_result(
@@ -282,6 +387,12 @@ impl OprfClient {
         ))
     }
 }
+
+client_blind!(
+    OprfClient,
+    "BlindResult<OprfClientState>",
+    "BatchBlindResult<OprfClientState>"
+);
 
 #[wasm_bindgen]
 impl OprfClient {
@@ -300,24 +411,6 @@ impl OprfClient {
     #[wasm_bindgen(getter)]
     pub fn suite(&self) -> String {
         self.suite.name().into()
-    }
-
-    /// `Blind(input)`: `{ blindedElement, state }`; send `blindedElement`, keep `state`.
-    #[wasm_bindgen(unchecked_return_type = "BlindResult<OprfClientState>")]
-    pub fn blind(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] input: JsValue,
-    ) -> JsResult<JsValue> {
-        self.blind_inputs(single_list(&input)?, true)
-    }
-
-    /// `Blind` of each input: `{ blindedElements, state }`.
-    #[wasm_bindgen(js_name = blindBatch, unchecked_return_type = "BatchBlindResult<OprfClientState>")]
-    pub fn blind_batch(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "Uint8Array[]")] inputs: JsValue,
-    ) -> JsResult<JsValue> {
-        self.blind_inputs(inputs_arg(&inputs)?, false)
     }
 }
 
@@ -366,52 +459,10 @@ pub struct OprfServer {
     inner: OprfServers,
 }
 
+server_keys!(OprfServer, OprfServers, LibOprfServer, "OPRF");
+
 #[wasm_bindgen]
 impl OprfServer {
-    /// A server with a fresh random key.
-    pub fn generate(
-        #[wasm_bindgen(unchecked_param_type = "SuiteName")] suite: JsValue,
-    ) -> JsResult<OprfServer> {
-        let mut rng = crate::rng()?;
-        Ok(OprfServer {
-            inner: build!(suite_arg(&suite)?, OprfServers, S => JsResult::Ok(LibOprfServer::<S>::new(&mut rng))),
-        })
-    }
-
-    /// A server from its serialized secret key.
-    #[wasm_bindgen(js_name = fromSecretKey)]
-    pub fn from_secret_key(
-        #[wasm_bindgen(unchecked_param_type = "SuiteName")] suite: JsValue,
-        #[wasm_bindgen(js_name = secretKey, unchecked_param_type = "Uint8Array")]
-        secret_key: JsValue,
-    ) -> JsResult<OprfServer> {
-        let sk = secret_bytes(&secret_key, "secretKey")?;
-        Ok(OprfServer {
-            inner: build!(suite_arg(&suite)?, OprfServers, S =>
-                SecretKey::<S>::from_bytes(&sk).map(LibOprfServer::from_secret_key).or_throw()),
-        })
-    }
-
-    /// `DeriveKeyPair(seed, info)` in OPRF mode (RFC 9497 §3.2.1).
-    pub fn derive(
-        #[wasm_bindgen(unchecked_param_type = "SuiteName")] suite: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] seed: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] info: JsValue,
-    ) -> JsResult<OprfServer> {
-        let seed = secret_bytes(&seed, "seed")?;
-        let info = bytes(&info, "info")?;
-        Ok(OprfServer {
-            inner: build!(suite_arg(&suite)?, OprfServers, S =>
-                LibOprfServer::<S>::derive(&seed, &info).or_throw()),
-        })
-    }
-
-    /// The secret key's bytes, **secret**.
-    #[wasm_bindgen(js_name = secretKey)]
-    pub fn secret_key(&self) -> js_sys::Uint8Array {
-        each!(&self.inner, OprfServers, s, S => out(s.secret_key().to_bytes().as_slice()))
-    }
-
     /// `BlindEvaluate`: the evaluated element for one blinded element.
     #[wasm_bindgen(js_name = blindEvaluate)]
     pub fn blind_evaluate(
@@ -471,82 +522,14 @@ pub struct VoprfClientState {
     pub(crate) inner: Option<VoprfStates>,
 }
 
-pub(crate) fn voprf_pending<S: Suite>(
-    pk: &PublicKey<S>,
-    inputs: Vec<Zeroizing<Vec<u8>>>,
-    single: bool,
-    mut blind: impl FnMut(
-        &[u8],
-    ) -> privacy_tokens::Result<
-        privacy_tokens::voprf::BlindResult<LibVoprfClient<S>, S>,
-    >,
-) -> JsResult<(Vec<Vec<u8>>, VoprfPending<S>)> {
-    let mut clients = Vec::with_capacity(inputs.len());
-    let mut elements = Vec::with_capacity(inputs.len());
-    for i in &inputs {
-        let r = blind(i).or_throw()?;
-        elements.push(r.message.to_bytes().as_ref().to_vec());
-        clients.push(r.state);
-    }
-    Ok((
-        elements,
-        (
-            Pending {
-                clients,
-                inputs,
-                single,
-            },
-            *pk,
-        ),
-    ))
-}
-
 impl VoprfClient {
     fn blind_inputs(&self, inputs: Vec<Zeroizing<Vec<u8>>>, single: bool) -> JsResult<JsValue> {
         let mut rng = crate::rng()?;
         let mut elements = Vec::new();
-        let inner = match &self.pk {
-            PublicKeys::P256(pk) => VoprfStates::P256(
-                voprf_pending(pk, inputs, single, |i| LibVoprfClient::blind(i, &mut rng)).map(
-                    |(e, p)| {
-                        elements = e;
-                        p
-                    },
-                )?,
-            ),
-            PublicKeys::P384(pk) => VoprfStates::P384(
-                voprf_pending(pk, inputs, single, |i| LibVoprfClient::blind(i, &mut rng)).map(
-                    |(e, p)| {
-                        elements = e;
-                        p
-                    },
-                )?,
-            ),
-            PublicKeys::P521(pk) => VoprfStates::P521(
-                voprf_pending(pk, inputs, single, |i| LibVoprfClient::blind(i, &mut rng)).map(
-                    |(e, p)| {
-                        elements = e;
-                        p
-                    },
-                )?,
-            ),
-            PublicKeys::Ristretto255(pk) => VoprfStates::Ristretto255(
-                voprf_pending(pk, inputs, single, |i| LibVoprfClient::blind(i, &mut rng)).map(
-                    |(e, p)| {
-                        elements = e;
-                        p
-                    },
-                )?,
-            ),
-            PublicKeys::Decaf448(pk) => VoprfStates::Decaf448(
-                voprf_pending(pk, inputs, single, |i| LibVoprfClient::blind(i, &mut rng)).map(
-                    |(e, p)| {
-                        elements = e;
-                        p
-                    },
-                )?,
-            ),
-        };
+        let inner = keyed!(&self.pk, VoprfStates, S, pk => {
+            pending(inputs, single, |i| LibVoprfClient::<S>::blind(i, &mut rng))
+                .map(|(e, p)| { elements = e; (p, *pk) })
+        });
         Ok(blind_result(
             elements,
             single,
@@ -554,6 +537,12 @@ impl VoprfClient {
         ))
     }
 }
+
+client_blind!(
+    VoprfClient,
+    "BlindResult<VoprfClientState>",
+    "BatchBlindResult<VoprfClientState>"
+);
 
 #[wasm_bindgen]
 impl VoprfClient {
@@ -567,24 +556,6 @@ impl VoprfClient {
         Ok(VoprfClient {
             pk: public_key_arg(suite_arg(&suite)?, &public_key)?,
         })
-    }
-
-    /// `Blind(input)`: `{ blindedElement, state }`.
-    #[wasm_bindgen(unchecked_return_type = "BlindResult<VoprfClientState>")]
-    pub fn blind(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] input: JsValue,
-    ) -> JsResult<JsValue> {
-        self.blind_inputs(single_list(&input)?, true)
-    }
-
-    /// `Blind` of each input: `{ blindedElements, state }`, for one batched evaluation.
-    #[wasm_bindgen(js_name = blindBatch, unchecked_return_type = "BatchBlindResult<VoprfClientState>")]
-    pub fn blind_batch(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "Uint8Array[]")] inputs: JsValue,
-    ) -> JsResult<JsValue> {
-        self.blind_inputs(inputs_arg(&inputs)?, false)
     }
 }
 
@@ -650,56 +621,14 @@ pub struct VoprfServer {
     pub(crate) inner: VoprfServers,
 }
 
+server_keys!(VoprfServer, VoprfServers, LibVoprfServer, "VOPRF");
+
 #[wasm_bindgen]
 impl VoprfServer {
-    /// A server with a fresh random key.
-    pub fn generate(
-        #[wasm_bindgen(unchecked_param_type = "SuiteName")] suite: JsValue,
-    ) -> JsResult<VoprfServer> {
-        let mut rng = crate::rng()?;
-        Ok(VoprfServer {
-            inner: build!(suite_arg(&suite)?, VoprfServers, S => JsResult::Ok(LibVoprfServer::<S>::new(&mut rng))),
-        })
-    }
-
-    /// A server from its serialized secret key.
-    #[wasm_bindgen(js_name = fromSecretKey)]
-    pub fn from_secret_key(
-        #[wasm_bindgen(unchecked_param_type = "SuiteName")] suite: JsValue,
-        #[wasm_bindgen(js_name = secretKey, unchecked_param_type = "Uint8Array")]
-        secret_key: JsValue,
-    ) -> JsResult<VoprfServer> {
-        let sk = secret_bytes(&secret_key, "secretKey")?;
-        Ok(VoprfServer {
-            inner: build!(suite_arg(&suite)?, VoprfServers, S =>
-                SecretKey::<S>::from_bytes(&sk).map(LibVoprfServer::from_secret_key).or_throw()),
-        })
-    }
-
-    /// `DeriveKeyPair(seed, info)` in VOPRF mode (RFC 9497 §3.2.1).
-    pub fn derive(
-        #[wasm_bindgen(unchecked_param_type = "SuiteName")] suite: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] seed: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] info: JsValue,
-    ) -> JsResult<VoprfServer> {
-        let seed = secret_bytes(&seed, "seed")?;
-        let info = bytes(&info, "info")?;
-        Ok(VoprfServer {
-            inner: build!(suite_arg(&suite)?, VoprfServers, S =>
-                LibVoprfServer::<S>::derive(&seed, &info).or_throw()),
-        })
-    }
-
     /// The public key clients verify proofs with.
     #[wasm_bindgen(getter, js_name = publicKey)]
     pub fn public_key(&self) -> Vec<u8> {
         each!(&self.inner, VoprfServers, s, S => s.public_key().to_bytes().as_slice().to_vec())
-    }
-
-    /// The secret key's bytes, **secret**.
-    #[wasm_bindgen(js_name = secretKey)]
-    pub fn secret_key(&self) -> js_sys::Uint8Array {
-        each!(&self.inner, VoprfServers, s, S => out(s.secret_key().to_bytes().as_slice()))
     }
 
     /// `BlindEvaluate`: `{ evaluatedElement, proof }`.
@@ -773,65 +702,15 @@ pub struct PoprfClientState {
     pub(crate) inner: Option<PoprfStates>,
 }
 
-pub(crate) fn poprf_pending<S: Suite>(
-    info: &[u8],
-    inputs: Vec<Zeroizing<Vec<u8>>>,
-    single: bool,
-    mut blind: impl FnMut(
-        &[u8],
-    ) -> privacy_tokens::Result<
-        privacy_tokens::voprf::BlindResult<LibPoprfClient<S>, S>,
-    >,
-) -> JsResult<(Vec<Vec<u8>>, PoprfPending<S>)> {
-    let mut clients = Vec::with_capacity(inputs.len());
-    let mut elements = Vec::with_capacity(inputs.len());
-    for i in &inputs {
-        let r = blind(i).or_throw()?;
-        elements.push(r.message.to_bytes().as_ref().to_vec());
-        clients.push(r.state);
-    }
-    Ok((
-        elements,
-        (
-            Pending {
-                clients,
-                inputs,
-                single,
-            },
-            info.to_vec(),
-        ),
-    ))
-}
-
-macro_rules! poprf_blind_arm {
-    ($self:ident, $inputs:ident, $single:ident, $rng:ident, $elements:ident, $pk:ident, $v:ident) => {
-        PoprfStates::$v(
-            poprf_pending(&$self.info, $inputs, $single, |i| {
-                LibPoprfClient::blind(i, &$self.info, $pk, &mut $rng)
-            })
-            .map(|(e, p)| {
-                $elements = e;
-                p
-            })?,
-        )
-    };
-}
-
 impl PoprfClient {
     fn blind_inputs(&self, inputs: Vec<Zeroizing<Vec<u8>>>, single: bool) -> JsResult<JsValue> {
         let mut rng = crate::rng()?;
         let mut elements = Vec::new();
-        let inner = match &self.pk {
-            PublicKeys::P256(pk) => poprf_blind_arm!(self, inputs, single, rng, elements, pk, P256),
-            PublicKeys::P384(pk) => poprf_blind_arm!(self, inputs, single, rng, elements, pk, P384),
-            PublicKeys::P521(pk) => poprf_blind_arm!(self, inputs, single, rng, elements, pk, P521),
-            PublicKeys::Ristretto255(pk) => {
-                poprf_blind_arm!(self, inputs, single, rng, elements, pk, Ristretto255)
-            }
-            PublicKeys::Decaf448(pk) => {
-                poprf_blind_arm!(self, inputs, single, rng, elements, pk, Decaf448)
-            }
-        };
+        let info = &self.info;
+        let inner = keyed!(&self.pk, PoprfStates, S, pk => {
+            pending(inputs, single, |i| LibPoprfClient::<S>::blind(i, info, pk, &mut rng))
+                .map(|(e, p)| { elements = e; (p, info.clone()) })
+        });
         Ok(blind_result(
             elements,
             single,
@@ -839,6 +718,12 @@ impl PoprfClient {
         ))
     }
 }
+
+client_blind!(
+    PoprfClient,
+    "BlindResult<PoprfClientState>",
+    "BatchBlindResult<PoprfClientState>"
+);
 
 #[wasm_bindgen]
 impl PoprfClient {
@@ -854,24 +739,6 @@ impl PoprfClient {
             pk: public_key_arg(suite_arg(&suite)?, &public_key)?,
             info: bytes(&info, "info")?,
         })
-    }
-
-    /// `Blind(input, info)`: `{ blindedElement, state }`.
-    #[wasm_bindgen(unchecked_return_type = "BlindResult<PoprfClientState>")]
-    pub fn blind(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] input: JsValue,
-    ) -> JsResult<JsValue> {
-        self.blind_inputs(single_list(&input)?, true)
-    }
-
-    /// `Blind` of each input: `{ blindedElements, state }`.
-    #[wasm_bindgen(js_name = blindBatch, unchecked_return_type = "BatchBlindResult<PoprfClientState>")]
-    pub fn blind_batch(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "Uint8Array[]")] inputs: JsValue,
-    ) -> JsResult<JsValue> {
-        self.blind_inputs(inputs_arg(&inputs)?, false)
     }
 }
 
@@ -934,57 +801,14 @@ pub struct PoprfServer {
     pub(crate) inner: PoprfServers,
 }
 
+server_keys!(PoprfServer, PoprfServers, LibPoprfServer, "POPRF");
+
 #[wasm_bindgen]
 impl PoprfServer {
-    /// A server with a fresh random key.
-    pub fn generate(
-        #[wasm_bindgen(unchecked_param_type = "SuiteName")] suite: JsValue,
-    ) -> JsResult<PoprfServer> {
-        let mut rng = crate::rng()?;
-        Ok(PoprfServer {
-            inner: build!(suite_arg(&suite)?, PoprfServers, S => JsResult::Ok(LibPoprfServer::<S>::new(&mut rng))),
-        })
-    }
-
-    /// A server from its serialized secret key.
-    #[wasm_bindgen(js_name = fromSecretKey)]
-    pub fn from_secret_key(
-        #[wasm_bindgen(unchecked_param_type = "SuiteName")] suite: JsValue,
-        #[wasm_bindgen(js_name = secretKey, unchecked_param_type = "Uint8Array")]
-        secret_key: JsValue,
-    ) -> JsResult<PoprfServer> {
-        let sk = secret_bytes(&secret_key, "secretKey")?;
-        Ok(PoprfServer {
-            inner: build!(suite_arg(&suite)?, PoprfServers, S =>
-                SecretKey::<S>::from_bytes(&sk).map(LibPoprfServer::from_secret_key).or_throw()),
-        })
-    }
-
-    /// `DeriveKeyPair(seed, info)` in POPRF mode (RFC 9497 §3.2.1; this `info` is the key
-    /// derivation's, not the evaluation's).
-    pub fn derive(
-        #[wasm_bindgen(unchecked_param_type = "SuiteName")] suite: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] seed: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] info: JsValue,
-    ) -> JsResult<PoprfServer> {
-        let seed = secret_bytes(&seed, "seed")?;
-        let info = bytes(&info, "info")?;
-        Ok(PoprfServer {
-            inner: build!(suite_arg(&suite)?, PoprfServers, S =>
-                LibPoprfServer::<S>::derive(&seed, &info).or_throw()),
-        })
-    }
-
     /// The public key.
     #[wasm_bindgen(getter, js_name = publicKey)]
     pub fn public_key(&self) -> Vec<u8> {
         each!(&self.inner, PoprfServers, s, S => s.public_key().to_bytes().as_slice().to_vec())
-    }
-
-    /// The secret key's bytes, **secret**.
-    #[wasm_bindgen(js_name = secretKey)]
-    pub fn secret_key(&self) -> js_sys::Uint8Array {
-        each!(&self.inner, PoprfServers, s, S => out(s.secret_key().to_bytes().as_slice()))
     }
 
     /// `BlindEvaluate(blindedElement, info)`: `{ evaluatedElement, proof }`.
