@@ -277,6 +277,9 @@ trait FieldImpl {
     fn mul(a: &Self::Fe, b: &Self::Fe) -> Self::Fe;
     fn square(a: &Self::Fe) -> Self::Fe;
     fn double(a: &Self::Fe) -> Self::Fe;
+    /// `4 a` and `8 a` (the backends' shift-and-fold routines, not repeated doublings).
+    fn times4(a: &Self::Fe) -> Self::Fe;
+    fn times8(a: &Self::Fe) -> Self::Fe;
     fn neg(a: &Self::Fe) -> Self::Fe;
     /// The inverse; zero maps to zero.
     fn invert(a: &Self::Fe) -> Self::Fe;
@@ -327,6 +330,12 @@ impl<C: RefCurve> FieldImpl for Ours<C> {
     }
     fn double(a: &C::Fe) -> C::Fe {
         FieldOps::double(a)
+    }
+    fn times4(a: &C::Fe) -> C::Fe {
+        FieldOps::times4(a)
+    }
+    fn times8(a: &C::Fe) -> C::Fe {
+        FieldOps::times8(a)
     }
     fn neg(a: &C::Fe) -> C::Fe {
         -*a
@@ -432,6 +441,9 @@ fn field_unary<F: FieldImpl>(t: &mut Tally, a: &(F::Fe, F::Ref), b: &(F::Fe, F::
     let input = || pair_input(&a.1, &b.1);
     check_fe::<F>(t, "a^2", &F::square(&a.0), &a.1.square(), &input);
     check_fe::<F>(t, "2a", &F::double(&a.0), &a.1.double(), &input);
+    check_fe::<F>(t, "4a", &F::times4(&a.0), &a.1.double().double(), &input);
+    let eight = a.1.double().double().double();
+    check_fe::<F>(t, "8a", &F::times8(&a.0), &eight, &input);
     check_fe::<F>(t, "-a", &F::neg(&a.0), &-a.1, &input);
     let inv = Option::<F::Ref>::from(a.1.invert()).unwrap_or(F::Ref::ZERO);
     check_fe::<F>(t, "1/a (0 -> 0)", &F::invert(&a.0), &inv, &input);
@@ -514,8 +526,27 @@ fn field_suite<F: FieldImpl>(t: &mut Tally, rng: &mut StdRng) {
         (F::from_repr(&r.to_repr()).expect("canonical"), r)
     };
     let randoms: Vec<(F::Fe, F::Ref)> = (0..2000 * iters).map(|_| random(rng)).collect();
+    // The edges as raw Montgomery limbs: the element x R^-1 is stored as the limbs of x, so
+    // these reach the limb patterns (all-ones words at the top, single words, 2^i - 1) that
+    // decoding scrambles, the carry paths of times4 and times8 among them.
+    let len = Repr::<F>::default().as_ref().len();
+    let r_inv = F::Ref::from(2)
+        .pow_vartime([8 * len as u64])
+        .invert()
+        .unwrap();
+    let raw: Vec<(F::Fe, F::Ref)> = edges
+        .iter()
+        .map(|(_, x)| {
+            let v = *x * r_inv;
+            (F::from_repr(&v.to_repr()).expect("canonical"), v)
+        })
+        .collect();
     // Unary operations.
-    let all: Vec<&(F::Fe, F::Ref)> = edges.iter().chain(randoms.iter()).collect();
+    let all: Vec<&(F::Fe, F::Ref)> = edges
+        .iter()
+        .chain(raw.iter())
+        .chain(randoms.iter())
+        .collect();
     for (i, a) in all.iter().enumerate() {
         field_unary::<F>(t, a, all[(i + 1) % all.len()]);
     }
@@ -523,6 +554,29 @@ fn field_suite<F: FieldImpl>(t: &mut Tally, rng: &mut StdRng) {
     for a in &edges {
         for b in &edges {
             field_pair::<F>(t, a, b);
+        }
+    }
+    // Raw-limb edges against the raw values below 4 and 2^(32 k) (the product's reduction
+    // steps: b = 2^(64 i) drives step i + 1).
+    let r = r_inv.invert().unwrap();
+    let raw_small: Vec<&(F::Fe, F::Ref)> = raw
+        .iter()
+        .filter(|(_, v)| {
+            let x = (*v * r).to_repr();
+            let bytes = x.as_ref();
+            let nonzero: Vec<usize> = (0..len).filter(|&i| bytes[i] != 0).collect();
+            match nonzero[..] {
+                [] => true,
+                [i] => i == len - 1 && bytes[i] < 4 || bytes[i] == 1 && (len - 1 - i) % 4 == 0,
+                _ => false,
+            }
+        })
+        .collect();
+    assert!(raw_small.len() > 2 * len / 8);
+    for a in &raw {
+        for b in &raw_small {
+            field_pair::<F>(t, a, b);
+            field_pair::<F>(t, b, a);
         }
     }
     for _ in 0..50_000 * iters {
