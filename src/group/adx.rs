@@ -15,8 +15,10 @@
 //!
 //! # Constant time
 //! The assembly has no branches and no memory access that depends on the values: the final
-//! conditional subtraction is `cmovnc` on the borrow. `mulx`, `adcx`, `adox`, `add`, `sub`, `shl`
-//! and `cmov` run in time independent of their operands on every x86-64 core this targets.
+//! conditional subtraction is `cmovnc` on the borrow. The instructions it uses, `mov`, `mulx`,
+//! `adcx`, `adox`, `add`, `adc`, `sub`, `sbb`, `shl`, `shr`, `shld`, `imul`, `and`, `xor`,
+//! `not`, `push`/`pop` and `cmov`, run in time independent of their operands on every x86-64
+//! core this targets.
 //!
 //! # P-384 Montgomery multiplication
 //! Operand scanning with the reduction interleaved (one word per row), two carry chains per row
@@ -1071,10 +1073,11 @@ macro_rules! fused_double {
             // The block reads the element at each of `x`, `y`, `z`, writes the three at `out`,
             // and its own stack: it saves what the field's pieces save (`rbx` and `rbp` on
             // P-384, which cannot be named as operands; nothing on P-256), takes a frame of 21
-            // slots and the output pointer below that (`sub rsp`), and gives all of it back
-            // before it ends; the P-384 squarings push and pop 7 words below the frame. The
-            // block does not set `nostack`, so this use of the stack is allowed. Every other
-            // register it writes is a clobber.
+            // slots and stores the output pointer above them, at `[rsp + 21 s]` (one `sub rsp`
+            // of `21 s + 16`), and gives all of it back before it ends; each P-384 squaring
+            // pushes 7 words below the frame and releases them with `add rsp, 56`. The block
+            // does not set `nostack`, so this use of the stack is allowed. Every other register
+            // it writes is a clobber.
             // SAFETY: BMI2/ADX proven by `self`; inputs, `out` valid, `out` distinct; stack above.
             unsafe {
                 fused_double!(asm $f $s, x, y, z, out);
@@ -1404,9 +1407,9 @@ mod tests {
         unary: [(&'static str, AsmUnary<N>, Unary<N>); 3],
     }
 
-    /// Every routine equals the portable one on all pairs of edge values (0, 1, 2, `p - 1`,
-    /// `p - 2`, alternating and all-ones words, the top bit, ...) and on 200,000 random pairs
-    /// below `p`, one in ten with an edge operand.
+    /// Every routine equals the portable one on all pairs of edge values (see [`edge_values`])
+    /// and on 200,000 random pairs below `p`, one in ten with an edge operand. The rare carry
+    /// paths these miss are driven by `group::carry_paths`.
     fn agree<const N: usize>(f: &Routines<N>, seed: u64) {
         let Some(adx) = super::get() else {
             eprintln!("adx: BMI2/ADX not available here; nothing to compare");
@@ -1452,8 +1455,10 @@ mod tests {
         }
     }
 
-    /// The edge values below `p`: 0, 1, 2, `p - 1`, `p - 2`, `p - (2^32 - 1)`, the low half
-    /// all ones, alternating all-ones words, the top bit of every word.
+    /// The edge values below `p`: 0, 1, 2, `p - 1`, `p - 2`, `p - (2^32 - 1)`, limbs 0-2 all
+    /// ones (3 of 4 limbs on P-256, half on P-384), the top three limbs all ones (P-384 only:
+    /// on P-256 that is above `p`), the top limb `2^63 - 1` under all-ones limbs (`2^(64 N - 1)
+    /// - 1`), alternating all-ones limbs (the even ones), the top bit of every limb.
     fn edge_values<const N: usize>(f: &Routines<N>) -> Vec<[u64; N]> {
         let minus = |d: u64| {
             let mut v = f.p;
@@ -1474,6 +1479,8 @@ mod tests {
             minus(2),
             minus(u64::MAX >> 32),
             pattern(|i| if i < 3 { u64::MAX } else { 0 }),
+            pattern(|i| if i + 3 >= N { u64::MAX } else { 0 }),
+            pattern(|i| if i + 1 == N { u64::MAX >> 1 } else { u64::MAX }),
             pattern(|i| if i % 2 == 0 { u64::MAX } else { 0 }),
             pattern(|_| 1 << 63),
         ]

@@ -498,17 +498,21 @@ pub(super) mod checks {
         }
     }
 
-    /// Products and sums that land on small values and on `p - k`: their unreduced form is
-    /// `t` or `t + p`, so about half of them go through the final subtraction, many with no
-    /// carry out of the top limb (rare for random inputs). `seen` is called with the operands of
-    /// every product.
+    /// Products and sums that land on small values and on `p - k`, and products whose
+    /// Montgomery limbs are small (the values `k R^-1`): their unreduced form is `t` or `t + p`
+    /// (for the raw ones `k` or `k + p`, which is below `2^(64 N)`), so about half of them go
+    /// through the final subtraction, some with no carry out of the top limb (rare for random
+    /// inputs). `seen` is called with the operands of every product.
     pub(crate) fn results_next_to_zero_and_p<F: TestField>(mut seen: impl FnMut(&F, &F)) {
         let mut rng = rand::rng();
         let one = F::Crate::ONE;
+        let bits = 8 * F::Crate::ZERO.to_repr().as_ref().len() as u64;
+        let r_inv = F::Crate::from(2).pow_vartime([bits]).invert().unwrap();
         let targets: Vec<F::Crate> = (0..20u64)
             .map(F::Crate::from)
             .chain((1..20u64).map(|k| -F::Crate::from(k)))
             .chain([one.double().invert().unwrap()])
+            .chain((1..20u64).map(|k| F::Crate::from(k) * r_inv))
             .collect();
         for _ in 0..50 {
             let a = crate::group::field::random_crate_fe::<F::Crate>(&mut rng);

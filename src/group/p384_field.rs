@@ -226,9 +226,46 @@ mod tests {
         checks::agrees_with_the_curve_crate::<P384Fe>(&[]);
     }
 
+    /// Results next to 0 and `p`, and the outcomes of the final subtraction of the product:
+    /// none (below `p`), from below `2^384` (`p384_final`'s no-borrow path at words 3..5, no top
+    /// word) and with a top word.
     #[test]
     fn results_next_to_zero_and_p() {
-        checks::results_next_to_zero_and_p::<P384Fe>(|_, _| {});
+        let mut outcomes = [0usize; 3];
+        checks::results_next_to_zero_and_p::<P384Fe>(|a, b| {
+            outcomes[final_subtraction(&a.0, &b.0)] += 1;
+        });
+        assert!(outcomes.iter().all(|&n| n > 0), "{outcomes:?}");
+    }
+
+    /// How the Montgomery product of `a` and `b` ends: the reduced value before the final
+    /// subtraction, `(a b + m p) / R`, recomputed with big integers, is below `p` (0), in
+    /// `[p, 2^384)` (1) or at least `2^384` (2).
+    fn final_subtraction(a: &[u64; 6], b: &[u64; 6]) -> usize {
+        use elliptic_curve::bigint::U1024;
+        let int = |l: &[u64; 6]| {
+            let mut be = [0u8; 128];
+            crate::group::limbs::to_be(l, &mut be[80..]);
+            U1024::from_be_slice(&be)
+        };
+        let p = int(&P);
+        // Step i adds m * p * 2^(64 i), m = t_i (2^32 + 1) mod 2^64, clearing limb i.
+        let mut t = int(a).wrapping_mul(&int(b));
+        for i in 0..6 {
+            let word = t.shr_vartime(64 * i) & U1024::from_u64(u64::MAX);
+            let m = word.wrapping_mul(&U1024::from_u64(P_INV)) & U1024::from_u64(u64::MAX);
+            t = t.wrapping_add(&m.wrapping_mul(&p).shl_vartime(64 * i));
+        }
+        let r_mask = U1024::ONE.shl_vartime(384).wrapping_sub(&U1024::ONE);
+        assert!((t & r_mask) == U1024::ZERO);
+        let u = t.shr_vartime(384);
+        if u < p {
+            0
+        } else if u < U1024::ONE.shl_vartime(384) {
+            1
+        } else {
+            2
+        }
     }
 
     #[test]
