@@ -681,22 +681,61 @@ pub fn mul<C: Curve>(p: &Point<C>, k: &Scalar<C>) -> Point<C> {
 /// shared doublings (see `group/ct_multi.rs`). Stack only. The ladder starts at the secret
 /// point of `blind`, so that no relation between the points, even one an attacker chose, makes
 /// an addition exceptional.
+///
+/// `N = 0` does not compile (an empty sum would leave only the blind's own points, which reveal
+/// its start point); the same holds for [`mul_multi_shared_ct`] and
+/// [`mul_multi_shared_batch_ct`]:
+///
+/// ```compile_fail,E0080
+/// use privacy_tokens::group::{self, LadderBlind, NistP256, Point};
+/// let blind = LadderBlind::<NistP256>::random(&mut rand::rng());
+/// let _: Point<NistP256> = group::mul_multi_ct::<NistP256, 0>(&[], &[], &blind);
+/// ```
+///
+/// The same call with one term compiles:
+///
+/// ```
+/// use privacy_tokens::group::{self, LadderBlind, NistP256, Point};
+/// let blind = LadderBlind::<NistP256>::random(&mut rand::rng());
+/// let k = group::random_scalar::<NistP256>(&mut rand::rng());
+/// let g = group::mul_generator::<NistP256>(&k);
+/// let _: Point<NistP256> = group::mul_multi_ct::<NistP256, 1>(&[g], &[k], &blind);
+/// ```
 pub fn mul_multi_ct<C: Curve, const N: usize>(
     points: &[Point<C>; N],
     scalars: &[Scalar<C>; N],
     blind: &LadderBlind<C>,
 ) -> Point<C> {
+    const { assert!(N > 0, "mul_multi_ct: N = 0 (an empty sum) is not allowed") };
     ct_multi::mul_multi_ct::<C, N>(points, scalars, blind)
 }
 
 /// `M` products `sum_i k_{j,i} P_i` over the same points, constant time in every scalar and
 /// point, with the window tables built once, normalised with one field inversion and shared
-/// (see `group/ct_multi.rs`). Stack only. Blinded as [`mul_multi_ct`].
+/// (see `group/ct_multi.rs`). Stack only. Blinded as [`mul_multi_ct`]; `N = 0` does not compile:
+///
+/// ```compile_fail,E0080
+/// use privacy_tokens::group::{self, LadderBlind, NistP256};
+/// let blind = LadderBlind::<NistP256>::random(&mut rand::rng());
+/// let _ = group::mul_multi_shared_ct::<NistP256, 0, 2>(&[], &[[], []], &blind);
+/// ```
+///
+/// ```compile_fail,E0080
+/// use privacy_tokens::group::{self, LadderBlind, NistP256};
+/// let blind = LadderBlind::<NistP256>::random(&mut rand::rng());
+/// let _ = group::mul_multi_shared_batch_ct::<NistP256, 0, 2>(&[], &[[], []], &blind);
+/// ```
 pub fn mul_multi_shared_ct<C: Curve, const N: usize, const M: usize>(
     points: &[Point<C>; N],
     scalars: &[[Scalar<C>; N]; M],
     blind: &LadderBlind<C>,
 ) -> [Point<C>; M] {
+    const {
+        assert!(
+            N > 0,
+            "mul_multi_shared_ct: N = 0 (an empty sum) is not allowed"
+        )
+    };
     ct_multi::mul_multi_shared_ct::<C, N, M>(points, scalars, blind)
 }
 
@@ -707,6 +746,12 @@ pub fn mul_multi_shared_batch_ct<C: Curve, const N: usize, const M: usize>(
     scalars: &[[Scalar<C>; N]; M],
     blind: &LadderBlind<C>,
 ) -> Vec<[Point<C>; M]> {
+    const {
+        assert!(
+            N > 0,
+            "mul_multi_shared_batch_ct: N = 0 (an empty sum) is not allowed"
+        )
+    };
     ct_multi::mul_multi_shared_batch_ct::<C, N, M>(points, scalars, blind)
 }
 

@@ -113,12 +113,15 @@ fn ladder_doublings<C: Curve>() -> usize {
 }
 
 /// The shared-doubling ladder over precomputed tables: `sum k_i P_i` and whether an addition
-/// hit a doubling case. Constant time in the scalars and the table contents.
+/// hit a doubling case. Constant time in the scalars and the table contents. `N = 0` does not
+/// compile: the digit loop would not run and the result would be `start + end = (1 - 2^d) rho G`,
+/// which reveals the blind's start point (and `W * (n - 1)` would underflow).
 fn ladder<C: Curve, E: Entry<C>, const N: usize>(
     tables: &[[E; ENTRIES]; N],
     scalars: &[Scalar<C>; N],
     blind: &LadderBlind<C>,
 ) -> (Point<C>, Choice) {
+    const { assert!(N > 0, "ct_multi::ladder: N = 0 is not allowed") };
     let mut exceptional = Choice::from(0);
     let mut digits = [[0i8; MAX_DIGITS]; N];
     let mut n = 0;
