@@ -12,11 +12,11 @@
 //
 // PRIVACY_TOKENS_SERVER_BIN names a prebuilt binary instead (no cargo build).
 //
-// This file has no tests of its own: it lives in test/support/, which `node --test` also loads.
-// It exports helpers only, so that load adds nothing.
+// `node --test` also runs this file (it is under test/): run as the entry point, it registers one
+// test of itself (start, what the process serves and keeps, stop); imported, it registers none.
 
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -205,4 +205,34 @@ async function startOnce(bin, subcommands, withGate, options) {
       return stopped;
     },
   };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { test } = await import('node:test');
+  const assert = (await import('node:assert/strict')).default;
+  test('support/server.mjs: the server binary starts on a free loopback port with a temp data dir (master.key 0600) and serves both token types under its address; SIGTERM stops it with exit 0 and the dir is removed', { timeout: 20 * 60 * 1000 }, async () => {
+    const s = await startServer();
+    let exit;
+    try {
+      assert.match(s.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+      const key = await stat(join(s.dataDir, 'master.key'));
+      assert.equal(key.mode & 0o777, 0o600);
+      assert.equal(key.size, 32);
+      const dir = await (await fetch(`${s.url}/.well-known/private-token-issuer-directory`)).json();
+      assert.equal(dir['issuer-request-uri'], '/token-request');
+      assert.deepEqual([...new Set(dir['token-keys'].map((k) => k['token-type']))].sort(), [1, 58796]);
+      const res = await fetch(`${s.url}/private`);
+      await res.arrayBuffer();
+      assert.equal(res.status, 401);
+      // issuer_name and origin_info of the config are the address: both encoded in the challenges.
+      const header = res.headers.get('www-authenticate');
+      const challenge = Buffer.from(header.match(/challenge="?([A-Za-z0-9_=-]+)/)[1], 'base64url');
+      assert.ok(challenge.includes(Buffer.from(s.host)), `challenge names ${s.host}`);
+    } finally {
+      exit = await s.stop();
+    }
+    assert.deepEqual(exit, { code: 0, signal: null });
+    assert.equal(existsSync(s.dataDir), false);
+    await assert.rejects(fetch(`${s.url}/private`)); // nothing listens there any more
+  });
 }
