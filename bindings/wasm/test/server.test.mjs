@@ -16,7 +16,11 @@ const TYPE_VOPRF = 0x0001;
 const TYPE_ARC = 0xe5ac;
 
 let server;
-before(async () => { server = await startServer(); }, { timeout: 20 * 60 * 1000 }); // may build it
+// ARC's rate limit set in the config (default 10): the challenges must carry it.
+const RATE_LIMIT = 6;
+before(async () => {
+  server = await startServer({ tables: `[arc]\nrate_limit = ${RATE_LIMIT}` });
+}, { timeout: 20 * 60 * 1000 }); // may build the server first
 after(async () => {
   if (!server) return;
   const exit = await server.stop();
@@ -70,7 +74,7 @@ test('server: GET /private answers 401 with PrivateToken challenges for 0x0001 a
     assert.equal(c.redemptionContext.length, 32);
   }
   assert.equal(list.find((c) => c.tokenType === TYPE_VOPRF).tokenKey.length, 49); // compressed P-384
-  assert.equal(list.find((c) => c.tokenType === TYPE_ARC).rateLimit, 10);
+  assert.equal(list.find((c) => c.tokenType === TYPE_ARC).rateLimit, RATE_LIMIT);
   assert.equal(list.find((c) => c.tokenType === TYPE_VOPRF).rateLimit, undefined);
 });
 
@@ -144,7 +148,7 @@ test('server: type 0x0001 response finalized twice throws STATE_CONSUMED; a tamp
 test('server: ARC 0xE5AC credential, presentations up to the rate limit (each 200 once, replay 401), toBytes/fromBytes mid-way, then LIMIT_EXCEEDED', async () => {
   const c = await challengeOf(TYPE_ARC);
   const limit = c.rateLimit;
-  assert.equal(limit, 10);
+  assert.equal(limit, RATE_LIMIT);
   const req = createCredentialRequest(c);
   assert.equal(req.contentType, 'application/private-credential-request');
   const res = await post(req.body, req.contentType);
