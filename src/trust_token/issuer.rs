@@ -20,8 +20,10 @@ pub struct Issuer {
     pub(super) method: Method,
     max_batchsize: u16,
     /// PMB keys carry their public tables and the secret blind of the issuer's ladders.
-    /// Capacity [`Method::max_keys`] from the start.
-    keys: Vec<(PrivateKey, Option<pmb::IssuerKey>)>,
+    /// Capacity [`Method::max_keys`] from the start. The PMB state is boxed so that an element
+    /// has no uninitialized bytes: a `None` payload of the state's size would carry whatever the
+    /// stack held (a key copy, seen with some inlining) into the heap, past `PrivateKey`'s wipe.
+    keys: Vec<(PrivateKey, Option<Box<pmb::IssuerKey>>)>,
     /// The Ed25519 key that signs redemption records (`TRUST_TOKEN_ISSUER_set_srr_key`).
     #[cfg(feature = "srr")]
     pub(super) srr_key: Option<ed25519_dalek::SigningKey>,
@@ -82,7 +84,7 @@ impl Issuer {
 
     /// An empty key list with room for every key the method allows: pushing never moves the
     /// keys already held.
-    fn key_list(method: Method) -> Vec<(PrivateKey, Option<pmb::IssuerKey>)> {
+    fn key_list(method: Method) -> Vec<(PrivateKey, Option<Box<pmb::IssuerKey>>)> {
         Vec::with_capacity(method.max_keys())
     }
 
@@ -119,7 +121,7 @@ impl Issuer {
         {
             return Err(Error::UnsupportedValue);
         }
-        let state = pmb::IssuerKey::for_key(&key)?;
+        let state = pmb::IssuerKey::for_key(&key)?.map(Box::new);
         // Within capacity (checked above): no reallocation.
         self.keys.push((key, state));
         Ok(())
@@ -138,7 +140,7 @@ impl Issuer {
         self.add_key(PrivateKey::from_bytes(self.method, blob)?)
     }
 
-    fn key(&self, key_id: u32) -> Result<&(PrivateKey, Option<pmb::IssuerKey>)> {
+    fn key(&self, key_id: u32) -> Result<&(PrivateKey, Option<Box<pmb::IssuerKey>>)> {
         self.keys
             .iter()
             .find(|(k, _)| k.key_id() == key_id)
