@@ -1,0 +1,61 @@
+// Compiled by test/types.test.mjs with `tsc --noEmit --strict`: the package's declarations
+// type the whole client, issuer and OPRF flow, and reject misuse (the @ts-expect-error lines
+// must be errors, or tsc fails).
+import init, {
+  ArcIssuer, Challenge, Credential, PrivacyPassIssuer, PrivacyTokensError, Token, VoprfClient,
+  VoprfServer, createCredentialRequest, createTokenRequest, hazmat, parseAuthorization,
+  parseChallenges, parseIssuerDirectory, type ErrorCode, type IssuerDirectory,
+  type TokenRequest,
+} from 'privacy-tokens';
+import { createTokenRequest as clientRequest } from 'privacy-tokens/client';
+
+export async function flow(header: string): Promise<string> {
+  await init();
+  const challenges: Challenge[] = parseChallenges(header);
+  const c = challenges.find((x) => x.supported && x.tokenType === 1);
+  if (!c) throw new Error('no challenge');
+  const maxAge: number | undefined = c.maxAge;
+  const req: TokenRequest = createTokenRequest(c, { count: 10 });
+  const body: Uint8Array = req.body;
+  const ct: string = req.contentType;
+  const issuer = PrivacyPassIssuer.generate(1);
+  const resp = issuer.issue(body, ct);
+  const tokens: Token[] = req.state.finalize(resp.body);
+  const ok: boolean = issuer.verifyToken(tokens[0].toBytes(), c.toBytes());
+  const again = clientRequest(c);
+  again.state.free();
+  const dir: IssuerDirectory = parseIssuerDirectory('{}');
+  const key: Uint8Array = dir.tokenKeys[0].tokenKey;
+  const bytes: Uint8Array = parseAuthorization(tokens[0].authorizationHeader());
+
+  const arc = ArcIssuer.generate();
+  const cr = createCredentialRequest(c);
+  const cred: Credential = cr.state.finalize(arc.issue(cr.body).body);
+  const t: Token = cred.present(c, { rateLimit: 10 });
+  const tag: Uint8Array = arc.verify(t.toBytes(), c, 10);
+  const saved: Uint8Array = cred.toBytes();
+  Credential.fromBytes(saved);
+
+  const server = VoprfServer.generate('P384-SHA384');
+  const { blindedElement, state } = new VoprfClient('P384-SHA384', server.publicKey).blind(bytes);
+  const { evaluatedElement, proof } = server.blindEvaluate(blindedElement);
+  const out = state.finalize(evaluatedElement, proof);
+  const det = hazmat.voprfBlind('P256-SHA256', server.publicKey, bytes, key);
+  det.state.free();
+
+  try {
+    Token.fromBytes(key);
+  } catch (e) {
+    if (e instanceof PrivacyTokensError) {
+      const code: ErrorCode = e.code;
+      return code;
+    }
+  }
+  // @ts-expect-error: not a suite name
+  VoprfServer.generate('P256');
+  // @ts-expect-error: bytes are Uint8Array, not strings
+  Token.fromBytes('AAEA');
+  // @ts-expect-error: count is a number
+  createTokenRequest(c, { count: '10' });
+  return `${maxAge} ${ok} ${tag.length} ${saved.length} ${String(out)} ${maxAge}`;
+}
