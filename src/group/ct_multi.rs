@@ -50,7 +50,7 @@ impl<C: Curve> LadderBlind<C> {
     ///
     /// `rho` must be secret and unpredictable: a PRF of a secret key, or use [`Self::random`].
     pub fn from_secret(rho: &Scalar<C>) -> Option<Self> {
-        if bool::from(rho.is_zero()) {
+        if crate::group::declassify(rho.is_zero()) {
             return None;
         }
         Some(Self::from_nonzero(rho))
@@ -159,7 +159,7 @@ fn products<C: Curve, E: Entry<C>, const N: usize, const M: usize>(
     let mut out = [Point::<C>::IDENTITY; M];
     for (o, k) in out.iter_mut().zip(scalars.iter()) {
         let (acc, exceptional) = ladder::<C, E, N>(tables, k, blind);
-        *o = if bool::from(exceptional | built_exceptional) {
+        *o = if crate::group::declassify(exceptional | built_exceptional) {
             fallback::<C, N>(points, k)
         } else {
             acc
@@ -176,7 +176,7 @@ pub(crate) fn mul_multi_ct<C: Curve, const N: usize>(
 ) -> Point<C> {
     let (tables, built_exceptional) = build_tables(points);
     let (acc, exceptional) = ladder::<C, Point<C>, N>(&tables, scalars, blind);
-    if bool::from(exceptional | built_exceptional) {
+    if crate::group::declassify(exceptional | built_exceptional) {
         return fallback::<C, N>(points, scalars);
     }
     acc

@@ -453,7 +453,7 @@ impl Scalar {
         loop {
             fill_bytes(&mut wide);
             let s = Self::from_wide_bytes(&wide);
-            if !bool::from(s.is_zero()) {
+            if !crate::group::declassify(s.is_zero()) {
                 wide.zeroize();
                 return s;
             }
@@ -470,9 +470,11 @@ impl Scalar {
     /// # Errors
     /// [`Error::ZeroScalar`] for zero.
     pub fn invert(&self) -> Result<Self> {
-        Option::<DecafScalar>::from(Field::invert(&self.0))
-            .map(Self)
-            .ok_or(Error::ZeroScalar)
+        let inv = Field::invert(&self.0);
+        if crate::group::declassify(inv.is_none()) {
+            return Err(Error::ZeroScalar);
+        }
+        Ok(Self(inv.unwrap_or(DecafScalar::ZERO)))
     }
 
     /// Inverts every scalar in place with one inversion (Montgomery's trick), constant time.
@@ -489,7 +491,7 @@ impl Scalar {
         for s in scalars.iter() {
             any_zero |= s.is_zero();
         }
-        if bool::from(any_zero) {
+        if crate::group::declassify(any_zero) {
             return Err(Error::ZeroScalar);
         }
         // scratch[i] = s_0 * … * s_{i-1}; then walk back with the inverse of the full product.

@@ -104,7 +104,7 @@ pub fn mul_fixed_ct<C: Curve, const N: usize>(
     for (t, k) in tables.iter().zip(scalars.iter()) {
         t.accumulate_ct(&mut acc, k, &mut exceptional);
     }
-    if bool::from(exceptional) {
+    if crate::group::declassify(exceptional) {
         return fallback(tables, scalars);
     }
     acc

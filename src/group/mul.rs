@@ -129,7 +129,7 @@ pub(crate) fn mul_ct<C: Curve>(p: &Point<C>, k: &Scalar<C>) -> Point<C> {
         exceptional |= same;
     }
     zeroize::Zeroize::zeroize(&mut digits);
-    if bool::from(exceptional) {
+    if crate::group::declassify(exceptional) {
         return fallback_mul::<C>(p, k);
     }
     acc
@@ -169,7 +169,7 @@ pub(crate) fn mul_batch_ct<C: Curve>(points: &[Affine<C>], k: &Scalar<C>, out: &
         *o = acc;
     }
     zeroize::Zeroize::zeroize(&mut digits);
-    if bool::from(exceptional) {
+    if crate::group::declassify(exceptional) {
         for (p, o) in points.iter().zip(out.iter_mut()) {
             *o = fallback_mul::<C>(&Point::<C>::from(*p), k);
         }

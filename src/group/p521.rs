@@ -47,8 +47,15 @@ impl PrimeGroup for NistP521 {
     const NS: usize = NS;
 
     fn encode_element(p: &AffinePoint) -> Compressed {
-        // `to_bytes` pads the identity's one-byte SEC1 encoding with zeros.
-        p.to_bytes()
+        // The SEC1 compressed form, and all zeros for the identity (which `to_bytes` gives as
+        // its one-byte encoding padded with zeros), without `to_bytes`' branch on the identity:
+        // `p` may be secret.
+        use elliptic_curve::point::AffineCoordinates;
+        let mut out = Compressed::default();
+        out[0] = 2 | p.y_is_odd().unwrap_u8();
+        out[1..].copy_from_slice(&p.x());
+        super::zero_if(&mut out, p.is_identity());
+        out
     }
 
     fn decode_element(bytes: &[u8]) -> Result<AffinePoint> {
@@ -112,11 +119,10 @@ impl PrimeGroup for NistP521 {
         loop {
             rng.fill_bytes(&mut b);
             b[0] &= 0x01;
-            let s: Option<Scalar> = Scalar::from_repr(*b).into();
-            if let Some(s) = s {
-                if !bool::from(s.is_zero()) {
-                    return s;
-                }
+            let c = Scalar::from_repr(*b);
+            let s = c.unwrap_or(Scalar::ZERO);
+            if crate::group::declassify(c.is_some() & !s.is_zero()) {
+                return s;
             }
         }
     }
@@ -126,7 +132,11 @@ impl PrimeGroup for NistP521 {
     }
 
     fn invert_scalar(s: &Scalar) -> Result<Scalar> {
-        Option::from(s.invert()).ok_or(Error::ZeroScalar)
+        let inv = s.invert();
+        if crate::group::declassify(inv.is_none()) {
+            return Err(Error::ZeroScalar);
+        }
+        Ok(inv.unwrap_or(Scalar::ZERO))
     }
 
     fn batch_invert(scalars: &mut [Scalar], scratch: &mut [Scalar]) -> Result<()> {

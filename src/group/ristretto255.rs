@@ -80,14 +80,14 @@ impl PrimeGroup for Ristretto255 {
         loop {
             rng.fill_bytes(&mut *b);
             let s = scalar_wide(&b);
-            if !bool::from(s.ct_eq(&Scalar::ZERO)) {
+            if !crate::group::declassify(s.ct_eq(&Scalar::ZERO)) {
                 return s;
             }
         }
     }
 
     fn invert_scalar(s: &Scalar) -> Result<Scalar> {
-        if bool::from(s.ct_eq(&Scalar::ZERO)) {
+        if crate::group::declassify(s.ct_eq(&Scalar::ZERO)) {
             return Err(Error::ZeroScalar);
         }
         Ok(s.invert())
@@ -101,7 +101,7 @@ impl PrimeGroup for Ristretto255 {
         for s in scalars.iter() {
             any_zero |= s.ct_eq(&Scalar::ZERO);
         }
-        if bool::from(any_zero) {
+        if crate::group::declassify(any_zero) {
             return Err(Error::ZeroScalar);
         }
         // Montgomery's trick: scratch[i] = s_0 ... s_{i-1}, one inversion of the product.
