@@ -747,3 +747,62 @@ fn split_batches_leave_no_secret_on_worker_stacks() {
     }
     assert_no_leaks(&leaks);
 }
+
+/// What `src/group.rs` ("Stack residue") documents: the group layer's secret-scalar calls do
+/// not wipe the stack. Each runs on a painted stack; its deepest writes must be its own frames,
+/// not a wipe. If one of them starts wiping, this fails and the documentation changes with it.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "the stack measurement needs an optimised build"
+)]
+fn group_layer_calls_do_not_wipe() {
+    use group::{FixedBaseTable, LadderBlind, NistP384};
+    type K = NistP384;
+    let mut rng = StdRng::seed_from_u64(40);
+    let k = group::random_scalar::<K>(&mut rng);
+    let j = group::random_scalar::<K>(&mut rng);
+    let p = group::mul_generator::<K>(&j);
+    let a = group::to_affine::<K>(&p);
+    let blind = LadderBlind::<K>::random(&mut rng);
+    let table = FixedBaseTable::<K>::new(&a);
+    let check = |what: &str, f: &mut dyn FnMut()| {
+        let (depth, wiped) = stack_use_of(f);
+        println!("stack group::{what}: {depth} bytes, wiped: {wiped}");
+        assert!(depth > 0, "{what} used no stack");
+        assert!(
+            !wiped,
+            "group::{what} now wipes: update src/group.rs (Stack residue)"
+        );
+    };
+    check("mul", &mut || {
+        black_box(group::mul::<K>(&p, &k));
+    });
+    check("mul_generator", &mut || {
+        black_box(group::mul_generator::<K>(&k));
+    });
+    check("mul_affine", &mut || {
+        black_box(group::mul_affine::<K>(&a, &k));
+    });
+    check("mul_multi_ct", &mut || {
+        black_box(group::mul_multi_ct::<K, 2>(&[p, p], &[k, j], &blind));
+    });
+    check("mul_fixed_ct", &mut || {
+        black_box(group::mul_fixed_ct::<K, 1>([&table], &[k]));
+    });
+    check("FixedBaseTable::mul", &mut || {
+        black_box(table.mul(&k));
+    });
+    check("LadderBlind::random", &mut || {
+        black_box(LadderBlind::<K>::random(&mut rng));
+    });
+    check("LadderBlind::from_secret", &mut || {
+        black_box(LadderBlind::<K>::from_secret(&k));
+    });
+    check("random_scalar", &mut || {
+        black_box(group::random_scalar::<K>(&mut rng));
+    });
+    check("invert", &mut || {
+        black_box(group::invert::<K>(&k).expect("non-zero"));
+    });
+}
