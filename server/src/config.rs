@@ -33,6 +33,25 @@ pub struct Config {
     pub arc: ArcConfig,
     /// Private State Token options.
     pub pst: PstConfig,
+    /// Spent-token store options.
+    pub store: StoreConfig,
+}
+
+/// Spent-token store options.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StoreConfig {
+    /// Seconds a spent record is kept past its key's last redemption instant: at least the
+    /// largest clock skew between instances and the store plus the request timeout (30 s).
+    pub spent_margin_secs: u64,
+}
+
+impl Default for StoreConfig {
+    fn default() -> Self {
+        Self {
+            spent_margin_secs: crate::store::DEFAULT_MARGIN_SECS,
+        }
+    }
 }
 
 /// A key schedule: keys rotate every `lifetime_secs`; a key stays valid for redemption
@@ -91,6 +110,7 @@ impl Default for Config {
             challenge: ChallengeConfig::default(),
             arc: ArcConfig::default(),
             pst: PstConfig::default(),
+            store: StoreConfig::default(),
         }
     }
 }
@@ -198,6 +218,9 @@ impl Config {
         }
         if self.keys.issue_grace_secs >= self.keys.lifetime_secs {
             return bad("keys.issue_grace_secs must be shorter than keys.lifetime_secs");
+        }
+        if self.store.spent_margin_secs < 60 {
+            return bad("store.spent_margin_secs must be at least 60");
         }
         if self.arc.rate_limit < 2 {
             return bad("arc.rate_limit must be at least 2");

@@ -60,9 +60,16 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     };
     let master = MasterSecret::load_or_create(&args.data_dir)?;
     let store: Arc<dyn SpentStore> = match &args.redis {
-        Some(url) => Arc::new(RedisStore::connect(url, Duration::from_secs(2)).await?),
+        Some(url) => Arc::new(
+            RedisStore::connect(url, Duration::from_secs(2))
+                .await?
+                .with_margin(config.store.spent_margin_secs),
+        ),
         None => {
-            let redb = Arc::new(RedbStore::open(&args.data_dir.join("spent.redb"))?);
+            let redb = Arc::new(
+                RedbStore::open(&args.data_dir.join("spent.redb"))?
+                    .with_margin(config.store.spent_margin_secs),
+            );
             let sweeper = redb.clone();
             tokio::spawn(async move {
                 let mut tick = tokio::time::interval(Duration::from_secs(3600));

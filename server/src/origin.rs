@@ -183,9 +183,14 @@ pub async fn private(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Res
 }
 
 /// Spends `id` until `expires_at`, timing the store and counting its errors.
-pub(crate) async fn spend(st: &AppState, id: &[u8], expires_at: u64) -> Result<Spend, ()> {
+pub(crate) async fn spend(
+    st: &AppState,
+    id: &[u8],
+    expires_at: u64,
+    now: u64,
+) -> Result<Spend, ()> {
     let start = std::time::Instant::now();
-    let r = st.store.spend(id, expires_at).await;
+    let r = st.store.spend(id, expires_at, now).await;
     st.metrics
         .store_latency
         .observe(start.elapsed().as_secs_f64());
@@ -229,7 +234,7 @@ async fn redeem_voprf(st: &AppState, ring: &KeyRing, bytes: &[u8]) -> Outcome {
     let mut id = Vec::with_capacity(34);
     id.extend_from_slice(&TYPE_VOPRF.to_be_bytes());
     id.extend_from_slice(&token.nonce);
-    spent_outcome(spend(st, &id, key.times.expires_at).await)
+    spent_outcome(spend(st, &id, key.times.expires_at, now).await)
 }
 
 async fn redeem_arc(st: &AppState, ring: &KeyRing, bytes: &[u8]) -> Outcome {
@@ -265,5 +270,5 @@ async fn redeem_arc(st: &AppState, ring: &KeyRing, bytes: &[u8]) -> Outcome {
         challenge.presentation_context(key.issuer.key_id()),
     ));
     id.extend_from_slice(tag.as_bytes());
-    spent_outcome(spend(st, &id, key.times.expires_at).await)
+    spent_outcome(spend(st, &id, key.times.expires_at, now).await)
 }

@@ -35,13 +35,18 @@ pub type StoreFuture<'a> = Pin<Box<dyn Future<Output = Result<Spend, StoreError>
 
 /// A spent-token set.
 pub trait SpentStore: Send + Sync + 'static {
-    /// Atomically records `id` unless it is recorded already. The record lives at least until
-    /// `expires_at` (UNIX seconds); a record past its expiry counts as absent.
+    /// Atomically records `id` unless it is recorded already. `expires_at` is the last instant
+    /// (UNIX seconds) the token's key redeems; `now` is the caller's clock, the one its key
+    /// check read. A recorded id is spent for as long as its record exists, and the record is
+    /// kept until `expires_at` plus the store's margin ([`DEFAULT_MARGIN_SECS`]), so neither a
+    /// tick of the clock between the key check and the store nor a store whose clock runs
+    /// ahead of this instance's reopens it. A spend at or after `expires_at` is refused with an
+    /// error (the key no longer redeems).
     ///
     /// # Errors
-    /// [`StoreError`] when the store cannot answer; the id may or may not be recorded then, and
-    /// the caller must not grant.
-    fn spend<'a>(&'a self, id: &'a [u8], expires_at: u64) -> StoreFuture<'a>;
+    /// [`StoreError`] when the store cannot answer, or `now >= expires_at`; the id may or may
+    /// not be recorded then, and the caller must not grant.
+    fn spend<'a>(&'a self, id: &'a [u8], expires_at: u64, now: u64) -> StoreFuture<'a>;
 
     /// The backend's name for logs and metrics.
     fn name(&self) -> &'static str;
@@ -49,11 +54,20 @@ pub trait SpentStore: Send + Sync + 'static {
 
 const SPENT: TableDefinition<&[u8], u64> = TableDefinition::new("spent");
 
+/// Seconds a spent record outlives its key's last redemption instant, by default: well above
+/// any sane clock skew between instances and the store, plus the request and store timeouts.
+pub const DEFAULT_MARGIN_SECS: u64 = 3600;
+
+fn key_expired() -> StoreError {
+    StoreError("the token's key no longer redeems".into())
+}
+
 /// The embedded store: a `redb` database file, one write transaction per spend (redb
 /// serializes write transactions, so the read and the insert are one atomic step), committed
 /// durably before the answer.
 pub struct RedbStore {
     db: Arc<Database>,
+    margin: u64,
 }
 
 fn store_err(e: impl std::fmt::Display) -> StoreError {
@@ -70,7 +84,17 @@ impl RedbStore {
         let txn = db.begin_write().map_err(store_err)?;
         txn.open_table(SPENT).map_err(store_err)?;
         txn.commit().map_err(store_err)?;
-        Ok(Self { db: Arc::new(db) })
+        Ok(Self {
+            db: Arc::new(db),
+            margin: DEFAULT_MARGIN_SECS,
+        })
+    }
+
+    /// Keeps records `secs` past their key's last redemption instant.
+    #[must_use]
+    pub fn with_margin(mut self, secs: u64) -> Self {
+        self.margin = secs;
+        self
     }
 
     fn spend_blocking(
@@ -78,19 +102,23 @@ impl RedbStore {
         id: &[u8],
         expires_at: u64,
         now: u64,
+        margin: u64,
     ) -> Result<Spend, StoreError> {
+        if now >= expires_at {
+            return Err(key_expired());
+        }
         let mut txn = db.begin_write().map_err(store_err)?;
         txn.set_durability(Durability::Immediate);
         let outcome = {
             let mut table = txn.open_table(SPENT).map_err(store_err)?;
-            let live = table
-                .get(id)
-                .map_err(store_err)?
-                .is_some_and(|e| e.value() > now);
-            if live {
+            // Presence alone decides: the sweep removes a record only after its key's last
+            // redemption instant plus the margin.
+            if table.get(id).map_err(store_err)?.is_some() {
                 Spend::AlreadySpent
             } else {
-                table.insert(id, expires_at).map_err(store_err)?;
+                table
+                    .insert(id, expires_at.saturating_add(margin))
+                    .map_err(store_err)?;
                 Spend::Fresh
             }
         };
@@ -102,7 +130,7 @@ impl RedbStore {
         Ok(outcome)
     }
 
-    /// Deletes the records that expired before `now`; returns how many.
+    /// Deletes the records kept until `now` or earlier; returns how many.
     ///
     /// # Errors
     /// [`StoreError`] on a database error.
@@ -125,14 +153,16 @@ impl RedbStore {
 }
 
 impl SpentStore for RedbStore {
-    fn spend<'a>(&'a self, id: &'a [u8], expires_at: u64) -> StoreFuture<'a> {
+    fn spend<'a>(&'a self, id: &'a [u8], expires_at: u64, now: u64) -> StoreFuture<'a> {
         let db = self.db.clone();
         let id = id.to_vec();
+        let margin = self.margin;
         Box::pin(async move {
-            let now = crate::unix_now();
-            tokio::task::spawn_blocking(move || Self::spend_blocking(&db, &id, expires_at, now))
-                .await
-                .map_err(store_err)?
+            tokio::task::spawn_blocking(move || {
+                Self::spend_blocking(&db, &id, expires_at, now, margin)
+            })
+            .await
+            .map_err(store_err)?
         })
     }
 
@@ -141,13 +171,15 @@ impl SpentStore for RedbStore {
     }
 }
 
-/// Redis (or any server speaking its protocol): `SET <prefix ‖ id> 1 NX EXAT <expires_at>`,
-/// one command per spend, so any number of instances behind one issuer name share one set.
-/// Single-key commands work unchanged on Redis Cluster. Durability is Redis's: run it with
+/// Redis 6.2 or newer (for `EXAT`): `SET <prefix ‖ id> 1 NX EXAT <expires_at + margin>`, one
+/// command per spend, so any number of instances behind one issuer name share one set. A single
+/// Redis server (with replicas) only: Redis Cluster is not supported. The server must run with
+/// `maxmemory-policy noeviction` (checked at connect); durability is Redis's: run it with
 /// `appendonly yes` and `appendfsync always` if a crash must not forget spent tokens.
 pub struct RedisStore {
     conn: redis::aio::ConnectionManager,
     prefix: Vec<u8>,
+    margin: u64,
 }
 
 impl RedisStore {
@@ -163,23 +195,68 @@ impl RedisStore {
             .set_response_timeout(Some(timeout))
             .set_number_of_retries(1)
             .set_max_delay(Duration::from_millis(500));
-        let conn = redis::aio::ConnectionManager::new_with_config(client, config)
+        let mut conn = redis::aio::ConnectionManager::new_with_config(client, config)
             .await
             .map_err(store_err)?;
+        check_eviction_policy(&mut conn).await?;
         Ok(Self {
             conn,
             prefix: b"pts:spent:".to_vec(),
+            margin: DEFAULT_MARGIN_SECS,
         })
+    }
+
+    /// Keeps records `secs` past their key's last redemption instant.
+    #[must_use]
+    pub fn with_margin(mut self, secs: u64) -> Self {
+        self.margin = secs;
+        self
+    }
+}
+
+/// Refuses a Redis that may evict keys: every spent record carries a TTL, so any `volatile-*`
+/// or `allkeys-*` policy drops spent records under memory pressure and reopens them to replay.
+/// Read with `CONFIG GET`, or from `INFO memory` where managed services disable `CONFIG`.
+async fn check_eviction_policy(conn: &mut redis::aio::ConnectionManager) -> Result<(), StoreError> {
+    let from_config: Result<Vec<String>, _> = redis::cmd("CONFIG")
+        .arg("GET")
+        .arg("maxmemory-policy")
+        .query_async(conn)
+        .await;
+    let policy = match from_config {
+        Ok(v) if v.len() == 2 => v[1].clone(),
+        _ => {
+            let info: String = redis::cmd("INFO")
+                .arg("memory")
+                .query_async(conn)
+                .await
+                .map_err(store_err)?;
+            info.lines()
+                .find_map(|l| l.strip_prefix("maxmemory_policy:"))
+                .map(|p| p.trim().to_owned())
+                .ok_or_else(|| {
+                    StoreError(
+                        "cannot read Redis's maxmemory-policy (CONFIG GET and INFO memory failed)"
+                            .into(),
+                    )
+                })?
+        }
+    };
+    if policy == "noeviction" {
+        Ok(())
+    } else {
+        Err(StoreError(format!(
+            "Redis maxmemory-policy is {policy:?}: it may evict spent-token records and reopen \
+             them to replay; set maxmemory-policy noeviction"
+        )))
     }
 }
 
 impl SpentStore for RedisStore {
-    fn spend<'a>(&'a self, id: &'a [u8], expires_at: u64) -> StoreFuture<'a> {
+    fn spend<'a>(&'a self, id: &'a [u8], expires_at: u64, now: u64) -> StoreFuture<'a> {
         Box::pin(async move {
-            // Redis drops a key written with an expiry in the past at once: such a token's key
-            // has expired, and the caller refuses it before spending; refuse here too.
-            if expires_at <= crate::unix_now() {
-                return Err(StoreError("expiry in the past".into()));
+            if now >= expires_at {
+                return Err(key_expired());
             }
             let mut key = Vec::with_capacity(self.prefix.len() + id.len());
             key.extend_from_slice(&self.prefix);
@@ -190,7 +267,7 @@ impl SpentStore for RedisStore {
                 .arg(1)
                 .arg("NX")
                 .arg("EXAT")
-                .arg(expires_at)
+                .arg(expires_at.saturating_add(self.margin))
                 .query_async(&mut conn)
                 .await
                 .map_err(store_err)?;
@@ -216,20 +293,44 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("spent.redb");
         let far = crate::unix_now() + 3600;
+        let now = crate::unix_now();
         {
             let s = RedbStore::open(&path).unwrap();
-            assert_eq!(s.spend(b"a", far).await.unwrap(), Spend::Fresh);
-            assert_eq!(s.spend(b"a", far).await.unwrap(), Spend::AlreadySpent);
-            assert_eq!(s.spend(b"b", far).await.unwrap(), Spend::Fresh);
-            // A record past its expiry counts as absent, and the sweep removes it.
-            assert_eq!(s.spend(b"old", 1).await.unwrap(), Spend::Fresh);
-            assert_eq!(s.spend(b"old", far).await.unwrap(), Spend::Fresh);
-            assert_eq!(s.spend(b"gone", 1).await.unwrap(), Spend::Fresh);
-            assert_eq!(s.sweep(crate::unix_now()).unwrap(), 1);
+            assert_eq!(s.spend(b"a", far, now).await.unwrap(), Spend::Fresh);
+            assert_eq!(s.spend(b"a", far, now).await.unwrap(), Spend::AlreadySpent);
+            assert_eq!(s.spend(b"b", far, now).await.unwrap(), Spend::Fresh);
+            // A spend once the key stopped redeeming is refused; the sweep removes records only
+            // once their margin has passed.
+            assert!(s.spend(b"late", 1, now).await.is_err());
+            assert_eq!(s.spend(b"old", 100, 99).await.unwrap(), Spend::Fresh);
+            assert_eq!(s.sweep(100 + DEFAULT_MARGIN_SECS - 1).unwrap(), 0);
+            assert_eq!(s.sweep(now).unwrap(), 1);
         }
         let s = RedbStore::open(&path).unwrap();
+        let now = crate::unix_now();
+        assert_eq!(s.spend(b"old", far, now).await.unwrap(), Spend::Fresh);
         for id in [&b"a"[..], b"b", b"old"] {
-            assert_eq!(s.spend(id, far).await.unwrap(), Spend::AlreadySpent);
+            assert_eq!(s.spend(id, far, now).await.unwrap(), Spend::AlreadySpent);
         }
+    }
+
+    /// Defect 1 (issue 19): a replay that passed the key check just before the key's last
+    /// redemption instant `x` reaches the store as its clock ticks to `x`; the record must still
+    /// count as spent, and it must outlive `x` (the sweep keeps it for the margin).
+    #[tokio::test]
+    async fn redb_replay_at_key_expiry_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = RedbStore::open(&dir.path().join("s.redb")).unwrap();
+        let x = 1_000_000;
+        assert_eq!(s.spend(b"t", x, x - 1).await.unwrap(), Spend::Fresh);
+        for now in [x - 1, x, x + 1, x + 60] {
+            assert!(
+                !matches!(s.spend(b"t", x, now).await, Ok(Spend::Fresh)),
+                "replay granted at now = x{:+}",
+                now as i64 - x as i64
+            );
+        }
+        assert_eq!(s.sweep(x + 60).unwrap(), 0, "the record must outlive x");
+        assert!(!matches!(s.spend(b"t", x, x - 1).await, Ok(Spend::Fresh)));
     }
 }

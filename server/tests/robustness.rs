@@ -277,7 +277,7 @@ async fn the_binary_with_redis_spends_in_redis() {
     let direct = redis.store().await;
     let exp = privacy_tokens_server::unix_now() + 60;
     assert_eq!(
-        direct.spend(&id, exp).await.unwrap(),
+        direct.spend(&id, exp, exp - 60).await.unwrap(),
         privacy_tokens_server::store::Spend::AlreadySpent
     );
     let _ = std::process::Command::new("kill")

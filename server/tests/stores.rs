@@ -12,12 +12,16 @@ use privacy_tokens_server::store::{Spend, SpentStore};
 async fn redis_store_spends_once() {
     let redis = Redis::start();
     let store = redis.store().await;
-    let exp = privacy_tokens_server::unix_now() + 60;
-    assert_eq!(store.spend(b"x", exp).await.unwrap(), Spend::Fresh);
-    assert_eq!(store.spend(b"x", exp).await.unwrap(), Spend::AlreadySpent);
-    assert_eq!(store.spend(b"y", exp).await.unwrap(), Spend::Fresh);
+    let now = privacy_tokens_server::unix_now();
+    let exp = now + 60;
+    assert_eq!(store.spend(b"x", exp, now).await.unwrap(), Spend::Fresh);
+    assert_eq!(
+        store.spend(b"x", exp, now).await.unwrap(),
+        Spend::AlreadySpent
+    );
+    assert_eq!(store.spend(b"y", exp, now).await.unwrap(), Spend::Fresh);
     // An expiry in the past is refused, never silently accepted.
-    assert!(store.spend(b"z", 1).await.is_err());
+    assert!(store.spend(b"z", 1, now).await.is_err());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -140,13 +144,76 @@ async fn redb_store_race_exactly_one_fresh() {
     let mut tasks = Vec::new();
     for _ in 0..32 {
         let s = store.clone();
-        tasks.push(tokio::spawn(
-            async move { s.spend(b"same", exp).await.unwrap() },
-        ));
+        tasks.push(tokio::spawn(async move {
+            s.spend(b"same", exp, exp - 60).await.unwrap()
+        }));
     }
     let mut fresh = 0;
     for t in tasks {
         fresh += usize::from(t.await.unwrap() == Spend::Fresh);
     }
     assert_eq!(fresh, 1);
+}
+
+/// Defect 1 (issue 19), Redis: an instance whose clock runs behind Redis's still accepts a key
+/// Redis already counts as expired; its spent records must not vanish with the key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_replay_at_key_expiry_with_a_clock_behind_redis_is_refused() {
+    let redis = Redis::start();
+    let store = redis.store().await;
+    // The key's last redemption instant x is 10 s past on Redis's clock; this instance's
+    // clock (the injected `now`) reads x - 1.
+    let x = privacy_tokens_server::unix_now() - 10;
+    assert_eq!(store.spend(b"t", x, x - 1).await.unwrap(), Spend::Fresh);
+    for _ in 0..3 {
+        assert!(
+            !matches!(store.spend(b"t", x, x - 1).await, Ok(Spend::Fresh)),
+            "replay granted"
+        );
+    }
+}
+
+/// The same through the server: its clock 50 s before the key's expiry, Redis's past it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_http_replay_near_key_expiry_on_a_slow_instance_is_refused() {
+    let redis = Redis::start();
+    let mut cfg = config();
+    cfg.keys.lifetime_secs = 1000;
+    cfg.keys.issue_grace_secs = 0;
+    cfg.challenge.lifetime_secs = 0;
+    let s = start(cfg, [13; 32], redis.store().await).await;
+    let c = http();
+    let real = privacy_tokens_server::unix_now() as i64;
+    // x: the last redemption instant of the key of epoch k (redeem_epochs = 1), 10..1010 s
+    // before Redis's now.
+    let x = (real - 10) / 1000 * 1000;
+    let k = x / 1000 - 2;
+    s.state.set_clock_offset(k * 1000 + 10 - real);
+    let token = voprf_token(&c, &s).await;
+    s.state.set_clock_offset(x - 50 - real);
+    assert_eq!(redeem(&c, &s, &token).await.0, 200);
+    let (status, body) = redeem(&c, &s, &token).await;
+    assert_eq!((status, body.as_str()), (401, "token already spent\n"));
+    s.stop().await.unwrap();
+}
+
+/// Defect 2 (issue 19): under an eviction policy Redis drops spent records under memory
+/// pressure; the store refuses such a server at start and names the setting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_with_an_eviction_policy_is_refused() {
+    for policy in ["volatile-lru", "allkeys-lru", "volatile-ttl"] {
+        let redis = Redis::start_with(&["--maxmemory-policy", policy]);
+        match privacy_tokens_server::store::RedisStore::connect(
+            &redis.url(),
+            std::time::Duration::from_millis(500),
+        )
+        .await
+        {
+            Ok(_) => panic!("{policy}: a Redis that evicts was accepted"),
+            Err(e) => assert!(e.to_string().contains("maxmemory-policy"), "{policy}: {e}"),
+        }
+    }
+    // The default, noeviction, is accepted.
+    let redis = Redis::start();
+    redis.store().await;
 }

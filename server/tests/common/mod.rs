@@ -185,6 +185,7 @@ pub async fn redeem(c: &reqwest::Client, s: &RunningServer, token: &[u8]) -> (u1
 pub struct Redis {
     pub dir: tempfile::TempDir,
     child: Option<Child>,
+    extra: Vec<String>,
 }
 
 impl Redis {
@@ -198,9 +199,15 @@ impl Redis {
 
     /// Starts `redis-server` (fails the test if it is missing: `.ci/run` installs it).
     pub fn start() -> Self {
+        Self::start_with(&[])
+    }
+
+    /// Starts `redis-server` with extra arguments.
+    pub fn start_with(extra: &[&str]) -> Self {
         let mut r = Redis {
             dir: tempfile::tempdir().unwrap(),
             child: None,
+            extra: extra.iter().map(|s| s.to_string()).collect(),
         };
         r.spawn();
         r
@@ -221,6 +228,7 @@ impl Redis {
                 "--dir",
             ])
             .arg(self.dir.path())
+            .args(&self.extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
