@@ -424,7 +424,9 @@ class Report:
             self.parts.append("\n")
 
     # ---- summary (also the README's short table)
-    def summary(self) -> str:
+    def summary(self, short: bool = False) -> str:
+        """The summary table; `short` (the README's) leaves out the batch-100 rows of
+        ristretto255 and P-521 and the decaf448 rows, which BENCHMARKS.md keeps."""
         rayon = next((b for b in self.builds if b.name == "rayon"), None)
         rows = []
 
@@ -454,6 +456,9 @@ class Report:
                     pt / n if pt else None)
         for step in ("present", "verify"):
             row(f"ARC v2 {step}, limit 100", f"arc/v2/P256/{step}/100", 1, None, None)
+        if short:
+            rows = [r for r in rows if not (r[0].startswith("VOPRF decaf448")
+                    or (r[0].startswith(("VOPRF ristretto255", "VOPRF P-521")) and r[0].endswith("batch 100")))]
         head = ["operation", "per token (default)", "per token (rayon)", "peer, per token"]
         loads = [m.get(k, "") for m in [b.meta for b in self.builds] + [self.peers_meta]
                  for k in ("load_before", "load_after")]
@@ -578,7 +583,7 @@ def main() -> int:
         if i < 0 or j < i:
             print(f"{a.readme}: no {start} ... {end} markers, left alone", file=sys.stderr)
         else:
-            text = text[:i + len(start)] + "\n\n" + summary + "\n" + text[j:]
+            text = text[:i + len(start)] + "\n\n" + r.summary(short=True) + "\n" + text[j:]
             a.readme.write_text(text)
     print(f"wrote {a.out} ({r.covered} cells, {len(r.missing)} missing) and plots under {a.plots}/")
     return 0

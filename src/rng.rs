@@ -15,6 +15,23 @@
 //! An adapter is a `CryptoRng` only if the wrapped RNG is one in its own line (a `CryptoRng`
 //! marker there), so a non-cryptographic RNG is refused at compile time as before. Each adapter
 //! exists (and is documented) only with its feature on; docs.rs builds with both.
+//!
+//! ```
+//! use privacy_tokens::voprf::VoprfServer;
+//! use privacy_tokens::P256Sha256;
+//!
+//! // rand 0.10: pass the RNG itself.
+//! let server = VoprfServer::<P256Sha256>::new(&mut rand::rng());
+//! # let _ = server;
+//! // rand 0.9 (feature `rand_core_09`): wrap it.
+//! # #[cfg(feature = "rand_core_09")]
+//! # {
+//! # use rand09 as rand; // the application's rand 0.9
+//! use privacy_tokens::rng::Rng09;
+//! let server = VoprfServer::<P256Sha256>::new(&mut Rng09(rand::rng()));
+//! # let _ = server;
+//! # }
+//! ```
 
 /// Implements rand_core 0.10's `TryRng` (infallible) and `TryCryptoRng` for a wrapper of an older
 /// rand_core's `RngCore` (+ `CryptoRng`); those two give `Rng` and `CryptoRng` by blanket impls.

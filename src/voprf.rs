@@ -1,7 +1,14 @@
 //! RFC 9497: Oblivious Pseudorandom Functions in the OPRF, VOPRF and POPRF modes.
 //!
-//! Each mode has a client and a server type. Client steps return the wire message and a
-//! one-shot state; the state is consumed by `finalize` and zeroized on drop.
+//! Each mode has a client and a server type, generic over the suite ([`crate::suite`]): base
+//! mode [`OprfClient`] / [`OprfServer`] (RFC 9497 §3.3.1), verifiable mode [`VoprfClient`] /
+//! [`VoprfServer`] (§3.3.2, the server proves it used its key) and partially-oblivious mode
+//! [`PoprfClient`] / [`PoprfServer`] (§3.3.3, a public `info` string bound into the output).
+//! Client steps return the wire message and a one-shot state ([`BlindResult`]); the state is
+//! consumed by `finalize` and zeroized on drop. Privacy Pass token types 0x0001 and 0x0005 on
+//! top of VOPRF mode: [`privacy_pass`].
+//!
+//! VOPRF, one input:
 //!
 //! ```
 //! use privacy_tokens::voprf::{VoprfClient, VoprfServer};
@@ -15,6 +22,62 @@
 //! assert_eq!(output, server.evaluate(b"input")?);
 //! # Ok::<(), privacy_tokens::Error>(())
 //! ```
+//!
+//! A batch: one proof for all the elements ([`VoprfServer::blind_evaluate_batch`], up to 65535),
+//! verified once by [`VoprfClient::finalize_batch`]:
+//!
+//! ```
+//! use privacy_tokens::voprf::{VoprfClient, VoprfServer};
+//! use privacy_tokens::Ristretto255Sha512;
+//!
+//! let mut rng = rand::rng();
+//! let server = VoprfServer::<Ristretto255Sha512>::new(&mut rng);
+//! let inputs: [&[u8]; 3] = [b"a", b"b", b"c"];
+//! let (mut states, mut blinded) = (Vec::new(), Vec::new());
+//! for input in inputs {
+//!     let b = VoprfClient::<Ristretto255Sha512>::blind(input, &mut rng)?;
+//!     states.push(b.state);
+//!     blinded.push(b.message);
+//! }
+//! let eval = server.blind_evaluate_batch(&mut rng, &blinded)?;
+//! let outputs =
+//!     VoprfClient::finalize_batch(states, &inputs, &eval.messages, &eval.proof, server.public_key())?;
+//! assert_eq!(outputs[2], server.evaluate(b"c")?);
+//! # Ok::<(), privacy_tokens::Error>(())
+//! ```
+//!
+//! POPRF, with a public `info` both sides know:
+//!
+//! ```
+//! use privacy_tokens::voprf::{PoprfClient, PoprfServer};
+//! use privacy_tokens::P256Sha256;
+//!
+//! let mut rng = rand::rng();
+//! let server = PoprfServer::<P256Sha256>::new(&mut rng);
+//! let blind = PoprfClient::<P256Sha256>::blind(b"input", b"info", server.public_key(), &mut rng)?;
+//! let eval = server.blind_evaluate(&mut rng, &blind.message, b"info")?;
+//! let output = blind.state.finalize(b"input", b"info", &eval.message, &eval.proof)?;
+//! assert_eq!(output, server.evaluate(b"input", b"info")?);
+//! # Ok::<(), privacy_tokens::Error>(())
+//! ```
+//!
+//! OPRF (no proof, no public key on the client):
+//!
+//! ```
+//! use privacy_tokens::voprf::{OprfClient, OprfServer};
+//! use privacy_tokens::P521Sha512;
+//!
+//! let mut rng = rand::rng();
+//! let server = OprfServer::<P521Sha512>::new(&mut rng);
+//! let blind = OprfClient::<P521Sha512>::blind(b"input", &mut rng)?;
+//! let output = blind.state.finalize(b"input", &server.blind_evaluate(&blind.message))?;
+//! assert_eq!(output, server.evaluate(b"input")?);
+//! # Ok::<(), privacy_tokens::Error>(())
+//! ```
+//!
+//! Keys derived from a seed (`DeriveKeyPair`, RFC 9497 §3.2.1): `VoprfServer::derive(seed, info)`
+//! and the same on the other servers. Wire types have `to_bytes` / `from_bytes` (strict: exact
+//! length, canonical, never the identity) and, with the `serde` feature, serde forms.
 
 mod codec;
 mod oprf;

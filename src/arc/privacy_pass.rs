@@ -16,6 +16,29 @@
 //! crate writes 0 there (sending the nonce would undo the hiding) and ignores it on input, so
 //! that tokens of a client that fills it in still verify.
 //!
+//! ```
+//! use privacy_tokens::arc::privacy_pass::{Client, Issuer, TokenChallenge};
+//! use privacy_tokens::arc::{ArcV2P256, ServerPrivateKey};
+//!
+//! let mut rng = rand::rng();
+//! let issuer = Issuer::new(ServerPrivateKey::<ArcV2P256>::random(&mut rng));
+//! // Issuance: a credential for this issuer, origin and (empty) credential context.
+//! let challenge = TokenChallenge::new(b"issuer.example", &[], b"origin.example", &[])?;
+//! let (request, state) = Client::request(&challenge, issuer.public_key(), &mut rng)?;
+//! let response = issuer.issue(&request, &mut rng)?;
+//! let mut credential = state.finalize(&response)?;
+//!
+//! // Redemption: up to `limit` tokens per challenge from one credential.
+//! let limit = 3;
+//! let mut tokens = Client::token_state(&mut credential, &challenge, issuer.public_key(), limit)?;
+//! let token = tokens.token(&mut rng)?;
+//! let stored = credential.to_bytes(); // persist the credential before sending the token
+//! # let _ = stored;
+//! let tag = issuer.verify(&token, &challenge, limit)?; // the origin's double-spend key
+//! # let _ = tag;
+//! # Ok::<(), privacy_tokens::Error>(())
+//! ```
+//!
 //! # Double spending: key on the tag, never on the token bytes
 //! Because those 4 bytes are ignored, one token has 2^32 byte encodings that all verify, to the
 //! same [`Tag`]. [`Issuer::verify`] returns that tag: it is the double-spend key. An origin
