@@ -1,0 +1,597 @@
+//! The conventions every function of the C ABI shares: status codes, the library-owned
+//! `pt_buffer`, borrowed `pt_slice` inputs, pointer checks, `catch_unwind` at the edge, and
+//! the per-call random generator.
+//!
+//! This module and the handle helpers below are the FFI edge: the only place where raw
+//! pointers from C become Rust references.
+
+use core::ffi::c_char;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use privacy_tokens::Error;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use zeroize::{Zeroize, Zeroizing};
+
+/// The status every function returns: `PT_OK` (0) or one of the `PT_*` error codes.
+pub type pt_status = i32;
+
+/// Success.
+pub const PT_OK: pt_status = 0;
+/// An encoding had the wrong length (too short, too long, or trailing bytes).
+pub const PT_INVALID_LENGTH: pt_status = 1;
+/// A point encoding was malformed: wrong tag, non-canonical coordinate, or not on the curve.
+pub const PT_INVALID_POINT: pt_status = 2;
+/// A point decoded to the identity element, which no protocol message may carry.
+pub const PT_IDENTITY_ELEMENT: pt_status = 3;
+/// A scalar encoding was not canonical (not below the group order).
+pub const PT_NON_CANONICAL_SCALAR: pt_status = 4;
+/// A scalar that must be non-zero was zero.
+pub const PT_ZERO_SCALAR: pt_status = 5;
+/// A proof failed to verify.
+pub const PT_INVALID_PROOF: pt_status = 6;
+/// The protocol input hashed to the identity, or a POPRF tweaked key was the identity.
+pub const PT_INVALID_INPUT: pt_status = 7;
+/// POPRF: `skS + m == 0`; the key must be rotated.
+pub const PT_INVERSE: pt_status = 8;
+/// `DeriveKeyPair` found no non-zero scalar.
+pub const PT_DERIVE_KEY_PAIR: pt_status = 9;
+/// A batch was empty, too large, or its parts had different lengths.
+pub const PT_BATCH: pt_status = 10;
+/// An input or info string was 2^16 bytes or longer.
+pub const PT_INPUT_TOO_LONG: pt_status = 11;
+/// A message carried a token type or key identifier this party does not handle.
+pub const PT_UNSUPPORTED_VALUE: pt_status = 12;
+/// Expanding a message for hash-to-curve or hash-to-scalar failed.
+pub const PT_HASH_TO_CURVE: pt_status = 13;
+/// ARC: a presentation limit below 2, or every presentation of the limit already made.
+pub const PT_LIMIT_EXCEEDED: pt_status = 14;
+/// A signature failed to verify.
+pub const PT_INVALID_SIGNATURE: pt_status = 15;
+/// The operation needs a key (or a parameter such as a rate limit) that was never given.
+pub const PT_MISSING_KEY: pt_status = 16;
+/// POPRF: `finalize` was given another `info` than the one the input was blinded with.
+pub const PT_INFO_MISMATCH: pt_status = 17;
+/// A sigma-protocols instance failed validation.
+pub const PT_INVALID_INSTANCE: pt_status = 18;
+/// A text encoding was malformed: base64url, an HTTP header value, or text that is not UTF-8.
+pub const PT_INVALID_ENCODING: pt_status = 19;
+/// A required pointer argument was `NULL` (or a `NULL` data pointer came with a non-zero length).
+pub const PT_NULL_ARGUMENT: pt_status = 100;
+/// The caller's buffer is smaller than the value to copy into it (`pt_buffer_copy`).
+pub const PT_BUFFER_TOO_SMALL: pt_status = 101;
+/// An argument is out of range: an unknown suite, token type or method, a count too large.
+pub const PT_INVALID_ARGUMENT: pt_status = 102;
+/// A one-shot state was already finalized: make a new request.
+pub const PT_STATE_CONSUMED: pt_status = 103;
+/// An optional value (a challenge's `token-key`, `max-age`, a token's nonce) is not present.
+pub const PT_ABSENT: pt_status = 104;
+/// The operating system's random number generator failed.
+pub const PT_RANDOMNESS_UNAVAILABLE: pt_status = 105;
+/// A panic was caught at the boundary (a bug in this library: please report it). The
+/// arguments are left as they were; handles passed in are still valid and can be freed.
+pub const PT_PANIC: pt_status = 106;
+/// A library error this version of the C ABI has no code for.
+pub const PT_UNKNOWN_ERROR: pt_status = 199;
+
+/// The status of a library error.
+pub(crate) fn code_of(e: Error) -> pt_status {
+    match e {
+        Error::InvalidLength => PT_INVALID_LENGTH,
+        Error::InvalidPoint => PT_INVALID_POINT,
+        Error::IdentityElement => PT_IDENTITY_ELEMENT,
+        Error::NonCanonicalScalar => PT_NON_CANONICAL_SCALAR,
+        Error::ZeroScalar => PT_ZERO_SCALAR,
+        Error::InvalidProof => PT_INVALID_PROOF,
+        Error::InvalidInput => PT_INVALID_INPUT,
+        Error::Inverse => PT_INVERSE,
+        Error::DeriveKeyPair => PT_DERIVE_KEY_PAIR,
+        Error::Batch => PT_BATCH,
+        Error::InputTooLong => PT_INPUT_TOO_LONG,
+        Error::UnsupportedValue => PT_UNSUPPORTED_VALUE,
+        Error::HashToCurve => PT_HASH_TO_CURVE,
+        Error::LimitExceeded => PT_LIMIT_EXCEEDED,
+        Error::InvalidSignature => PT_INVALID_SIGNATURE,
+        Error::MissingKey => PT_MISSING_KEY,
+        Error::InfoMismatch => PT_INFO_MISMATCH,
+        Error::InvalidInstance => PT_INVALID_INSTANCE,
+        Error::InvalidEncoding => PT_INVALID_ENCODING,
+        // `Error` is non-exhaustive: a variant added later keeps a code until it gets its own.
+        _ => PT_UNKNOWN_ERROR,
+    }
+}
+
+/// The stable name of a status (`"OK"`, `"INVALID_LENGTH"`, ... as the WebAssembly package's
+/// `PrivacyTokensError.code`, `"NULL_ARGUMENT"`, `"BUFFER_TOO_SMALL"`, ...): a static
+/// NUL-terminated string, never to be freed; `"UNKNOWN"` for a value that is no status.
+#[no_mangle]
+pub extern "C" fn pt_status_name(status: pt_status) -> *const c_char {
+    let name: &'static core::ffi::CStr = match status {
+        PT_OK => c"OK",
+        PT_INVALID_LENGTH => c"INVALID_LENGTH",
+        PT_INVALID_POINT => c"INVALID_POINT",
+        PT_IDENTITY_ELEMENT => c"IDENTITY_ELEMENT",
+        PT_NON_CANONICAL_SCALAR => c"NON_CANONICAL_SCALAR",
+        PT_ZERO_SCALAR => c"ZERO_SCALAR",
+        PT_INVALID_PROOF => c"INVALID_PROOF",
+        PT_INVALID_INPUT => c"INVALID_INPUT",
+        PT_INVERSE => c"INVERSE",
+        PT_DERIVE_KEY_PAIR => c"DERIVE_KEY_PAIR",
+        PT_BATCH => c"BATCH",
+        PT_INPUT_TOO_LONG => c"INPUT_TOO_LONG",
+        PT_UNSUPPORTED_VALUE => c"UNSUPPORTED_VALUE",
+        PT_HASH_TO_CURVE => c"HASH_TO_CURVE",
+        PT_LIMIT_EXCEEDED => c"LIMIT_EXCEEDED",
+        PT_INVALID_SIGNATURE => c"INVALID_SIGNATURE",
+        PT_MISSING_KEY => c"MISSING_KEY",
+        PT_INFO_MISMATCH => c"INFO_MISMATCH",
+        PT_INVALID_INSTANCE => c"INVALID_INSTANCE",
+        PT_INVALID_ENCODING => c"INVALID_ENCODING",
+        PT_NULL_ARGUMENT => c"NULL_ARGUMENT",
+        PT_BUFFER_TOO_SMALL => c"BUFFER_TOO_SMALL",
+        PT_INVALID_ARGUMENT => c"INVALID_ARGUMENT",
+        PT_STATE_CONSUMED => c"STATE_CONSUMED",
+        PT_ABSENT => c"ABSENT",
+        PT_RANDOMNESS_UNAVAILABLE => c"RANDOMNESS_UNAVAILABLE",
+        PT_PANIC => c"PANIC",
+        _ => c"UNKNOWN",
+    };
+    name.as_ptr()
+}
+
+/// A failed call: the status it returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Fail(pub(crate) pt_status);
+
+impl From<Error> for Fail {
+    fn from(e: Error) -> Self {
+        Fail(code_of(e))
+    }
+}
+
+/// The result of the body of an exported function.
+pub(crate) type R<T = ()> = Result<T, Fail>;
+
+/// A failure with status `s`.
+pub(crate) fn fail<T>(s: pt_status) -> R<T> {
+    Err(Fail(s))
+}
+
+/// Runs the body of an exported function: its status, and `PT_PANIC` for a panic, which never
+/// unwinds into C.
+pub(crate) fn guard(f: impl FnOnce() -> R) -> pt_status {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(())) => PT_OK,
+        Ok(Err(Fail(s))) => s,
+        Err(payload) => {
+            // Dropping the payload could itself panic (a payload whose `Drop` panics): forget it.
+            core::mem::forget(payload);
+            PT_PANIC
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Randomness
+
+/// A fresh ChaCha12 generator seeded with 32 bytes of the operating system's generator for one
+/// operation, so that the library's infallible RNG interface never meets a failing source
+/// mid-operation: a failing source is `PT_RANDOMNESS_UNAVAILABLE` before any work.
+pub(crate) fn rng() -> R<StdRng> {
+    let mut seed = Zeroizing::new([0u8; 32]);
+    getrandom::fill(seed.as_mut()).map_err(|_| Fail(PT_RANDOMNESS_UNAVAILABLE))?;
+    Ok(StdRng::from_seed(*seed))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Buffers
+
+/// Bytes returned by the library: `len` bytes at `data`, owned by the library until
+/// `pt_buffer_free`. A returned buffer always has a `NUL` byte after its `len` bytes (not
+/// counted in `len`), so text results (headers, names) are C strings as they are. A function
+/// that fails leaves its `pt_buffer` outputs empty (`data == NULL`, `len == 0`).
+#[repr(C)]
+#[derive(Debug)]
+pub struct pt_buffer {
+    /// The bytes; `NULL` when empty (never filled, or freed).
+    pub data: *mut u8,
+    /// How many bytes `data` holds (without the trailing `NUL`).
+    pub len: usize,
+}
+
+impl pt_buffer {
+    /// The empty buffer (`NULL`, 0).
+    pub(crate) const fn empty() -> pt_buffer {
+        pt_buffer {
+            data: core::ptr::null_mut(),
+            len: 0,
+        }
+    }
+
+    /// A buffer holding a copy of `b` and a trailing `NUL`.
+    pub(crate) fn new(b: &[u8]) -> pt_buffer {
+        let mut v = Vec::with_capacity(b.len() + 1);
+        v.extend_from_slice(b);
+        v.push(0);
+        let len = b.len();
+        let data = Box::into_raw(v.into_boxed_slice()).cast::<u8>();
+        pt_buffer { data, len }
+    }
+
+    /// Wipes and frees the bytes, leaving the buffer empty.
+    fn release(&mut self) {
+        if !self.data.is_null() {
+            let raw = core::ptr::slice_from_raw_parts_mut(self.data, self.len + 1);
+            // SAFETY: a non-NULL `data` was made by `pt_buffer::new` from a boxed slice of
+            // `len + 1` bytes and is freed only here, after which it is reset to NULL.
+            let mut bytes = unsafe { Box::from_raw(raw) };
+            bytes.zeroize();
+        }
+        *self = pt_buffer::empty();
+    }
+}
+
+/// A sequence of byte strings returned by the library (the tokens of a batch, the elements of a
+/// batched evaluation): `count` buffers at `items`, owned by the library until
+/// `pt_buffer_list_free`. A function that fails leaves it empty (`items == NULL`, `count == 0`).
+#[repr(C)]
+#[derive(Debug)]
+pub struct pt_buffer_list {
+    /// The buffers; `NULL` when empty (never filled, or freed).
+    pub items: *mut pt_buffer,
+    /// How many buffers `items` holds.
+    pub count: usize,
+}
+
+impl pt_buffer_list {
+    /// The empty list (`NULL`, 0).
+    pub(crate) const fn empty() -> pt_buffer_list {
+        pt_buffer_list {
+            items: core::ptr::null_mut(),
+            count: 0,
+        }
+    }
+
+    pub(crate) fn new<B: AsRef<[u8]>>(items: impl IntoIterator<Item = B>) -> pt_buffer_list {
+        let items: Box<[pt_buffer]> = items
+            .into_iter()
+            .map(|b| pt_buffer::new(b.as_ref()))
+            .collect();
+        let count = items.len();
+        pt_buffer_list {
+            items: Box::into_raw(items).cast::<pt_buffer>(),
+            count,
+        }
+    }
+
+    fn release(&mut self) {
+        if !self.items.is_null() {
+            let raw = core::ptr::slice_from_raw_parts_mut(self.items, self.count);
+            // SAFETY: a non-NULL `items` was made by `pt_buffer_list::new` from a boxed slice of
+            // `count` buffers and is freed only here, after which it is reset to NULL.
+            let mut items = unsafe { Box::from_raw(raw) };
+            for b in items.iter_mut() {
+                b.release();
+            }
+        }
+        *self = pt_buffer_list::empty();
+    }
+}
+
+/// Bytes the caller lends to the library for one call (the elements of a batch input).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct pt_slice {
+    /// The bytes (may be `NULL` when `len` is 0).
+    pub data: *const u8,
+    /// How many bytes `data` holds.
+    pub len: usize,
+}
+
+/// Wipes and frees a buffer the library returned, and sets it empty (`data = NULL`,
+/// `len = 0`), so a second call does nothing. `NULL` or an empty buffer: no-op. Never pass a
+/// buffer the library did not fill.
+#[no_mangle]
+pub unsafe extern "C" fn pt_buffer_free(buffer: *mut pt_buffer) {
+    // SAFETY: the caller passes NULL or a buffer the library filled (header contract).
+    if let Some(b) = unsafe { buffer.as_mut() } {
+        let _ = guard(|| {
+            b.release();
+            Ok(())
+        });
+    }
+}
+
+/// Wipes and frees a buffer list the library returned (every buffer in it, then the list) and
+/// sets it empty. `NULL` or an empty list: no-op.
+#[no_mangle]
+pub unsafe extern "C" fn pt_buffer_list_free(list: *mut pt_buffer_list) {
+    // SAFETY: the caller passes NULL or a list the library filled (header contract).
+    if let Some(l) = unsafe { list.as_mut() } {
+        let _ = guard(|| {
+            l.release();
+            Ok(())
+        });
+    }
+}
+
+/// Copies a returned buffer's bytes into caller memory (`out`, `capacity` bytes), e.g. into a
+/// fixed array before `pt_buffer_free`; `*written` receives the length. `PT_BUFFER_TOO_SMALL`
+/// (nothing copied, `*written` = the length needed) when `capacity < buffer->len`.
+#[no_mangle]
+pub unsafe extern "C" fn pt_buffer_copy(
+    buffer: *const pt_buffer,
+    out: *mut u8,
+    capacity: usize,
+    written: *mut usize,
+) -> pt_status {
+    guard(|| {
+        // SAFETY: `buffer` is NULL or points to a buffer the library filled (header contract).
+        let b = unsafe { buffer.as_ref() }.ok_or(Fail(PT_NULL_ARGUMENT))?;
+        let w = out_value(written, 0)?;
+        // SAFETY: a buffer the library filled holds `len` readable bytes at `data`.
+        let src = unsafe { bytes(b.data, b.len) }?;
+        *w = src.len();
+        if capacity < src.len() {
+            return fail(PT_BUFFER_TOO_SMALL);
+        }
+        if !src.is_empty() {
+            if out.is_null() {
+                return fail(PT_NULL_ARGUMENT);
+            }
+            // SAFETY: `out` is non-NULL and the caller guarantees `capacity` writable bytes
+            // there, which is at least `src.len()`; a library buffer never overlaps them.
+            unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), out, src.len()) };
+        }
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arguments
+
+/// The bytes `(ptr, len)` a caller passed: empty for `len == 0` (whatever `ptr`),
+/// `PT_NULL_ARGUMENT` for a NULL `ptr` with a non-zero `len`.
+///
+/// # Safety
+/// A non-NULL `ptr` must point to `len` readable bytes that stay unchanged for the call.
+pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> R<&'a [u8]> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if ptr.is_null() {
+        return fail(PT_NULL_ARGUMENT);
+    }
+    if len > isize::MAX as usize {
+        return fail(PT_INVALID_ARGUMENT);
+    }
+    // SAFETY: non-NULL, at most isize::MAX bytes, readable for the call (caller contract).
+    Ok(unsafe { core::slice::from_raw_parts(ptr, len) })
+}
+
+/// Optional bytes: `None` for a NULL `ptr`, else as [`bytes`].
+///
+/// # Safety
+/// As [`bytes`].
+pub(crate) unsafe fn opt_bytes<'a>(ptr: *const u8, len: usize) -> R<Option<&'a [u8]>> {
+    if ptr.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: forwarded caller contract.
+    unsafe { bytes(ptr, len) }.map(Some)
+}
+
+/// UTF-8 text `(ptr, len)` (no NUL terminator needed): `PT_INVALID_ENCODING` when not UTF-8.
+///
+/// # Safety
+/// As [`bytes`].
+pub(crate) unsafe fn text<'a>(ptr: *const c_char, len: usize) -> R<&'a str> {
+    // SAFETY: forwarded caller contract.
+    let b = unsafe { bytes(ptr.cast::<u8>(), len) }?;
+    core::str::from_utf8(b).map_err(|_| Fail(PT_INVALID_ENCODING))
+}
+
+/// Optional text: `None` for a NULL `ptr`.
+///
+/// # Safety
+/// As [`bytes`].
+pub(crate) unsafe fn opt_text<'a>(ptr: *const c_char, len: usize) -> R<Option<&'a str>> {
+    if ptr.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: forwarded caller contract.
+    unsafe { text(ptr, len) }.map(Some)
+}
+
+/// The byte strings of an array of `count` slices, at most `max` of them (checked before any
+/// is read).
+///
+/// # Safety
+/// A non-NULL `items` must point to `count` readable `pt_slice`s, each valid as for [`bytes`].
+pub(crate) unsafe fn slices<'a>(
+    items: *const pt_slice,
+    count: usize,
+    max: usize,
+) -> R<Vec<&'a [u8]>> {
+    if count > max {
+        return Err(Error::Batch.into());
+    }
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    if items.is_null() {
+        return fail(PT_NULL_ARGUMENT);
+    }
+    // SAFETY: non-NULL, `count` (at most `max`, at most 65535) readable, aligned `pt_slice`s
+    // (caller contract).
+    let items = unsafe { core::slice::from_raw_parts(items, count) };
+    items
+        .iter()
+        // SAFETY: each slice is valid for the call (caller contract).
+        .map(|s| unsafe { bytes(s.data, s.len) })
+        .collect()
+}
+
+/// A handle argument: `PT_NULL_ARGUMENT` when NULL.
+///
+/// # Safety
+/// A non-NULL `p` must be a live handle of type `T` returned by this library, not used
+/// mutably by another thread during the call.
+pub(crate) unsafe fn handle<'a, T>(p: *const T) -> R<&'a T> {
+    // SAFETY: caller contract.
+    unsafe { p.as_ref() }.ok_or(Fail(PT_NULL_ARGUMENT))
+}
+
+/// A handle argument the call mutates: `PT_NULL_ARGUMENT` when NULL.
+///
+/// # Safety
+/// A non-NULL `p` must be a live handle of type `T` returned by this library, used by no other
+/// thread during the call.
+pub(crate) unsafe fn handle_mut<'a, T>(p: *mut T) -> R<&'a mut T> {
+    // SAFETY: caller contract.
+    unsafe { p.as_mut() }.ok_or(Fail(PT_NULL_ARGUMENT))
+}
+
+/// A buffer output: `PT_NULL_ARGUMENT` when NULL; otherwise set empty at once (so it is empty
+/// if the call fails) and returned for the result.
+pub(crate) fn out_buffer<'a>(p: *mut pt_buffer) -> R<&'a mut pt_buffer> {
+    out_value(p, pt_buffer::empty())
+}
+
+/// A buffer list output, as [`out_buffer`].
+pub(crate) fn out_list<'a>(p: *mut pt_buffer_list) -> R<&'a mut pt_buffer_list> {
+    out_value(p, pt_buffer_list::empty())
+}
+
+/// A plain output (a number, a flag, a static string pointer): `PT_NULL_ARGUMENT` when NULL,
+/// otherwise set to `init` at once and returned.
+pub(crate) fn out_value<'a, T>(p: *mut T, init: T) -> R<&'a mut T> {
+    if p.is_null() {
+        return fail(PT_NULL_ARGUMENT);
+    }
+    // SAFETY: the caller passes a pointer to writable, properly aligned storage for a `T`
+    // (header contract), possibly uninitialized: it is written before any reference is made,
+    // and `T` (an integer, a flag, a pointer or a buffer struct) has no drop glue to run on the
+    // old contents.
+    unsafe {
+        p.write(init);
+        Ok(&mut *p)
+    }
+}
+
+/// A handle output: `PT_NULL_ARGUMENT` when NULL; otherwise set to NULL at once (so it stays
+/// NULL if the call fails).
+pub(crate) fn out_handle<'a, T>(p: *mut *mut T) -> R<HandleOut<'a, T>> {
+    out_value(p, core::ptr::null_mut()).map(HandleOut)
+}
+
+/// Where a new handle goes.
+pub(crate) struct HandleOut<'a, T>(&'a mut *mut T);
+
+impl<T> HandleOut<'_, T> {
+    /// Stores a new handle owning `value`.
+    pub(crate) fn set(self, value: T) {
+        *self.0 = Box::into_raw(Box::new(value));
+    }
+}
+
+/// Frees a handle made by [`HandleOut::set`] (NULL: no-op); the value's own `Drop` wipes its
+/// secrets.
+///
+/// # Safety
+/// `p` is NULL or a live handle of type `T` returned by this library, used by no other thread
+/// and never used again.
+pub(crate) unsafe fn free_handle<T>(p: *mut T) {
+    if !p.is_null() {
+        let _ = guard(|| {
+            // SAFETY: a live handle made by `HandleOut::set` from a `Box<T>` (caller contract).
+            drop(unsafe { Box::from_raw(p) });
+            Ok(())
+        });
+    }
+}
+
+/// The body of a getter returning bytes: `f` on the handle `h`, its result copied into the
+/// buffer output `out` (the result is dropped after, so a `Zeroizing` one is wiped).
+pub(crate) fn read_buffer<H, B: AsRef<[u8]>>(
+    h: *const H,
+    out: *mut pt_buffer,
+    f: impl FnOnce(&H) -> R<B>,
+) -> pt_status {
+    guard(|| {
+        let o = out_buffer(out)?;
+        // SAFETY: a live handle of type `H` (header contract).
+        let b = f(unsafe { handle(h) }?)?;
+        *o = pt_buffer::new(b.as_ref());
+        Ok(())
+    })
+}
+
+/// The body of a getter returning a plain value: `f` on the handle `h`, stored in `out`
+/// (`init` there on failure).
+pub(crate) fn read_value<H, T>(
+    h: *const H,
+    out: *mut T,
+    init: T,
+    f: impl FnOnce(&H) -> R<T>,
+) -> pt_status {
+    guard(|| {
+        let o = out_value(out, init)?;
+        // SAFETY: a live handle of type `H` (header contract).
+        *o = f(unsafe { handle(h) }?)?;
+        Ok(())
+    })
+}
+
+/// A static C string's pointer (for `const char **` outputs such as media types).
+pub(crate) fn cstr(s: &'static core::ffi::CStr) -> *const c_char {
+    s.as_ptr()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_is_caught_at_the_edge() {
+        let prev = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let s = guard(|| panic!("boom"));
+        std::panic::set_hook(prev);
+        assert_eq!(s, PT_PANIC);
+    }
+
+    #[test]
+    fn every_library_error_has_its_own_code_and_name() {
+        let all = [
+            Error::InvalidLength,
+            Error::InvalidPoint,
+            Error::IdentityElement,
+            Error::NonCanonicalScalar,
+            Error::ZeroScalar,
+            Error::InvalidProof,
+            Error::InvalidInput,
+            Error::Inverse,
+            Error::DeriveKeyPair,
+            Error::Batch,
+            Error::InputTooLong,
+            Error::UnsupportedValue,
+            Error::HashToCurve,
+            Error::LimitExceeded,
+            Error::InvalidSignature,
+            Error::MissingKey,
+            Error::InfoMismatch,
+            Error::InvalidInstance,
+            Error::InvalidEncoding,
+        ];
+        let mut seen = std::collections::HashSet::new();
+        for e in all {
+            let c = code_of(e);
+            assert_ne!(c, PT_UNKNOWN_ERROR, "{e:?}");
+            assert!(seen.insert(c), "{e:?}");
+            // SAFETY: a static NUL-terminated string.
+            let name = unsafe { core::ffi::CStr::from_ptr(pt_status_name(c)) };
+            assert_ne!(name.to_bytes(), b"UNKNOWN", "{e:?}");
+        }
+    }
+}

@@ -1,0 +1,28 @@
+//! The C ABI of `privacy-tokens`: Privacy Pass token types 0x0001 and 0x0005 (single and
+//! amortized batches), the `PrivateToken` HTTP headers, ARC (0xE5AC), Trust Tokens (Private
+//! State Tokens) and the OPRF, VOPRF and POPRF of RFC 9497 on its five suites, for C, Swift,
+//! Kotlin/Java (JNI), Go (cgo) and Python (ctypes). The header is `include/privacy_tokens.h`,
+//! generated from this crate by `cbindgen`.
+//!
+//! The operations and their names follow the WebAssembly package (`bindings/wasm/`):
+//! `createTokenRequest` is `pt_create_token_request`, `PrivacyPassIssuer.issue` is
+//! `pt_privacy_pass_issuer_issue`, and so on. Conventions shared by every function
+//! ([`ffi`]): a `pt_status` return, library-owned `pt_buffer` outputs, opaque handles freed
+//! (and wiped) by their `_free`, no panic across the boundary.
+//!
+//! Everything here is a thin layer over the library's public API; `unsafe` is confined to
+//! turning C pointers into Rust references, each block with its `SAFETY` note.
+
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+// The C names (`pt_buffer`, `pt_challenge`, ...) are the exported type names.
+#![allow(non_camel_case_types)]
+// Every exported function shares one pointer contract, stated once at the top of the header
+// (and in README.md) rather than in a `# Safety` section per function.
+#![allow(clippy::missing_safety_doc)]
+
+pub mod arc;
+pub mod challenge;
+pub mod ffi;
+pub mod privacy_pass;
+pub mod trust_token;

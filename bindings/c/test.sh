@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# The C ABI's checks, in one command (run from anywhere):
+#   1. cargo fmt --check, cargo build --release (libprivacy_tokens.a / .so), the Rust unit tests;
+#   2. the header regenerated with cbindgen (installed from crates.io into target/tools at the
+#      pinned version when missing) and diffed against include/privacy_tokens.h;
+#   3. each tests/*.c compiled with cc against the header and the static library, run under
+#      valgrind --leak-check=full --error-exitcode=1;
+#   4. controls: a test program built with a wrong status expectation must fail, and one built
+#      with a leaked buffer must fail under valgrind;
+#   5. the Python ctypes smoke test (tests/smoke.py): a Privacy Pass token from the issuer
+#      server process (server/, built with cargo build --release) over HTTP through the
+#      shared library.
+# Ends with "N passed, M failed" (N, M: the tests of every step) and exits 1 if any failed.
+#
+#   --update-header   rewrite include/privacy_tokens.h instead of diffing it (then run again)
+#   PRIVACY_TOKENS_SERVER_BIN=path   use a prebuilt server binary (no cargo build in server/)
+set -uo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+cd "$here"
+
+CBINDGEN_VERSION=0.29.4
+target="$here/target"
+build="$target/c-tests"
+mkdir -p "$build"
+
+passed=0
+failed=0
+failures=()
+pass() { passed=$((passed + 1)); echo "ok - $1"; }
+failure() { failed=$((failed + 1)); failures+=("$1"); echo "not ok - $1"; }
+# Adds the counts of a program's closing "N passed, M failed" line (its log in $1); a program
+# without one counts as one failed test.
+add_counts() {
+    local line
+    line="$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$1" | tail -n 1)"
+    if [[ -z "$line" ]]; then
+        failure "$2: no summary line"
+        return
+    fi
+    local p f
+    p="${line%% passed*}"
+    f="${line#*, }"
+    f="${f%% failed*}"
+    passed=$((passed + p))
+    failed=$((failed + f))
+    if ((f > 0)); then failures+=("$2: $f failed"); fi
+}
+finish() {
+    if ((${#failures[@]})); then
+        printf 'failed: %s\n' "${failures[@]}"
+    fi
+    echo "$passed passed, $failed failed"
+    ((failed == 0))
+    exit
+}
+
+# 1. Rust: format, build, unit tests.
+if cargo fmt --check >/dev/null 2>&1; then pass "cargo fmt --check"; else failure "cargo fmt --check"; fi
+if ! cargo build --release 2>&1 | tail -n 3; then :; fi
+lib_a="$target/release/libprivacy_tokens.a"
+lib_so="$target/release/libprivacy_tokens.so"
+if [[ -f "$lib_a" && -f "$lib_so" ]] && cargo build --release -q 2>/dev/null; then
+    pass "cargo build --release (libprivacy_tokens.a, libprivacy_tokens.so)"
+else
+    failure "cargo build --release"
+    finish
+fi
+if cargo test --release -q --lib >"$build/unit.log" 2>&1; then
+    pass "cargo test --release --lib ($(grep -Eo '[0-9]+ passed' "$build/unit.log" | head -n 1))"
+else
+    cat "$build/unit.log"
+    failure "cargo test --release --lib"
+fi
+
+# 2. The header: regenerate with cbindgen and diff.
+cbindgen="$(command -v cbindgen || true)"
+if [[ -z "$cbindgen" || "$("$cbindgen" --version)" != "cbindgen $CBINDGEN_VERSION" ]]; then
+    cbindgen="$target/tools/bin/cbindgen"
+    if [[ ! -x "$cbindgen" || "$("$cbindgen" --version)" != "cbindgen $CBINDGEN_VERSION" ]]; then
+        echo "installing cbindgen $CBINDGEN_VERSION into $target/tools"
+        cargo install cbindgen --locked --version "=$CBINDGEN_VERSION" --root "$target/tools" -q
+    fi
+fi
+header="$here/include/privacy_tokens.h"
+if "$cbindgen" --quiet --config cbindgen.toml --crate privacy-tokens-c --output "$build/privacy_tokens.h"; then
+    if [[ "${1:-}" == "--update-header" ]]; then
+        cp "$build/privacy_tokens.h" "$header"
+        echo "include/privacy_tokens.h rewritten"
+    fi
+    if diff -u "$header" "$build/privacy_tokens.h"; then
+        pass "include/privacy_tokens.h is what cbindgen $CBINDGEN_VERSION generates"
+    else
+        failure "include/privacy_tokens.h differs from cbindgen's output (bash bindings/c/test.sh --update-header)"
+    fi
+else
+    failure "cbindgen"
+fi
+
+# 3. The C tests, against the header and the static library, under valgrind.
+cflags=(-std=c11 -Wall -Wextra -Werror -pedantic -g -O1 -I"$here/include" -I"$here/tests")
+libs=("$lib_a" -lpthread -ldl -lm)
+valgrind=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible
+    --error-exitcode=1 --track-origins=yes)
+for src in tests/*.c; do
+    name="$(basename "$src" .c)"
+    if ! cc "${cflags[@]}" -o "$build/$name" "$src" "${libs[@]}" 2>"$build/$name.cc.log"; then
+        cat "$build/$name.cc.log"
+        failure "cc $src"
+        continue
+    fi
+    "${valgrind[@]}" "$build/$name" >"$build/$name.log" 2>&1
+    rc=$?
+    cat "$build/$name.log"
+    add_counts "$build/$name.log" "$name"
+    if ((rc == 0)); then
+        pass "$name under valgrind (no error, no leak)"
+    else
+        failure "$name under valgrind (exit $rc)"
+    fi
+done
+
+# 4. Controls: the harness and valgrind catch what they must.
+control() { # name, define, what must happen
+    local name="$1" def="$2"
+    if ! cc "${cflags[@]}" "-D$def" -o "$build/control_$name" tests/test_api.c "${libs[@]}" 2>"$build/control_$name.cc.log"; then
+        cat "$build/control_$name.cc.log"
+        failure "control $name: does not compile"
+        return 1
+    fi
+    "${valgrind[@]}" "$build/control_$name" >"$build/control_$name.log" 2>&1
+    echo $?
+}
+rc="$(control wrong_status PT_CONTROL_WRONG_STATUS | tail -n 1)"
+if [[ "$rc" == 1 ]] && grep -q '^ok - ' "$build/control_wrong_status.log" \
+    && grep -Eq '^[0-9]+ passed, 1 failed$' "$build/control_wrong_status.log"; then
+    pass "control: a wrong status expectation fails the run (exit 1, 1 failed)"
+else
+    cat "$build/control_wrong_status.log"
+    failure "control: a wrong status expectation did not fail the run (exit $rc)"
+fi
+rc="$(control leak PT_CONTROL_LEAK | tail -n 1)"
+if [[ "$rc" == 1 ]] && grep -q 'definitely lost' "$build/control_leak.log" \
+    && grep -Eq '^[0-9]+ passed, 0 failed$' "$build/control_leak.log"; then
+    pass "control: a leaked buffer fails the run under valgrind"
+else
+    cat "$build/control_leak.log"
+    failure "control: a leaked buffer was not caught by valgrind (exit $rc)"
+fi
+
+# 5. Python ctypes smoke test against the issuer server process.
+server_bin="${PRIVACY_TOKENS_SERVER_BIN:-}"
+if [[ -z "$server_bin" ]]; then
+    if (cd "$root/server" && cargo build --release --bin privacy-tokens-server >"$build/server-build.log" 2>&1); then
+        server_bin="$root/server/target/release/privacy-tokens-server"
+    else
+        tail -n 30 "$build/server-build.log"
+        failure "cargo build --release in server/"
+    fi
+fi
+if [[ -n "$server_bin" ]]; then
+    PRIVACY_TOKENS_LIB="$lib_so" PRIVACY_TOKENS_SERVER_BIN="$server_bin" \
+        python3 tests/smoke.py >"$build/smoke.log" 2>&1
+    rc=$?
+    cat "$build/smoke.log"
+    add_counts "$build/smoke.log" "smoke.py"
+    if ((rc != 0)) && ! grep -Eq '^[0-9]+ passed, [1-9][0-9]* failed$' "$build/smoke.log"; then
+        failure "smoke.py exit $rc"
+    fi
+fi
+
+finish

@@ -1,0 +1,65 @@
+/* A small test harness for the C tests: TEST functions made of CHECK / EXPECT lines; a test
+ * passes when all its checks do. Prints "ok - name" or "not ok - name" per test, each failed
+ * check with its line, and "N passed, M failed" at the end; the exit code is 1 if any failed. */
+#ifndef PT_TEST_HARNESS_H
+#define PT_TEST_HARNESS_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "privacy_tokens.h"
+
+static int pt_tests_passed, pt_tests_failed, pt_checks_failed_here;
+
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
+            pt_checks_failed_here++;                                                 \
+            fprintf(stderr, "  FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);        \
+        }                                                                            \
+    } while (0)
+
+/* A call whose status must be `expected`. */
+#define EXPECT(call, expected)                                                       \
+    do {                                                                             \
+        pt_status s_ = (call);                                                       \
+        pt_status e_ = (expected);                                                   \
+        if (s_ != e_) {                                                              \
+            pt_checks_failed_here++;                                                 \
+            fprintf(stderr, "  FAIL %s:%d: %s\n    returned %s, expected %s\n",       \
+                    __FILE__, __LINE__, #call, pt_status_name(s_), pt_status_name(e_)); \
+        }                                                                            \
+    } while (0)
+
+#define OK(call) EXPECT(call, PT_OK)
+
+/* Runs one test function. */
+#define RUN(fn)                                                                      \
+    do {                                                                             \
+        pt_checks_failed_here = 0;                                                   \
+        fn();                                                                        \
+        if (pt_checks_failed_here == 0) {                                            \
+            pt_tests_passed++;                                                       \
+            printf("ok - %s\n", #fn);                                                \
+        } else {                                                                     \
+            pt_tests_failed++;                                                       \
+            printf("not ok - %s\n", #fn);                                            \
+        }                                                                            \
+        fflush(stdout);                                                              \
+    } while (0)
+
+#define SUMMARY()                                                                    \
+    (printf("%d passed, %d failed\n", pt_tests_passed, pt_tests_failed),             \
+     pt_tests_failed ? 1 : 0)
+
+/* A buffer's bytes equal (data, len). */
+static inline int buf_eq(const pt_buffer *b, const void *data, size_t len) {
+    return b->len == len && (len == 0 || memcmp(b->data, data, len) == 0);
+}
+
+/* A buffer's text equals the C string s. */
+static inline int buf_is(const pt_buffer *b, const char *s) {
+    return buf_eq(b, s, strlen(s)) && b->data[b->len] == 0;
+}
+
+#endif
