@@ -35,6 +35,28 @@ pub struct Config {
     pub pst: PstConfig,
     /// Spent-token store options.
     pub store: StoreConfig,
+    /// Who may obtain tokens (required: see [`crate::gate`]).
+    pub issuance: IssuanceConfig,
+}
+
+/// How issuance is gated.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum IssuanceAuth {
+    /// Anyone may obtain any number of tokens.
+    Open,
+    /// Bearer API keys from `api_keys_file`, with per-key quotas.
+    ApiKeys,
+}
+
+/// The issuance gate's options.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct IssuanceConfig {
+    /// `"api-keys"` or `"open"`; no default.
+    pub auth: Option<IssuanceAuth>,
+    /// The API keys file (`name sha256hex quota` lines) of `auth = "api-keys"`.
+    pub api_keys_file: Option<std::path::PathBuf>,
 }
 
 /// Spent-token store options.
@@ -111,6 +133,7 @@ impl Default for Config {
             arc: ArcConfig::default(),
             pst: PstConfig::default(),
             store: StoreConfig::default(),
+            issuance: IssuanceConfig::default(),
         }
     }
 }
@@ -219,6 +242,15 @@ impl Config {
         if self.keys.issue_grace_secs >= self.keys.lifetime_secs {
             return bad("keys.issue_grace_secs must be shorter than keys.lifetime_secs");
         }
+        match (self.issuance.auth, &self.issuance.api_keys_file) {
+            (None, _) => {
+                return bad("[issuance] auth must be set: \"api-keys\" with api_keys_file, or \"open\" (anyone may mint tokens)")
+            }
+            (Some(IssuanceAuth::ApiKeys), None) => {
+                return bad("[issuance] auth = \"api-keys\" needs api_keys_file")
+            }
+            _ => {}
+        }
         if self.store.spent_margin_secs < 60 {
             return bad("store.spent_margin_secs must be at least 60");
         }
@@ -242,23 +274,30 @@ mod tests {
 
     #[test]
     fn empty_file_is_the_default_and_bad_values_are_refused() {
-        let c = Config::from_toml("").unwrap();
+        assert!(
+            Config::from_toml("").is_err(),
+            "issuance.auth has no default"
+        );
+        let c = Config::from_toml("[issuance]\nauth = \"open\"").unwrap();
         assert_eq!(c.token_types, vec![1, 0xE5AC]);
         let c = Config::from_toml(
-            "issuer_name = \"a.example\"\nmax_batch = 10\n[keys]\nlifetime_secs = 600\n",
+            "issuer_name = \"a.example\"\nmax_batch = 10\n[keys]\nlifetime_secs = 600\n[issuance]\nauth = \"open\"\n",
         )
         .unwrap();
         assert_eq!((c.max_batch, c.keys.lifetime_secs), (10, 600));
+        let open = "\n[issuance]\nauth = \"open\"\n";
         for bad in [
-            "token_types = [2]",
-            "max_batch = 0",
-            "pst_methods = [\"experiment_v1\"]",
-            "[keys]\nredeem_epochs = 0",
-            "[arc]\nrate_limit = 1",
-            "unknown = 1",
-            "issuer_name = \"\"",
+            format!("token_types = [2]{open}"),
+            format!("max_batch = 0{open}"),
+            format!("pst_methods = [\"experiment_v1\"]{open}"),
+            format!("[keys]\nredeem_epochs = 0{open}"),
+            format!("[arc]\nrate_limit = 1{open}"),
+            format!("unknown = 1{open}"),
+            format!("issuer_name = \"\"{open}"),
+            "[issuance]\nauth = \"api-keys\"".to_string(),
+            "[issuance]\nauth = \"none\"".to_string(),
         ] {
-            assert!(Config::from_toml(bad).is_err(), "{bad}");
+            assert!(Config::from_toml(&bad).is_err(), "{bad}");
         }
     }
 

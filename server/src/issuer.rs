@@ -81,6 +81,19 @@ pub async fn token_request(
         Err(e) => return key_failure(&e),
     };
     let now = st.now();
+    let n = if kind == 0 {
+        (body.len().saturating_sub(3) / privacy_tokens::voprf::privacy_pass::NE).max(1) as u64
+    } else {
+        1
+    };
+    if let Err(r) = st.gate.admit(
+        &headers,
+        n,
+        ring.epoch,
+        st.config.keys.secs_to_rotation(now),
+    ) {
+        return r.response();
+    }
     let mut rng = rand::rng();
     match kind {
         TYPE_VOPRF => {

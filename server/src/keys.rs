@@ -73,9 +73,12 @@ pub enum KeyError {
     /// Reading or creating the master secret file failed.
     #[error("master secret file: {0}")]
     Io(#[from] std::io::Error),
-    /// The master secret file has the wrong length or permissions.
+    /// The master secret file has the wrong length or permissions, or exists at `init`.
     #[error("master secret file: {0}")]
     BadFile(String),
+    /// The master secret file is absent.
+    #[error("no master secret at {0}: create one with `privacy-tokens-server init --data-dir DIR` (once, then copy it to every instance)")]
+    Missing(String),
     /// The library refused every derived candidate (not expected to happen).
     #[error("key derivation found no valid key for {0}")]
     Derivation(&'static str),
@@ -92,56 +95,92 @@ impl MasterSecret {
         Self { prk: out }
     }
 
-    /// Reads `dir/master.key`, or creates it (mode 0600, 32 random bytes from the OS) with `dir`
-    /// (mode 0700) when absent.
+    /// Creates `dir/master.key` (32 random bytes from the OS, mode 0600) and `dir` (mode 0700)
+    /// if absent: written to a temporary file, synced, renamed into place and the directory
+    /// synced, so a crash leaves either no key or the whole key. Refuses to replace an existing
+    /// key.
     ///
     /// # Errors
-    /// [`KeyError::Io`] on a file error; [`KeyError::BadFile`] when the file is not 32 bytes or
-    /// is readable by group or others.
-    pub fn load_or_create(dir: &Path) -> Result<Self, KeyError> {
-        use std::os::unix::fs::{DirBuilderExt as _, PermissionsExt as _};
+    /// [`KeyError::BadFile`] when the key exists; [`KeyError::Io`] on a file error.
+    pub fn create(dir: &Path) -> Result<Self, KeyError> {
+        use std::os::unix::fs::DirBuilderExt as _;
         std::fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)
             .create(dir)?;
         let path = dir.join(MASTER_SECRET_FILE);
+        if path.exists() {
+            return Err(KeyError::BadFile(format!(
+                "{} exists; init never replaces a master secret",
+                path.display()
+            )));
+        }
         let mut secret = Zeroizing::new([0u8; MASTER_SECRET_LEN]);
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)
-        {
-            Ok(mut f) => {
-                rand::rngs::SysRng
-                    .try_fill_bytes(secret.as_mut())
-                    .map_err(|e| std::io::Error::other(format!("OS RNG: {e}")))?;
-                f.write_all(secret.as_ref())?;
-                f.sync_all()?;
-                tracing::info!(path = %path.display(), "created a new master secret");
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                let mode = std::fs::metadata(&path)?.permissions().mode();
-                if mode & 0o077 != 0 {
-                    return Err(KeyError::BadFile(format!(
-                        "{} has mode {:o}; it must be 0600",
-                        path.display(),
-                        mode & 0o777
-                    )));
-                }
-                let bytes = Zeroizing::new(std::fs::read(&path)?);
-                if bytes.len() != MASTER_SECRET_LEN {
-                    return Err(KeyError::BadFile(format!(
-                        "{} holds {} bytes, not {MASTER_SECRET_LEN}",
-                        path.display(),
-                        bytes.len()
-                    )));
-                }
-                secret.copy_from_slice(&bytes);
-            }
-            Err(e) => return Err(e.into()),
+        rand::rngs::SysRng
+            .try_fill_bytes(secret.as_mut())
+            .map_err(|e| std::io::Error::other(format!("OS RNG: {e}")))?;
+        let tmp = dir.join(format!(".{MASTER_SECRET_FILE}.tmp.{}", std::process::id()));
+        let written = (|| {
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&tmp)?;
+            f.write_all(secret.as_ref())?;
+            f.sync_all()?;
+            // A hard link fails if the key appeared meanwhile (no silent replacement).
+            std::fs::hard_link(&tmp, &path)?;
+            std::fs::remove_file(&tmp)?;
+            std::fs::File::open(dir)?.sync_all()
+        })();
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e.into());
         }
         Ok(Self::from_bytes(&secret))
+    }
+
+    /// Reads `dir/master.key`; never creates it (`privacy-tokens-server init` does).
+    ///
+    /// # Errors
+    /// [`KeyError::Missing`] when absent; [`KeyError::Io`] on a file error;
+    /// [`KeyError::BadFile`] when the file is not 32 bytes or is readable by group or others.
+    pub fn load(dir: &Path) -> Result<Self, KeyError> {
+        use std::os::unix::fs::PermissionsExt as _;
+        let path = dir.join(MASTER_SECRET_FILE);
+        let meta = match std::fs::metadata(&path) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(KeyError::Missing(path.display().to_string()))
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let mode = meta.permissions().mode();
+        if mode & 0o077 != 0 {
+            return Err(KeyError::BadFile(format!(
+                "{} has mode {:o}; it must be 0600 or 0400",
+                path.display(),
+                mode & 0o777
+            )));
+        }
+        let bytes = Zeroizing::new(std::fs::read(&path)?);
+        if bytes.len() != MASTER_SECRET_LEN {
+            return Err(KeyError::BadFile(format!(
+                "{} holds {} bytes, not {MASTER_SECRET_LEN} (a crash during a hand-made copy? \
+                 restore it from the other instances)",
+                path.display(),
+                bytes.len()
+            )));
+        }
+        let mut secret = Zeroizing::new([0u8; MASTER_SECRET_LEN]);
+        secret.copy_from_slice(&bytes);
+        Ok(Self::from_bytes(&secret))
+    }
+
+    /// A public fingerprint of the secret (16 hex digits, `HKDF-Expand(PRK, ".../fingerprint")`):
+    /// instances that should share keys and show different fingerprints do not.
+    pub fn fingerprint(&self) -> String {
+        crate::issuer::hex_lower(&self.expand::<8>("fingerprint", 0, 0)[..])
     }
 
     /// `HKDF-Expand(PRK, "privacy-tokens-server/v1/" ‖ label ‖ 0 ‖ u64 epoch ‖ u32 attempt, L)`.
@@ -476,27 +515,40 @@ mod tests {
     }
 
     #[test]
-    fn master_secret_file_is_created_0600_and_reloaded() {
+    fn master_secret_file_is_created_0600_by_init_only_and_reloaded() {
         use std::os::unix::fs::PermissionsExt as _;
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path().join("data");
-        let a = MasterSecret::load_or_create(&d).unwrap();
+        assert!(matches!(MasterSecret::load(&d), Err(KeyError::Missing(_))));
+        assert!(!d.join(MASTER_SECRET_FILE).exists());
+        let a = MasterSecret::create(&d).unwrap();
         let path = d.join(MASTER_SECRET_FILE);
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
         assert_eq!(std::fs::read(&path).unwrap().len(), 32);
-        let b = MasterSecret::load_or_create(&d).unwrap();
-        assert_eq!(a.subkey("challenge"), b.subkey("challenge"));
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert_eq!(
+            std::fs::read_dir(&d).unwrap().count(),
+            1,
+            "no temporary file left"
+        );
+        let before = std::fs::read(&path).unwrap();
         assert!(matches!(
-            MasterSecret::load_or_create(&d),
+            MasterSecret::create(&d),
             Err(KeyError::BadFile(_))
         ));
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            before,
+            "init replaced the key"
+        );
+        let b = MasterSecret::load(&d).unwrap();
+        assert_eq!(a.subkey("challenge"), b.subkey("challenge"));
+        assert_eq!(a.fingerprint(), b.fingerprint());
+        assert_eq!(a.fingerprint().len(), 16);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert!(matches!(MasterSecret::load(&d), Err(KeyError::BadFile(_))));
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
         std::fs::write(&path, [0u8; 5]).unwrap();
-        assert!(matches!(
-            MasterSecret::load_or_create(&d),
-            Err(KeyError::BadFile(_))
-        ));
+        assert!(matches!(MasterSecret::load(&d), Err(KeyError::BadFile(_))));
     }
 }

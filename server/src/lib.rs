@@ -8,6 +8,7 @@
 
 pub mod auth;
 pub mod config;
+pub mod gate;
 pub mod issuer;
 pub mod keys;
 pub mod metrics;
@@ -65,26 +66,33 @@ pub struct AppState {
     pub metrics: Metrics,
     /// Seconds added to the system clock (tests of the key schedule move time with it).
     clock_offset: AtomicI64,
+    /// The issuance gate.
+    pub gate: gate::Gate,
 }
 
 impl AppState {
     /// A state with the keys live now.
     ///
     /// # Errors
-    /// [`KeyError`] if a key cannot be derived.
+    /// A [`KeyError`] if a key cannot be derived, a [`gate::GateError`] if the issuance gate
+    /// cannot be built.
     pub fn new(
         config: Config,
         master: MasterSecret,
         store: Arc<dyn SpentStore>,
-    ) -> Result<Arc<Self>, KeyError> {
+    ) -> Result<Arc<Self>, Box<dyn std::error::Error + Send + Sync>> {
         let ring = KeyRing::derive(&master, &config, unix_now())?;
+        let gate = gate::Gate::from_config(&config.issuance)?;
+        let metrics = Metrics::default();
+        metrics.set_fingerprint(&master.fingerprint());
         Ok(Arc::new(Self {
             config,
             master,
             ring: RwLock::new(Arc::new(ring)),
             store,
-            metrics: Metrics::default(),
+            metrics,
             clock_offset: AtomicI64::new(0),
+            gate,
         }))
     }
 
@@ -97,6 +105,11 @@ impl AppState {
     /// Moves the server's clock by `secs` from the system clock (for tests of rotation).
     pub fn set_clock_offset(&self, secs: i64) {
         self.clock_offset.store(secs, Ordering::Relaxed);
+    }
+
+    /// The master secret's public fingerprint.
+    pub fn master_fingerprint(&self) -> String {
+        self.master.fingerprint()
     }
 
     /// The master secret (for subkeys).

@@ -1,4 +1,5 @@
-//! `privacy-tokens-server --listen ADDR --data-dir DIR [--redis URL] [--config FILE]`.
+//! `privacy-tokens-server init --data-dir DIR`, then
+//! `privacy-tokens-server serve --listen ADDR --data-dir DIR [--redis URL] [--config FILE]`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -15,23 +16,43 @@ use privacy_tokens_server::AppState;
 /// its joint origin.
 #[derive(Parser, Debug)]
 #[command(version)]
-struct Args {
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// Log as JSON lines.
+    #[arg(long, global = true)]
+    json_logs: bool,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    /// Creates the master secret `DIR/master.key` (mode 0600, written atomically), once per
+    /// deployment; copy it to every instance. Refuses to replace an existing one.
+    Init {
+        /// The data directory (created with mode 0700).
+        #[arg(long)]
+        data_dir: PathBuf,
+    },
+    /// Serves; refuses to start without `DIR/master.key`.
+    Serve(ServeArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct ServeArgs {
     /// The address to listen on, e.g. 127.0.0.1:8080.
     #[arg(long)]
     listen: SocketAddr,
-    /// The data directory: master secret (`master.key`, mode 0600) and the embedded store.
+    /// The data directory: the master secret (`master.key`, made by `init`) and the embedded
+    /// store.
     #[arg(long)]
     data_dir: PathBuf,
     /// Keep spent tokens in Redis instead of the embedded store (`redis://host:port`,
     /// `redis+unix:///path/to.sock`).
     #[arg(long)]
     redis: Option<String>,
-    /// The TOML configuration file (defaults apply without it).
+    /// The TOML configuration file (required in practice: `[issuance] auth` has no default).
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Log as JSON lines.
-    #[arg(long)]
-    json_logs: bool,
 }
 
 async fn shutdown_signal() {
@@ -53,12 +74,26 @@ async fn shutdown_signal() {
     tracing::info!("shutting down: finishing in-flight requests");
 }
 
-async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+fn init(data_dir: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
+    let master = MasterSecret::create(data_dir)?;
+    tracing::info!(
+        path = %data_dir.join(privacy_tokens_server::keys::MASTER_SECRET_FILE).display(),
+        key_fingerprint = %master.fingerprint(),
+        "created a new master secret"
+    );
+    Ok(())
+}
+
+async fn run(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
     let config = match &args.config {
         Some(p) => Config::from_file(p)?,
-        None => Config::default(),
+        None => {
+            let c = Config::default();
+            c.validate()?;
+            c
+        }
     };
-    let master = MasterSecret::load_or_create(&args.data_dir)?;
+    let master = MasterSecret::load(&args.data_dir)?;
     let store: Arc<dyn SpentStore> = match &args.redis {
         Some(url) => Arc::new(
             RedisStore::connect(url, Duration::from_secs(2))
@@ -87,13 +122,15 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             redb
         }
     };
-    let state = AppState::new(config, master, store.clone())?;
+    let state = AppState::new(config, master, store.clone()).map_err(|e| e.to_string())?;
     state.spawn_rotation(Duration::from_secs(5));
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     tracing::info!(
         addr = %listener.local_addr()?,
         store = store.name(),
         issuer_name = %state.config.issuer_name,
+        key_fingerprint = %state.master_fingerprint(),
+        issuance = if state.gate.is_open() { "open" } else { "api-keys" },
         "serving"
     );
     axum::serve(listener, privacy_tokens_server::router(state))
@@ -104,7 +141,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    let args = Args::parse();
+    let args = Cli::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     if args.json_logs {
@@ -115,7 +152,11 @@ async fn main() -> std::process::ExitCode {
     } else {
         tracing_subscriber::fmt().with_env_filter(filter).init();
     }
-    match run(args).await {
+    let result = match args.command {
+        Command::Init { data_dir } => init(&data_dir),
+        Command::Serve(a) => run(a).await,
+    };
+    match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!(error = %e, "fatal");

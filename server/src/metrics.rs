@@ -3,6 +3,7 @@
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
 
@@ -29,6 +30,13 @@ pub struct RouteLabel {
     pub route: String,
 }
 
+/// The label of the key fingerprint metric.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct FingerprintLabel {
+    /// The master secret's public fingerprint.
+    pub fingerprint: String,
+}
+
 type HistogramFamily<L> = Family<L, Histogram, fn() -> Histogram>;
 
 fn latency_histogram() -> Histogram {
@@ -51,6 +59,8 @@ pub struct Metrics {
     pub latency: HistogramFamily<RouteLabel>,
     /// Spent-store operation latency, seconds.
     pub store_latency: Histogram,
+    /// 1, labelled with the master secret's fingerprint (instances that disagree split clients).
+    pub fingerprint: Family<FingerprintLabel, Gauge>,
 }
 
 impl Default for Metrics {
@@ -62,6 +72,12 @@ impl Default for Metrics {
         let store_errors = Counter::default();
         let latency: HistogramFamily<RouteLabel> = Family::new_with_constructor(latency_histogram);
         let store_latency = latency_histogram();
+        let fingerprint = Family::<FingerprintLabel, Gauge>::default();
+        registry.register(
+            "pt_key_fingerprint",
+            "1, labelled with the master secret's public fingerprint",
+            fingerprint.clone(),
+        );
         registry.register("pt_issued_tokens", "Tokens issued", issued.clone());
         registry.register(
             "pt_redemptions",
@@ -96,6 +112,7 @@ impl Default for Metrics {
             store_errors,
             latency,
             store_latency,
+            fingerprint,
         }
     }
 }
@@ -125,6 +142,15 @@ impl Metrics {
                 })
                 .inc();
         }
+    }
+
+    /// Sets the key fingerprint metric.
+    pub fn set_fingerprint(&self, fp: &str) {
+        self.fingerprint
+            .get_or_create(&FingerprintLabel {
+                fingerprint: fp.into(),
+            })
+            .set(1);
     }
 
     /// The OpenMetrics text.

@@ -157,6 +157,18 @@ pub async fn issue(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Respo
         Ok(x) => x,
         Err(msg) => return bad(msg),
     };
+    let n = request
+        .get(..2)
+        .map_or(1, |c| u64::from(u16::from_be_bytes([c[0], c[1]])));
+    let now = st.now();
+    if let Err(r) = st.gate.admit(
+        &headers,
+        n,
+        ring.epoch,
+        st.config.keys.secs_to_rotation(now),
+    ) {
+        return r.response();
+    }
     let bit = st.config.pst.private_metadata && keys.method.has_private_metadata();
     let key_id = pst_key_id(ring.pst_epoch);
     match keys

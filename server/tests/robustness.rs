@@ -150,7 +150,9 @@ async fn random_and_oversized_input_gets_4xx_and_the_server_keeps_serving() {
 async fn the_binary_serves_directory_challenge_and_survives_garbage() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let (mut child, addr, store) = spawn_binary(&data, &[]);
+    init_data_dir(&data);
+    let (child, serving) = spawn_serve(&data, "", &[]);
+    let (addr, store) = (field(&serving, "addr"), field(&serving, "store"));
     assert_eq!(store, "redb");
     let c = http();
     let base = format!("http://{addr}");
@@ -195,50 +197,17 @@ async fn the_binary_serves_directory_challenge_and_survives_garbage() {
     let r = c.get(format!("{base}/private")).send().await.unwrap();
     assert_eq!(r.status(), 401);
     // Graceful shutdown on SIGTERM.
-    let _ = std::process::Command::new("kill")
-        .arg(child.id().to_string())
-        .status();
-    let status = child.wait().unwrap();
-    assert!(status.success(), "{status:?}");
-}
-
-/// Starts the binary on port 0 with `--data-dir data` and `extra` flags; returns it, the address
-/// and the store it logged (JSON logs on stdout).
-fn spawn_binary(data: &std::path::Path, extra: &[&str]) -> (std::process::Child, String, String) {
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_privacy-tokens-server"))
-        .args(["--listen", "127.0.0.1:0", "--json-logs", "--data-dir"])
-        .arg(data)
-        .args(extra)
-        .env("RUST_LOG", "info")
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        use std::io::BufRead as _;
-        for line in std::io::BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) {
-                if v["fields"]["message"] == "serving" {
-                    let f = |k: &str| v["fields"][k].as_str().unwrap_or_default().to_string();
-                    let _ = tx.send((f("addr"), f("store")));
-                }
-            }
-        }
-    });
-    let (addr, store) = rx
-        .recv_timeout(std::time::Duration::from_secs(30))
-        .expect("the binary did not start");
-    (child, addr, store)
+    terminate(child);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_binary_with_redis_spends_in_redis() {
     let redis = Redis::start();
     let dir = tempfile::tempdir().unwrap();
-    let (mut child, addr, store) =
-        spawn_binary(&dir.path().join("data"), &["--redis", &redis.url()]);
+    let data = dir.path().join("data");
+    init_data_dir(&data);
+    let (child, serving) = spawn_serve(&data, "", &["--redis", &redis.url()]);
+    let (addr, store) = (field(&serving, "addr"), field(&serving, "store"));
     assert_eq!(store, "redis");
     let c = http();
     let base = format!("http://{addr}");
@@ -280,8 +249,5 @@ async fn the_binary_with_redis_spends_in_redis() {
         direct.spend(&id, exp, exp - 60).await.unwrap(),
         privacy_tokens_server::store::Spend::AlreadySpent
     );
-    let _ = std::process::Command::new("kill")
-        .arg(child.id().to_string())
-        .status();
-    assert!(child.wait().unwrap().success());
+    terminate(child);
 }

@@ -21,7 +21,7 @@ pub use base64::Engine as _;
 /// A test configuration: small batch cap, default schedule.
 pub fn config() -> Config {
     Config::from_toml(
-        "issuer_name = \"issuer.test\"\norigin_info = \"origin.test\"\nmax_batch = 20\n",
+        "issuer_name = \"issuer.test\"\norigin_info = \"origin.test\"\nmax_batch = 20\n[issuance]\nauth = \"open\"\n",
     )
     .unwrap()
 }
@@ -269,4 +269,67 @@ impl Drop for Redis {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// `privacy-tokens-server init --data-dir DIR`; panics unless it succeeds.
+pub fn init_data_dir(data: &Path) {
+    let out = Command::new(env!("CARGO_BIN_EXE_privacy-tokens-server"))
+        .args(["init", "--data-dir"])
+        .arg(data)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "init failed: {out:?}");
+}
+
+/// Writes `config.toml` beside `data` (issuance open, then `toml`) and starts `serve --listen
+/// 127.0.0.1:0 --json-logs --data-dir data --config ... extra`; returns the process and the
+/// fields of its JSON `serving` log line (`addr`, `store`, `key_fingerprint`, ...).
+pub fn spawn_serve(data: &Path, toml: &str, extra: &[&str]) -> (Child, serde_json::Value) {
+    let config = data.with_extension("toml");
+    std::fs::write(&config, format!("[issuance]\nauth = \"open\"\n{toml}")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_privacy-tokens-server"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--json-logs",
+            "--data-dir",
+        ])
+        .arg(data)
+        .arg("--config")
+        .arg(&config)
+        .args(extra)
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        use std::io::BufRead as _;
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) {
+                if v["fields"]["message"] == "serving" {
+                    let _ = tx.send(v["fields"].clone());
+                }
+            }
+        }
+    });
+    let fields = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the binary did not start");
+    (child, fields)
+}
+
+/// A string field of a JSON log line.
+pub fn field(fields: &serde_json::Value, name: &str) -> String {
+    fields[name].as_str().unwrap_or_default().to_string()
+}
+
+/// SIGTERM, then waits; panics unless the process exits successfully.
+pub fn terminate(mut child: Child) {
+    let _ = Command::new("kill").arg(child.id().to_string()).status();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
 }
