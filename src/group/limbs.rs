@@ -5,10 +5,39 @@
 use subtle::{Choice, ConstantTimeEq};
 
 /// `acc + a * b + carry`: the low word and the carry word.
+#[cfg(not(target_arch = "wasm32"))]
 #[inline(always)]
 pub(super) const fn mac(acc: u64, a: u64, b: u64, carry: u64) -> (u64, u64) {
     let t = (acc as u128) + (a as u128) * (b as u128) + (carry as u128);
     (t as u64, (t >> 64) as u64)
+}
+
+/// `acc + a * b + carry` on wasm32, which has no 64 x 64 -> 128 multiply: a `u128` product there
+/// is a call to compiler-builtins' `__multi3` (a full 128 x 128 multiply), several times slower
+/// than [`mac_split`]'s four `i64.mul`.
+#[cfg(target_arch = "wasm32")]
+#[inline(always)]
+pub(super) const fn mac(acc: u64, a: u64, b: u64, carry: u64) -> (u64, u64) {
+    mac_split(acc, a, b, carry)
+}
+
+/// `acc + a * b + carry` from four 32 x 32 -> 64 products, without `u128` (branch-free: the
+/// carries are comparisons' bits). The portable `mac` on wasm32; on other targets it is checked
+/// against the `u128` form (`mac_split_matches_u128`).
+#[cfg_attr(not(any(target_arch = "wasm32", test)), allow(dead_code))]
+#[inline(always)]
+pub(super) const fn mac_split(acc: u64, a: u64, b: u64, carry: u64) -> (u64, u64) {
+    const M: u64 = 0xffff_ffff;
+    let (a0, a1, b0, b1) = (a & M, a >> 32, b & M, b >> 32);
+    let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+    // Below 3 * 2^32: no overflow.
+    let mid = (p00 >> 32) + (p01 & M) + (p10 & M);
+    let lo = (p00 & M) | (mid << 32);
+    let hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+    // + acc + carry; the full result is below 2^128, so `hi` takes both carries without overflow.
+    let (lo, c1) = lo.overflowing_add(acc);
+    let (lo, c2) = lo.overflowing_add(carry);
+    (lo, hi + c1 as u64 + c2 as u64)
 }
 
 /// `a + b + carry`: the sum word and the carry.
@@ -596,5 +625,45 @@ pub(super) mod checks {
         assert_eq!(c, b);
         assert_eq!(b + b + b + b + b, a);
         assert_eq!(b.double().double() + b, a);
+    }
+}
+
+#[cfg(test)]
+mod mac_tests {
+    use super::mac_split;
+
+    /// The wasm32 `mac` (four 32-bit products) equals the `u128` form on the word edges (every
+    /// carry of its sums taken and not) and random words.
+    #[test]
+    fn mac_split_matches_u128() {
+        let edges = [
+            0,
+            1,
+            2,
+            0xffff_ffff,
+            1 << 32,
+            (1 << 32) + 1,
+            u64::MAX / 2,
+            u64::MAX - 1,
+            u64::MAX,
+        ];
+        let mut words: Vec<u64> = edges.to_vec();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..40 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            words.push(x);
+        }
+        for &acc in &words {
+            for &a in &words {
+                for &b in &words {
+                    for carry in [0, 1, u64::MAX, acc ^ b] {
+                        let t = (acc as u128) + (a as u128) * (b as u128) + (carry as u128);
+                        assert_eq!(mac_split(acc, a, b, carry), (t as u64, (t >> 64) as u64));
+                    }
+                }
+            }
+        }
     }
 }
