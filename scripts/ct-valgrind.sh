@@ -17,7 +17,7 @@ if ! command -v valgrind >/dev/null; then
   apt-get install -y -qq valgrind
 fi
 
-bin=$(cargo test --release --test ct_valgrind --no-run --message-format=json 2>/dev/null \
+bin=$(cargo test --release --features ct-validation --test ct_valgrind --no-run --message-format=json 2>/dev/null \
   | python3 -c 'import json, sys
 for line in sys.stdin:
     try: m = json.loads(line)

@@ -8,7 +8,7 @@
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
-use crate::group::{self, Affine, Curve, FixedBaseTable, Point, PrimeGroup};
+use crate::group::{self, validation, Affine, Curve, FixedBaseTable, Point, PrimeGroup};
 use crate::{Error, Result};
 
 /// Maximum number of elements one proof covers (the index is encoded in two bytes).
@@ -156,10 +156,16 @@ pub fn generate_proof<G: PrimeGroup, H: DleqHash<G>>(
     })?;
     let t2 = G::mul_generator(r);
     let t3 = G::mul(&m, r);
-    let c = challenge::<G, H>(h, b_enc, &[m, z, t2, t3])?;
+    let mut c = challenge::<G, H>(h, b_enc, &[m, z, t2, t3])?;
     // `c*k` would give the key away with `c`: wiped on drop. `s = r - c*k` is public.
     let ck = Zeroizing::new(c * *k);
-    let s = *r - *ck;
+    let mut s = *r - *ck;
+    // Published: the proof `(c, s)` is the prover's message, sent with the elements it covers
+    // (RFC 9497 §2.2.1). `c` is a hash output and `s = r - c*k` is masked by the one-time
+    // nonce `r`; what either gives is what the wire gives. `t2`, `t3`, `Z` and `c*k` stay
+    // secret.
+    validation::publish(&mut c);
+    validation::publish(&mut s);
     Ok(DleqProof { c, s })
 }
 

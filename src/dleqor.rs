@@ -14,7 +14,7 @@ use rand_core::CryptoRng;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroizing;
 
-use crate::group::{self, Affine, Curve, FixedBaseTable, Point, Scalar};
+use crate::group::{self, validation, Affine, Curve, FixedBaseTable, Point, Scalar};
 use crate::trust_token::hash::ScalarHasher;
 use crate::{Error, Result};
 
@@ -125,7 +125,14 @@ pub(crate) fn prove(
     let (c0, c1) = sel(&cb, co);
     let (u0, u1) = sel(&ub, uo);
     let (v0, v1) = sel(&vb, vo);
-    Proof([cs, us, vs, c0, c1, u0, u1, v0, v1])
+    let mut proof = [cs, us, vs, c0, c1, u0, u1, v0, v1];
+    // Published: the nine scalars are the issuer's proof, sent in the issue response. The
+    // challenges are hash outputs (`c0 + c1 = c`), each response is masked by its one-time
+    // nonce, and the OR proof is witness indistinguishable: the split of `c` and the responses
+    // of the two branches say nothing about the bit. The nonces, `xb`, `yb` and the bit stay
+    // secret.
+    validation::publish(&mut proof);
+    Proof(proof)
 }
 
 /// Verifies the proof. Variable time (public data only).

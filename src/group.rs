@@ -63,6 +63,7 @@ mod ristretto255;
 mod sswu;
 #[cfg(test)]
 mod tests;
+pub mod validation;
 mod window;
 
 use core::fmt;

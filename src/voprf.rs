@@ -93,7 +93,7 @@ use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 use crate::dleq::{self, DleqHash, DleqProof};
-use crate::group::PrimeGroup;
+use crate::group::{self, validation, PrimeGroup};
 use crate::suite::{Element, Normal, Output, Scalar, Suite};
 use crate::transcript::{len_prefix, Transcript};
 use crate::{Error, Result};
@@ -259,7 +259,11 @@ impl<S: Suite> SecretKey<S> {
 
     /// The public key `skS * G`.
     pub fn public_key(&self) -> PublicKey<S> {
-        PublicKey::from_point(&S::Group::mul_generator(&self.scalar))
+        let mut pk = PublicKey::from_point(&S::Group::mul_generator(&self.scalar));
+        // Published: `pkS` is the server's public key, which clients verify proofs against
+        // (RFC 9497 §3.2); `skS` follows from it only through a discrete logarithm.
+        validation::publish(&mut pk.point);
+        pk
     }
 }
 
@@ -332,7 +336,8 @@ impl<S: Suite> KeyPair<S> {
         for counter in 0..=255u8 {
             let sk =
                 S::Group::hash_to_scalar(S::EXPANSION, &[seed, &info_len, info, &[counter]], &dst)?;
-            if !bool::from(S::Group::scalar_is_zero(&sk)) {
+            // A zero candidate is refused by design (probability about 2^-256 per counter).
+            if !group::declassify(S::Group::scalar_is_zero(&sk)) {
                 return Ok(Self::from_secret_key(SecretKey { scalar: sk }));
             }
         }
@@ -475,14 +480,20 @@ pub(crate) fn blind_with<S: Suite>(
     blind: Scalar<S>,
 ) -> Result<Blinding<S>> {
     len_prefix(input.len())?;
-    if bool::from(S::Group::scalar_is_zero(&blind)) {
+    // A zero blind (only a given one can be: `random_scalar` never draws it) is refused.
+    if group::declassify(S::Group::scalar_is_zero(&blind)) {
         return Err(Error::ZeroScalar);
     }
     let p = ctx.hash_to_group(input)?;
-    if S::Group::is_identity(&p) {
+    // An input that hashes to the identity is refused (RFC 9497 §3.3.1), by design: probability
+    // about 2^-256, and the input may be secret (a Privacy Pass token nonce).
+    if group::declassify(subtle::Choice::from(u8::from(S::Group::is_identity(&p)))) {
         return Err(Error::InvalidInput);
     }
-    let blinded = S::Group::normalize(&S::Group::mul(&p, &blind));
+    let mut blinded = S::Group::normalize(&S::Group::mul(&p, &blind));
+    // Published: `blindedElement = blind * H(input)` is the client's request (RFC 9497
+    // §3.3.1); the uniformly random blind hides the input. The blind stays secret.
+    validation::publish(&mut blinded);
     Ok(Blinding { blind, blinded })
 }
 

@@ -10,7 +10,7 @@ use super::sigma::{self, Base, CompactProof, Elements};
 use super::statements::{self, REQUEST_SCALARS, RESPONSE_SCALARS};
 use super::wire::{Reader, Writer};
 use super::{ArcSuite, RngSource, ScalarSource};
-use crate::group::{self, Affine, Curve, Point, Scalar};
+use crate::group::{self, validation, Affine, Curve, Point, Scalar};
 use crate::{Error, Result};
 
 type C<S> = <S as ArcSuite>::Curve;
@@ -139,7 +139,11 @@ impl<S: ArcSuite> CredentialRequest<S> {
                 group::mul_generator::<C<S>>(&m1) + d.h_table.mul(&r1),
                 group::mul_generator::<C<S>>(&m2) + d.h_table.mul(&r2),
             ];
-            let [m1_enc, m2_enc] = group::normalize_array(&pts);
+            let mut commitments = group::normalize_array(&pts);
+            // Published: `m1Enc = m1 G + r1 H` and `m2Enc = m2 G + r2 H` are the request;
+            // Pedersen commitments, hiding `m1` perfectly. `m1`, `r1`, `r2` stay secret.
+            validation::publish(&mut commitments);
+            let [m1_enc, m2_enc] = commitments;
             let (points, encodings) = request_elements::<S>(&m1_enc, &m2_enc);
             let bases = request_bases::<S>();
             let elements = Elements {
@@ -337,7 +341,11 @@ impl<S: ArcSuite> ServerPrivateKey<S> {
                 d.h_table.mul(&t2),
                 d.h_table.mul(&b),
             ];
-            let resp_points = group::normalize_array(&pts);
+            let mut resp_points = group::normalize_array(&pts);
+            // Published: `U, encUPrime, X0Aux, X1Aux, X2Aux, HAux` are the response (crypto-01
+            // §"Credential Response"). `b`, `b x1`, `b x2`, `b x0Blinding` and the key stay
+            // secret; each point is one of them times a public point.
+            validation::publish(&mut resp_points);
             let (points, encodings) = response_elements::<S>(request, &resp_points, &self.public);
             // The `HAux` hint borrows `b`, which is wiped below with the other secrets.
             let bases = self.response_bases(&b);
@@ -509,7 +517,9 @@ impl<S: ArcSuite> RequestState<S> {
                 - group::mul_affine::<C<S>>(&response.x1_aux, &self.r1)
                 - group::mul_affine::<C<S>>(&response.x2_aux, &self.r2);
             let u_prime = group::to_affine(&u_prime);
-            if bool::from(u_prime.is_identity()) {
+            // `UPrime` is part of the credential (secret); the identity, which only a response
+            // that fails its proof could give, is refused by design.
+            if group::declassify(u_prime.is_identity()) {
                 return Err(Error::InvalidProof);
             }
             Ok(Credential {

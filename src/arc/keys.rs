@@ -8,7 +8,7 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use super::wire::{Reader, Writer};
 use super::{ArcSuite, RngSource, ScalarSource};
-use crate::group::{self, Affine, Curve, FixedBaseTable, Scalar};
+use crate::group::{self, validation, Affine, Curve, FixedBaseTable, Scalar};
 use crate::Result;
 
 /// The server's public key `(X0, X1, X2)`: `X0 = x0 G + x0Blinding H`, `X1 = x1 H`, `X2 = x2 H`.
@@ -157,7 +157,11 @@ impl<S: ArcSuite> ServerPrivateKey<S> {
             d.h_table.mul(&x1),
             d.h_table.mul(&x2),
         ];
-        let [x0p, x1p, x2p] = group::normalize_array(&pts);
+        let mut points = group::normalize_array(&pts);
+        // Published: `(X0, X1, X2)` is the server's public key; the scalars follow from it only
+        // through discrete logarithms (and `x0` is also hidden by `x0Blinding`).
+        validation::publish(&mut points);
+        let [x0p, x1p, x2p] = points;
         let public = ServerPublicKey {
             x0: x0p,
             x1: x1p,

@@ -4,7 +4,7 @@
 use core::fmt;
 
 use rand_core::CryptoRng;
-use subtle::ConstantTimeEq;
+use subtle::{Choice, ConditionallySelectable, ConstantTimeEq, ConstantTimeLess};
 use zeroize::Zeroize;
 
 use super::issuance::{
@@ -16,7 +16,7 @@ use super::sigma::{self, Base, CompactProof, Elements};
 use super::statements::{self, LEGACY_PRESENTATION_ELEMENTS, LEGACY_PRESENTATION_SCALARS};
 use super::wire::{Reader, Writer};
 use super::{ArcSuite, ClearNonceSuite, RngSource, ScalarSource};
-use crate::group::{self, Affine, Curve, Point, Scalar};
+use crate::group::{self, validation, Affine, Curve, Point, Scalar};
 use crate::{Error, Result};
 
 type C<S> = <S as ArcSuite>::Curve;
@@ -67,8 +67,13 @@ impl<S: ClearNonceSuite> fmt::Debug for LegacyPresentation<S> {
 pub struct LegacyPresentationState<'a, S: ClearNonceSuite>(pub(crate) CounterView<'a, S>);
 
 /// A permutation of `[0, limit)` keyed by `key`: a balanced 4-round Feistel network on
-/// `2h`-bit values (`2^(2h) >= limit`) with cycle walking. Public-data timing only (the nonce
-/// is sent in the clear).
+/// `2h`-bit values (`2^(2h) >= limit`) with cycle walking.
+///
+/// Constant time in the key and the walk: the output (the nonce) is sent in the clear, but how
+/// many steps the walk took would say which Feistel outputs fell outside `[0, limit)`. So
+/// [`WALKS`] steps always run and the first value in range is kept by selection; a walk longer
+/// than that (each step leaves the range with probability below 3/4, since
+/// `2^(2h) < 4 limit`: about 2^-26 for all of them) continues in variable time.
 fn permute(key: &[u8; 32], limit: u32, x: u32) -> u32 {
     use sha2::{Digest, Sha256};
     let bits = 32 - (limit - 1).leading_zeros();
@@ -82,20 +87,35 @@ fn permute(key: &[u8; 32], limit: u32, x: u32) -> u32 {
             .finalize();
         u64::from(u32::from_be_bytes([d[0], d[1], d[2], d[3]])) & mask
     };
-    let mut v = u64::from(x);
-    loop {
+    let feistel = |v: u64| -> u64 {
         let (mut l, mut r) = (v >> h, v & mask);
         for i in 0..4u8 {
             let t = l ^ round(i, r);
             l = r;
             r = t;
         }
-        v = (l << h) | r;
-        if v < u64::from(limit) {
-            return v as u32;
-        }
+        (l << h) | r
+    };
+    let limit = u64::from(limit);
+    let mut v = u64::from(x);
+    let mut out = 0u64;
+    let mut found = Choice::from(0);
+    for _ in 0..WALKS {
+        v = feistel(v);
+        let in_range = v.ct_lt(&limit);
+        out = u64::conditional_select(&out, &v, in_range & !found);
+        found |= in_range;
     }
+    while !group::declassify(found) {
+        v = feistel(v);
+        out = v;
+        found = v.ct_lt(&limit);
+    }
+    out as u32
 }
+
+/// The cycle-walking steps [`permute`] always runs.
+const WALKS: usize = 64;
 
 impl<S: ClearNonceSuite> fmt::Debug for LegacyPresentationState<'_, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -162,10 +182,13 @@ impl<S: ClearNonceSuite> LegacyPresentationState<'_, S> {
             }
             let i = self.0.take_next()?;
             let v = &self.0;
-            let nonce = match &v.counter.perm_key {
+            let mut nonce = match &v.counter.perm_key {
                 Some(k) => permute(k, v.limit(), i),
                 None => return Err(Error::LimitExceeded),
             };
+            // Published: the legacy nonce travels in the clear next to the presentation. The
+            // permutation key stays secret.
+            validation::publish(&mut nonce);
             let p = make_legacy_presentation(v.key, &v.generator_t, nonce, src)?;
             Ok((p, nonce))
         })
@@ -195,6 +218,11 @@ pub(crate) fn make_legacy_presentation<S: ClearNonceSuite>(
     let v = group::mul_affine::<C<S>>(&cred.x1, &z) - group::mul_generator::<C<S>>(&r);
     let [u, u_prime_commit, m1_commit, tag, v] =
         group::normalize_array(&[u, u_prime_commit, m1_commit, tag, v]);
+    // Published: `U'`, `UPrimeCommit`, `m1Commit` and the tag are the presentation (sent with
+    // the nonce); `a`, `r`, `z` blind the credential in them. `V` is not part of it.
+    let mut sent = [u, u_prime_commit, m1_commit, tag];
+    validation::publish(&mut sent);
+    let [u, u_prime_commit, m1_commit, tag] = sent;
     // m1Tag = m1 * tag = T - nonce * tag (the nonce and the tag are public).
     let m1_tag = group::to_affine(
         &(Point::<C<S>>::from(*generator_t) - group::vartime_mul::<C<S>>(&tag, &nonce_s)),
@@ -224,6 +252,8 @@ pub(crate) fn make_legacy_presentation<S: ClearNonceSuite>(
     witness.zeroize();
     nonces.zeroize();
     p.proof = proof?;
+    // Published: the whole presentation is the client's redemption message.
+    validation::publish(&mut p);
     Ok(p)
 }
 
@@ -385,12 +415,20 @@ impl<S: ClearNonceSuite> ServerPrivateKey<S> {
             - p.u_prime_commit;
         let nonce_s = Scalar::<C<S>>::from(u64::from(nonce));
         let m1_tag = t - group::vartime_mul::<C<S>>(&p.tag, &nonce_s);
-        let [v, t, m1_tag] = group::normalize_array(&[v, t, m1_tag]);
-        if bool::from(v.is_identity()) || bool::from(m1_tag.is_identity()) {
+        let [v, mut t, mut m1_tag] = group::normalize_array(&[v, t, m1_tag]);
+        // Public: `T` (a hash of the context) and `m1Tag = T - nonce tag`, which share `V`'s
+        // field inversion, so memcheck sees them as derived from it.
+        validation::publish(&mut t);
+        validation::publish(&mut m1_tag);
+        // `V` is secret here (a MAC value of the key for a presentation the server did not
+        // certify): its identity check is a by-design refusal of negligible probability, and
+        // the proof verification treats it as secret (`Base::Secret`) up to the verdict.
+        if group::declassify(v.is_identity()) || bool::from(m1_tag.is_identity()) {
             return Err(Error::InvalidProof);
         }
         let (points, encodings) = p.elements(&v, &self.public.x1, &t, &m1_tag);
         let mut bases = legacy_bases::<S>();
+        bases[5] = Base::Secret;
         bases[6] = Base::Table(&self.tables.x1);
         sigma::verify::<C<S>, S::Transcript, LEGACY_PRESENTATION_SCALARS>(
             &d.legacy_presentation_prefix,

@@ -15,7 +15,7 @@ use super::sigma::{self, Base, CompactProof, Elements, Equation, MAX_EQUATIONS, 
 use super::statements::{self, d_element, presentation_counts, range_scalar};
 use super::wire::{Reader, Writer};
 use super::{ArcSuite, HiddenNonceSuite, RngSource, ScalarSource, MAX_RANGE_BITS};
-use crate::group::{self, Affine, Curve, Point, Scalar};
+use crate::group::{self, validation, Affine, Curve, Point, Scalar};
 use crate::{Error, Result};
 
 type C<S> = <S as ArcSuite>::Curve;
@@ -355,6 +355,11 @@ pub(crate) fn make_presentation<S: HiddenNonceSuite>(
         s.zeroize();
     }
     p.proof = proof?;
+    // Published: the presentation is the client's redemption message (crypto-01
+    // §"Presentation"): `U' = a U`, the commitments (`r`, `z`, `nonceBlinding` and the `s[i]`
+    // blind them), the tag, the `D[i]` and the proof. The credential, the nonce and the
+    // blinds stay secret, and so does `V` (not part of it).
+    validation::publish(&mut p);
     Ok(p)
 }
 
@@ -571,12 +576,21 @@ impl<S: HiddenNonceSuite> ServerPrivateKey<S> {
         for (di, b) in p.d[..k].iter().zip(&bases[..k]) {
             sum = sum.vartime_add(&group::vartime_mul::<C<S>>(di, &Scalar::<C<S>>::from(*b)));
         }
-        let [v_aff, t_aff, sum_aff] = group::normalize_array(&[v, t, sum]);
-        if sum_aff != p.nonce_commit || bool::from(v_aff.is_identity()) {
+        let [v_aff, mut t_aff, mut sum_aff] = group::normalize_array(&[v, t, sum]);
+        // Public: `T` (a hash of the context) and the sum of the `D[i]`, which share `V`'s
+        // field inversion, so memcheck sees them as derived from it.
+        validation::publish(&mut t_aff);
+        validation::publish(&mut sum_aff);
+        // `V` is secret here: for a presentation the server did not certify it is a MAC value
+        // of the key on the attacker's points. It is the identity only with negligible
+        // probability without the key; that refusal is by design, and the proof verification
+        // below treats it as secret (`Base::Secret`) up to the verdict.
+        if sum_aff != p.nonce_commit || group::declassify(v_aff.is_identity()) {
             return Err(Error::InvalidProof);
         }
         let (points, encodings, n_elems) = p.elements(&v_aff, &self.public.x1, &t_aff);
         let mut bases_hint = presentation_bases::<S>();
+        bases_hint[5] = Base::Secret;
         bases_hint[6] = Base::Table(&self.tables.x1);
         let mut eqs = [Equation::default(); MAX_EQUATIONS];
         let st = statements::presentation_statement(k, &mut eqs);

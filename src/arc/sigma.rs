@@ -29,7 +29,7 @@ use subtle::ConstantTimeEq;
 
 use zeroize::Zeroize;
 
-use crate::group::{self, Affine, Curve, FixedBaseTable, Point, Scalar, Xmd};
+use crate::group::{self, validation, Affine, Curve, FixedBaseTable, Point, Scalar, Xmd};
 use crate::{Error, Result};
 
 /// At most this many terms on the right-hand side of one equation.
@@ -257,6 +257,11 @@ pub enum Base<'a, C: Curve> {
     Table(&'a FixedBaseTable<C>),
     /// Any other element: variable-base multiplication.
     Variable,
+    /// An element that is secret to the verifier (ARC's `V`, computed with the server key):
+    /// the verifier multiplies by it in constant time and adds the product with complete
+    /// addition, so nothing about it reaches a branch before the verdict. The prover treats it
+    /// as [`Base::Variable`] (its multiplications are constant time anyway).
+    Secret,
     /// An element whose representation `g * G + h * H` the prover knows (prover only; a
     /// verifier treats it as [`Base::Variable`]): `k * P = (k g) * G + (k h) * H` with two
     /// fixed-base multiplications instead of one variable-base one. `g = None` means a public 0.
@@ -278,6 +283,7 @@ impl<C: Curve> fmt::Debug for Base<'_, C> {
             Base::Generator => "Generator",
             Base::Table(_) => "Table",
             Base::Variable => "Variable",
+            Base::Secret => "Secret",
             Base::Pedersen { .. } => "Pedersen(<redacted>)",
         })
     }
@@ -798,7 +804,7 @@ fn prove_inner<C: Curve, T: SigmaTranscript<C>, const N: usize>(
                     super::count::fixed(1);
                     tab.mul(k)
                 }
-                Base::Variable => {
+                Base::Variable | Base::Secret => {
                     super::count::variable(1);
                     group::mul_affine::<C>(&elements.points[e], k)
                 }
@@ -833,6 +839,9 @@ fn prove_inner<C: Curve, T: SigmaTranscript<C>, const N: usize>(
             return Err(Error::Batch);
         }
         out.copy_from_slice(&commit_affine[..m]);
+        // Published: the commitments are part of a batchable proof (nonces times public
+        // elements). The nonces stay secret.
+        validation::publish(out);
     }
     let mut proof = CompactProof::<C, N>::empty(witness.len());
     proof.challenge = c;
@@ -842,6 +851,10 @@ fn prove_inner<C: Curve, T: SigmaTranscript<C>, const N: usize>(
         *r = if T::ADDITIVE { *k + cw } else { *k - cw };
         cw.zeroize();
     }
+    // Published: the proof is the prover's message. `c` is a hash output and each response
+    // `k +- c w` is masked by its one-time nonce `k`; the witness and `c w` stay secret.
+    validation::publish(&mut proof.challenge);
+    validation::publish(&mut proof.responses[..witness.len()]);
     Ok(proof)
 }
 
@@ -920,7 +933,9 @@ fn vartime_terms<C: Curve>(points: &[Point<C>], scalars: &[Scalar<C>]) -> Point<
 }
 
 /// The simulator's commitments `A_j = sum response * M_j -/+ c * image_j` (sigma-protocols:
-/// `-`, legacy: `+`), affine, into `out[..#equations]`. Variable time: public data only.
+/// `-`, legacy: `+`), affine, into `out[..#equations]`. Variable time over public data; the
+/// terms on a [`Base::Secret`] element are constant time, and so is every step after them for
+/// an equation that has one (complete addition, normalisation): such a commitment is secret.
 fn vartime_simulate<C: Curve, T: SigmaTranscript<C>>(
     statement: &Statement<'_>,
     elements: &Elements<'_, C>,
@@ -938,9 +953,15 @@ fn vartime_simulate<C: Curve, T: SigmaTranscript<C>>(
         let mut pts = [Point::<C>::IDENTITY; MERGED];
         let mut sc = [Scalar::<C>::ZERO; MERGED];
         let mut n = 0;
+        let mut secret: Option<Point<C>> = None;
         for (&e, s) in elems[..m_terms].iter().zip(&ks[..m_terms]) {
             let e = usize::from(e);
             match elements.bases[e] {
+                Base::Secret => {
+                    super::count::variable(1);
+                    let p = group::mul_affine::<C>(&elements.points[e], s);
+                    secret = Some(secret.map_or(p, |q| q.add_complete(&p)));
+                }
                 Base::Generator => {
                     super::count::vartime(1);
                     acc = acc.vartime_add(&C::generator_table().vartime_mul(s));
@@ -956,7 +977,12 @@ fn vartime_simulate<C: Curve, T: SigmaTranscript<C>>(
                 }
             }
         }
-        *a = acc.vartime_add(&vartime_terms::<C>(&pts[..n], &sc[..n]));
+        let public = acc.vartime_add(&vartime_terms::<C>(&pts[..n], &sc[..n]));
+        // Whether an equation has a secret term is a property of the statement (public).
+        *a = match secret {
+            Some(q) => public.add_complete(&q),
+            None => public,
+        };
     }
     group::normalize_slice::<C>(&commit[..m], &mut out[..m])
 }
@@ -1002,7 +1028,11 @@ fn vartime_verify<C: Curve, T: SigmaTranscript<C>, const N: usize>(
         *e = C::encode_compressed(a);
     }
     let c2 = T::challenge(prefix, elements.encodings, &enc[..m])?;
-    if bool::from(c2.ct_eq(&proof.challenge)) {
+    let mut valid = c2.ct_eq(&proof.challenge);
+    // Published: the verdict. With a `Base::Secret` element, `c2` and the commitments stay
+    // secret: for a forged proof they depend on the verifier's key.
+    validation::publish(&mut valid);
+    if bool::from(valid) {
         Ok(())
     } else {
         Err(Error::InvalidProof)

@@ -417,6 +417,9 @@ impl Client {
         if self.method.is_legacy() {
             out.extend_from_slice(&time.to_be_bytes());
         }
+        // Published: the redemption request, token included, is what the client sends to the
+        // issuer now (until here the token was a bearer secret of the client).
+        crate::group::validation::publish(&mut out[..]);
         Ok(out)
     }
 }

@@ -7,7 +7,7 @@ use rand_core::CryptoRng;
 use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
-use crate::group::{self, Affine, Curve, Scalar};
+use crate::group::{self, validation, Affine, Curve, Scalar};
 use crate::{Error, Result};
 
 use super::wire::put_point;
@@ -130,11 +130,12 @@ pub fn derive_key_from_secret(
         let p = voprf::params(method);
         scalars[0] = C::hash_to_scalar(p.xmd, &[b"TrustTokenVOPRFKeyGen\0", secret], &[p.h2s])?;
     }
-    if scalars
-        .iter()
-        .take(method.num_scalars())
-        .any(|s| bool::from(s.is_zero()))
-    {
+    // A zero scalar (probability 2^-384 each) is refused by design, on all of them at once.
+    let mut any_zero = subtle::Choice::from(0);
+    for s in scalars.iter().take(method.num_scalars()) {
+        any_zero |= s.is_zero();
+    }
+    if group::declassify(any_zero) {
         return Err(Error::ZeroScalar);
     }
     let key = PrivateKey::from_scalars(method, key_id, scalars);
@@ -144,7 +145,7 @@ pub fn derive_key_from_secret(
 
 impl PrivateKey {
     fn from_scalars(method: Method, key_id: u32, scalars: [Scalar<C>; 6]) -> Self {
-        let points = if method.has_private_metadata() {
+        let mut points = if method.has_private_metadata() {
             let h = pmb::h_table(method);
             let p = |x: &Scalar<C>, y: &Scalar<C>| {
                 group::mul_generator::<C>(x) + group::mul_fixed_ct([h], &[*y])
@@ -161,6 +162,9 @@ impl PrivateKey {
                 group::affine_identity::<C>(),
             ]
         };
+        // Published: the public points (`pub0, pub1, pubs` or `pub`) are the issuer's public
+        // key, in its key commitment; the scalars follow only through discrete logarithms.
+        validation::publish(&mut points);
         Self {
             method,
             key_id,

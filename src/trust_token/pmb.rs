@@ -8,7 +8,9 @@ use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroizing;
 
 use crate::dleqor::{self, Statement};
-use crate::group::{self, Affine, Curve, FixedBaseTable, LadderBlind, Point, Scalar, Xmd};
+use crate::group::{
+    self, validation, Affine, Curve, FixedBaseTable, LadderBlind, Point, Scalar, Xmd,
+};
 use crate::{Error, Result};
 
 use super::hash::{token_input, ScalarHasher};
@@ -187,6 +189,9 @@ pub(crate) fn blind(
     }
     let mut aff = vec![group::affine_identity::<C>(); count];
     group::normalize_slice::<C>(&proj, &mut aff)?;
+    // Published: `T' = r^-1 * Ht(t)` are the issue request; the blinds hide the nonces `t`.
+    // The nonces and blinds stay secret (a nonce until redemption).
+    validation::publish(&mut aff[..]);
     Ok(salts
         .iter()
         .zip(r.iter())
@@ -289,6 +294,9 @@ pub(crate) fn issue(
     for salt in salts.iter_mut() {
         rng.fill_bytes(salt);
     }
+    // Published: the issuer's salts `s` go in the clear into the response (`S' = Hs(T', s)` is
+    // recomputed by the client); they are not a key, a nonce of a proof or the bit.
+    validation::publish(&mut salts[..]);
     crate::par::try_fill(&mut proj[..n], |i| {
         hash_s(p, &encode_point(&tp[i]), &salts[i])
     })?;
@@ -309,6 +317,11 @@ pub(crate) fn issue(
     }
     let mut aff = vec![group::affine_identity::<C>(); 3 * n];
     group::normalize_slice::<C>(&proj, &mut aff)?;
+    // Published: `W'` and `Ws'` are the signed elements of the response. Which of the bit's
+    // two key pairs made `W'` is hidden by the DDH assumption (eprint 2020/072, App. H), so
+    // the bit does not follow from them. `S' = Hs(T', s)` is public too (the client recomputes
+    // it), but shares their field inversion, so memcheck sees it as derived from them.
+    validation::publish(&mut aff[..]);
     let (s_aff, rest) = aff.split_at(n);
     let (w_aff, ws_aff) = rest.split_at(n);
     for i in 0..n {
@@ -436,7 +449,11 @@ pub(crate) fn redeem(
     let ok_s = Point::<C>::from(ws).ct_eq(&ws_c);
     let is0 = w.ct_eq(&w0);
     let is1 = w.ct_eq(&w1);
-    if bool::from(ok_s & (is0 ^ is1)) {
+    let mut valid = ok_s & (is0 ^ is1);
+    // Published: the verdict (accepted or refused), which is the same for both bits. `is1`,
+    // the bit read, and the expected points stay secret.
+    validation::publish(&mut valid);
+    if bool::from(valid) {
         Ok(bool::from(is1))
     } else {
         Err(Error::InvalidProof)

@@ -8,7 +8,7 @@ use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
 use crate::dleq::{self, DleqProof};
-use crate::group::{self, Affine, Curve, Point, Scalar, Xmd};
+use crate::group::{self, validation, Affine, Curve, Point, Scalar, Xmd};
 use crate::voprf::{Context, Mode};
 use crate::{Error, P384Sha384, Result};
 
@@ -78,6 +78,9 @@ pub(crate) fn blind(
     group::batch_invert::<C>(&mut r, &mut scratch)?;
     let mut aff = vec![group::affine_identity::<C>(); count];
     group::normalize_slice::<C>(&proj, &mut aff)?;
+    // Published: the blinded elements `BT = r * H2G(t)` are the issue request; the blinds hide
+    // the nonces `t`. The nonces and blinds stay secret (a nonce until redemption).
+    validation::publish(&mut aff[..]);
     let out = salts
         .iter()
         .zip(r.iter())
@@ -146,6 +149,8 @@ pub(crate) fn issue(
     })?;
     let mut z = vec![group::affine_identity::<C>(); n];
     group::normalize_slice::<C>(&proj, &mut z)?;
+    // Published: the signed elements `Z_i = k * BT_i` are the issue response.
+    validation::publish(&mut z[..]);
     for zi in &z {
         out.extend_from_slice(&encode_point(zi));
     }
@@ -161,9 +166,14 @@ pub(crate) fn issue(
         let (t, _) = exp2_aggregate(p, public, &bt, &z)?;
         let w = group::mul(&t, k);
         let a = group::normalize_array(&[t, w, group::mul_generator::<C>(&r), group::mul(&t, &r)]);
-        let c = exp2_challenge(p, public, &a);
+        let mut c = exp2_challenge(p, public, &a);
         let ck = Zeroizing::new(c * k);
-        (c, *r + *ck)
+        let mut s = *r + *ck;
+        // Published: the proof `(c, u)` is sent in the issue response; `u = r + c*k` is masked
+        // by the one-time nonce `r`. `r`, `W` and `c*k` stay secret.
+        validation::publish(&mut c);
+        validation::publish(&mut s);
+        (c, s)
     };
     out.extend_from_slice(&((2 * super::SCALAR_LEN) as u16).to_be_bytes());
     out.extend_from_slice(&C::scalar_bytes(&c));
@@ -236,7 +246,11 @@ pub(crate) fn redeem(
     r.finish()?;
     let tt = hash_to_group(params(key.method()), t)?;
     let expect = group::mul(&tt, &key.scalars()[0]);
-    if bool::from(Point::<C>::from(n).ct_eq(&expect)) {
+    let mut valid = Point::<C>::from(n).ct_eq(&expect);
+    // Published: the verdict (the redemption is accepted or refused). `expect` stays secret:
+    // for a token this issuer did not sign it is the missing `N`.
+    validation::publish(&mut valid);
+    if bool::from(valid) {
         Ok(())
     } else {
         Err(Error::InvalidProof)

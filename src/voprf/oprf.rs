@@ -7,7 +7,7 @@ use super::{
     blind_with, check_batch, finalize_hash, outputs_equal, unblind_and_hash, BlindResult,
     BlindedElement, Blinding, Context, EvaluationElement, KeyPair, Mode, SecretKey,
 };
-use crate::group::PrimeGroup;
+use crate::group::{validation, PrimeGroup};
 use crate::suite::{Output, Scalar, Suite};
 use crate::{Error, Result};
 
@@ -102,9 +102,11 @@ impl<S: Suite> OprfServer<S> {
     pub fn blind_evaluate(&self, blinded: &BlindedElement<S>) -> EvaluationElement<S> {
         crate::stack::token(|| {
             let p = S::Group::mul_normal(&blinded.point, &self.key.scalar);
-            EvaluationElement {
-                point: S::Group::normalize(&p),
-            }
+            let mut point = S::Group::normalize(&p);
+            // Published: the evaluated element `skS * blindedElement` is the server's response
+            // (RFC 9497 §3.3.1).
+            validation::publish(&mut point);
+            EvaluationElement { point }
         })
     }
 
@@ -124,6 +126,8 @@ impl<S: Suite> OprfServer<S> {
             });
             let mut out = vec![S::Group::normal_identity(); pts.len()];
             S::Group::normalize_slice(&pts, &mut out)?;
+            // Published: the evaluated elements are the server's response.
+            validation::publish(&mut out[..]);
             Ok(out
                 .into_iter()
                 .map(|point| EvaluationElement { point })

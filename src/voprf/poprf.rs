@@ -13,7 +13,7 @@ use super::{
     unblind_batch, BatchEvaluation, BlindResult, BlindedElement, Blinding, Context, Evaluation,
     EvaluationElement, KeyPair, Mode, Proof, PublicKey, SecretKey,
 };
-use crate::group::PrimeGroup;
+use crate::group::{self, validation, PrimeGroup};
 use crate::suite::{Normal, Output, Scalar, Suite};
 use crate::transcript::len_prefix;
 use crate::{Error, Result};
@@ -210,7 +210,8 @@ impl<S: Suite> PoprfServer<S> {
     fn tweak(&self, ctx: &Context<S>, info: &[u8]) -> Result<Zeroizing<Scalar<S>>> {
         let m = info_scalar(ctx, info)?;
         let t = Zeroizing::new(self.secret_key().scalar + m);
-        if bool::from(S::Group::scalar_is_zero(&t)) {
+        // `skS + m == 0` is refused by design (RFC 9497 §3.3.3: the key must be rotated).
+        if group::declassify(S::Group::scalar_is_zero(&t)) {
             return Err(Error::Inverse);
         }
         Ok(t)
@@ -300,7 +301,12 @@ impl<S: Suite> PoprfServer<S> {
         if n == 1 {
             // Stack only: the evaluated element and the tweaked key share one inversion.
             let z = S::Group::mul_normal(&blinded[0].point, &t_inv);
-            let [ev, tweaked_key] = S::Group::normalize_array::<2>(&[z, tk]);
+            let [mut ev, mut tweaked_key] = S::Group::normalize_array::<2>(&[z, tk]);
+            // Published: the evaluated element is the server's response (RFC 9497 §3.3.3), and
+            // the tweaked key `t*G = pkS + m*G` is what the client computes from `pkS` and
+            // `info`. `t` and `t^-1` stay secret.
+            validation::publish(&mut ev);
+            validation::publish(&mut tweaked_key);
             out[0].point = ev;
             return proof_generate(&ctx, &t, &tweaked_key, &[ev], &[blinded[0].point], r);
         }
@@ -311,6 +317,8 @@ impl<S: Suite> PoprfServer<S> {
         });
         let mut ev = vec![S::Group::normal_identity(); n + 1];
         S::Group::normalize_slice(&pts, &mut ev)?;
+        // Published: the evaluated elements (the response) and the tweaked key `pkS + m*G`.
+        validation::publish(&mut ev[..]);
         let tweaked_key = ev[n];
         let cs: Vec<Normal<S>> = blinded.iter().map(|b| b.point).collect();
         let proof = proof_generate(&ctx, &t, &tweaked_key, &ev[..n], &cs, r)?;

@@ -9,7 +9,7 @@ use super::{
     unblind_batch, BatchEvaluation, BlindResult, BlindedElement, Blinding, Context, Evaluation,
     EvaluationElement, KeyPair, Mode, Proof, PublicKey, SecretKey,
 };
-use crate::group::PrimeGroup;
+use crate::group::{validation, PrimeGroup};
 use crate::suite::{Normal, Output, Scalar, Suite};
 #[allow(unused_imports)]
 use crate::{Error, Result};
@@ -255,6 +255,9 @@ impl<S: Suite> VoprfServer<S> {
         if n == 1 {
             let z = S::Group::mul_normal(&blinded[0].point, k);
             out[0].point = S::Group::normalize(&z);
+            // Published: the evaluated element `k * blindedElement` is the server's response
+            // (RFC 9497 §3.3.2), sent with the proof that covers it.
+            validation::publish(&mut out[0].point);
             return proof_generate(
                 &ctx,
                 k,
@@ -271,6 +274,8 @@ impl<S: Suite> VoprfServer<S> {
         })?;
         let mut ds = vec![S::Group::normal_identity(); n];
         S::Group::normalize_slice(&pts, &mut ds)?;
+        // Published: the evaluated elements are the server's response.
+        validation::publish(&mut ds[..]);
         let proof = proof_generate(&ctx, k, &self.public_key().point, &cs, &ds, r)?;
         for (o, d) in out.iter_mut().zip(ds) {
             o.point = d;

@@ -14,6 +14,7 @@ use super::{
     check_token_type, parse_challenge, split_array, token_input, token_key_id, MAX_BATCH, NID,
     NONCE_LEN, TOKEN_INPUT_LEN,
 };
+use crate::group::validation;
 use crate::voprf::{
     BlindResult, BlindedElement, EvaluationElement, Proof, PublicKey, SecretKey, VoprfClient,
     VoprfServer,
@@ -714,8 +715,11 @@ impl<T: TokenType> Issuer<T> {
             return Err(Error::UnsupportedValue);
         }
         let out = self.server.evaluate(&token.token_input())?;
-        Ok(bool::from(
-            out.as_slice().ct_eq(token.authenticator.as_ref()),
-        ))
+        let mut valid = out.as_slice().ct_eq(token.authenticator.as_ref());
+        // Published: the verdict is the answer to the token's holder (accepted or refused).
+        // `out` stays secret: for a token this issuer did not sign it is the authenticator a
+        // forger is missing.
+        validation::publish(&mut valid);
+        Ok(bool::from(valid))
     }
 }
