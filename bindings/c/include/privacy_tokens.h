@@ -50,6 +50,31 @@
 #define PT_TOKEN_TYPE_ARC 58796
 
 /**
+ * `P256-SHA256` (RFC 9497 §4.3).
+ */
+#define PT_SUITE_P256_SHA256 1
+
+/**
+ * `P384-SHA384` (RFC 9497 §4.4).
+ */
+#define PT_SUITE_P384_SHA384 2
+
+/**
+ * `P521-SHA512` (RFC 9497 §4.5).
+ */
+#define PT_SUITE_P521_SHA512 3
+
+/**
+ * `ristretto255-SHA512` (RFC 9497 §4.1).
+ */
+#define PT_SUITE_RISTRETTO255_SHA512 4
+
+/**
+ * `decaf448-SHAKE256` (RFC 9497 §4.2).
+ */
+#define PT_SUITE_DECAF448_SHAKE256 5
+
+/**
  * `TRUST_TOKEN_pst_v1_voprf()`: VOPRF(P-384) (Chrome `"PrivateStateTokenV1VOPRF"`).
  */
 #define PT_METHOD_PST_V1_VOPRF 1
@@ -113,6 +138,45 @@ typedef struct pt_credential pt_credential;
 typedef struct pt_credential_request_state pt_credential_request_state;
 
 /**
+ * The client of the base mode (RFC 9497 §3.3.1): no proof, no server key. Public data,
+ * read-only: any number of threads may use it at once.
+ */
+typedef struct pt_oprf_client pt_oprf_client;
+
+/**
+ * The secret blinds of `pt_oprf_client_blind` / `_blind_batch`, until finalized (one-shot: a
+ * second finalize is `PT_STATE_CONSUMED`). `pt_oprf_client_state_free` wipes them. Thread
+ * safety: one thread at a time.
+ */
+typedef struct pt_oprf_client_state pt_oprf_client_state;
+
+/**
+ * The server of the base mode: `BlindEvaluate` without a proof. Holds the secret key:
+ * `pt_oprf_server_free` wipes it. Read-only after creation: any number of threads may use it
+ * at once.
+ */
+typedef struct pt_oprf_server pt_oprf_server;
+
+/**
+ * The client of the partially oblivious mode (RFC 9497 §3.3.3): a public `info` both sides
+ * know, and the proof checked against the key tweaked by it. Public data, read-only: any number
+ * of threads may use it at once.
+ */
+typedef struct pt_poprf_client pt_poprf_client;
+
+/**
+ * The secret blinds of `pt_poprf_client_blind` / `_blind_batch`, until finalized.
+ * `pt_poprf_client_state_free` wipes them. Thread safety: one thread at a time.
+ */
+typedef struct pt_poprf_client_state pt_poprf_client_state;
+
+/**
+ * The server of the partially oblivious mode. Holds the secret key: `pt_poprf_server_free`
+ * wipes it. Read-only after creation: any number of threads may use it at once.
+ */
+typedef struct pt_poprf_server pt_poprf_server;
+
+/**
  * The issuer of type 0x0001 or 0x0005 tokens (`PrivacyPassIssuer`) and, since they are
  * privately verifiable, their verifier at the origin. Holds the secret key:
  * `pt_privacy_pass_issuer_free` wipes it. Thread safety: `pt_privacy_pass_issuer_issue`,
@@ -161,6 +225,25 @@ typedef struct pt_trust_token_issuance_state pt_trust_token_issuance_state;
 typedef struct pt_trust_token_issuer pt_trust_token_issuer;
 
 /**
+ * The client of the verifiable mode (RFC 9497 §3.3.2): checks the server's proof against its
+ * public key. Public data, read-only: any number of threads may use it at once.
+ */
+typedef struct pt_voprf_client pt_voprf_client;
+
+/**
+ * The secret blinds of `pt_voprf_client_blind` / `_blind_batch`, until finalized.
+ * `pt_voprf_client_state_free` wipes them. Thread safety: one thread at a time.
+ */
+typedef struct pt_voprf_client_state pt_voprf_client_state;
+
+/**
+ * The server of the verifiable mode: `BlindEvaluate` with a DLEQ proof. Holds the secret key:
+ * `pt_voprf_server_free` wipes it. Read-only after creation: any number of threads may use it
+ * at once.
+ */
+typedef struct pt_voprf_server pt_voprf_server;
+
+/**
  * The status every function returns: `PT_OK` (0) or one of the `PT_*` error codes.
  */
 typedef int32_t pt_status;
@@ -197,6 +280,20 @@ typedef struct {
    */
   size_t count;
 } pt_buffer_list;
+
+/**
+ * Bytes the caller lends to the library for one call (the elements of a batch input).
+ */
+typedef struct {
+  /**
+   * The bytes (may be `NULL` when `len` is 0).
+   */
+  const uint8_t *data;
+  /**
+   * How many bytes `data` holds.
+   */
+  size_t len;
+} pt_slice;
 
 /**
  * Success.
@@ -730,6 +827,402 @@ pt_status pt_buffer_copy(const pt_buffer *buffer,
                          uint8_t *out,
                          size_t capacity,
                          size_t *written);
+
+/**
+ * The RFC 9497 name of a suite (`"P256-SHA256"`, ..., `"decaf448-SHAKE256"`), a static
+ * NUL-terminated string; `NULL` for a value that is no `PT_SUITE_*`.
+ */
+const char *pt_suite_name(uint32_t suite_id);
+
+/**
+ * A base-mode client for `suite` (`PT_SUITE_*`; `PT_INVALID_ARGUMENT` for another value).
+ */
+pt_status pt_oprf_client_new(uint32_t suite_id,
+                             pt_oprf_client **out);
+
+/**
+ * Frees an OPRF client.
+ *
+ * `NULL` is a no-op. The handle must not be used again (nor be in use by another thread).
+ */
+void pt_oprf_client_free(pt_oprf_client *handle);
+
+/**
+ * `Blind(input)`: the blinded element to send, and the state to keep. `PT_INPUT_TOO_LONG`
+ * for an input of 65536 bytes or more, `PT_INVALID_INPUT` if it hashes to the identity.
+ */
+pt_status pt_oprf_client_blind(const pt_oprf_client *client,
+                               const uint8_t *input,
+                               size_t input_len,
+                               pt_buffer *blinded_element,
+                               pt_oprf_client_state **state);
+
+/**
+ * `Blind` of each of `count` inputs (1 to 65535, else `PT_BATCH`), for one batched evaluation.
+ */
+pt_status pt_oprf_client_blind_batch(const pt_oprf_client *client,
+                                     const pt_slice *inputs,
+                                     size_t count,
+                                     pt_buffer_list *blinded_elements,
+                                     pt_oprf_client_state **state);
+
+/**
+ * `Finalize` after `pt_oprf_client_blind`: the PRF output (`Nh` bytes, **secret**) from the
+ * server's evaluated element. A malformed element leaves the state usable; `PT_BATCH` after
+ * `_blind_batch` (use `_finalize_batch`).
+ */
+pt_status pt_oprf_client_state_finalize(pt_oprf_client_state *state,
+                                        const uint8_t *evaluated_element,
+                                        size_t evaluated_element_len,
+                                        pt_buffer *output);
+
+/**
+ * `Finalize` of a batch: one output per input, given one evaluated element per input
+ * (`PT_BATCH` for another count).
+ */
+pt_status pt_oprf_client_state_finalize_batch(pt_oprf_client_state *state,
+                                              const pt_slice *evaluated_elements,
+                                              size_t count,
+                                              pt_buffer_list *outputs_out);
+
+/**
+ * Frees (and wipes) an OPRF client state.
+ *
+ * `NULL` is a no-op. The handle must not be used again (nor be in use by another thread).
+ */
+void pt_oprf_client_state_free(pt_oprf_client_state *handle);
+
+/**
+ * A verifiable-mode client for `suite` and the server's serialized public key (decoding codes
+ * for a bad key).
+ */
+pt_status pt_voprf_client_new(uint32_t suite_id,
+                              const uint8_t *public_key_in,
+                              size_t public_key_len,
+                              pt_voprf_client **out);
+
+/**
+ * Frees a VOPRF client.
+ *
+ * `NULL` is a no-op. The handle must not be used again (nor be in use by another thread).
+ */
+void pt_voprf_client_free(pt_voprf_client *handle);
+
+/**
+ * `Blind(input)`, as `pt_oprf_client_blind`.
+ */
+pt_status pt_voprf_client_blind(const pt_voprf_client *client,
+                                const uint8_t *input,
+                                size_t input_len,
+                                pt_buffer *blinded_element,
+                                pt_voprf_client_state **state);
+
+/**
+ * `Blind` of each input, as `pt_oprf_client_blind_batch`.
+ */
+pt_status pt_voprf_client_blind_batch(const pt_voprf_client *client,
+                                      const pt_slice *inputs,
+                                      size_t count,
+                                      pt_buffer_list *blinded_elements,
+                                      pt_voprf_client_state **state);
+
+/**
+ * `Finalize` after `pt_voprf_client_blind`: verifies the proof, then the output (**secret**).
+ * `PT_INVALID_PROOF` when the proof fails (the state is then consumed); a malformed element or
+ * proof leaves it usable.
+ */
+pt_status pt_voprf_client_state_finalize(pt_voprf_client_state *state,
+                                         const uint8_t *evaluated_element,
+                                         size_t evaluated_element_len,
+                                         const uint8_t *proof,
+                                         size_t proof_len,
+                                         pt_buffer *output);
+
+/**
+ * `Finalize` of a batch with its one proof.
+ */
+pt_status pt_voprf_client_state_finalize_batch(pt_voprf_client_state *state,
+                                               const pt_slice *evaluated_elements,
+                                               size_t count,
+                                               const uint8_t *proof,
+                                               size_t proof_len,
+                                               pt_buffer_list *outputs_out);
+
+/**
+ * Frees (and wipes) a VOPRF client state.
+ *
+ * `NULL` is a no-op. The handle must not be used again (nor be in use by another thread).
+ */
+void pt_voprf_client_state_free(pt_voprf_client_state *handle);
+
+/**
+ * A partially oblivious client for `suite`, the server's public key and the public `info`
+ * (`PT_INPUT_TOO_LONG` at blind time for an info of 65536 bytes or more).
+ */
+pt_status pt_poprf_client_new(uint32_t suite_id,
+                              const uint8_t *public_key_in,
+                              size_t public_key_len,
+                              const uint8_t *info,
+                              size_t info_len,
+                              pt_poprf_client **out);
+
+/**
+ * Frees a POPRF client.
+ *
+ * `NULL` is a no-op. The handle must not be used again (nor be in use by another thread).
+ */
+void pt_poprf_client_free(pt_poprf_client *handle);
+
+/**
+ * `Blind(input, info)`, as `pt_oprf_client_blind`.
+ */
+pt_status pt_poprf_client_blind(const pt_poprf_client *client,
+                                const uint8_t *input,
+                                size_t input_len,
+                                pt_buffer *blinded_element,
+                                pt_poprf_client_state **state);
+
+/**
+ * `Blind` of each input, as `pt_oprf_client_blind_batch`.
+ */
+pt_status pt_poprf_client_blind_batch(const pt_poprf_client *client,
+                                      const pt_slice *inputs,
+                                      size_t count,
+                                      pt_buffer_list *blinded_elements,
+                                      pt_poprf_client_state **state);
+
+/**
+ * `Finalize` with the client's `info`, as `pt_voprf_client_state_finalize`.
+ */
+pt_status pt_poprf_client_state_finalize(pt_poprf_client_state *state,
+                                         const uint8_t *evaluated_element,
+                                         size_t evaluated_element_len,
+                                         const uint8_t *proof,
+                                         size_t proof_len,
+                                         pt_buffer *output);
+
+/**
+ * `Finalize` of a batch, as `pt_voprf_client_state_finalize_batch`.
+ */
+pt_status pt_poprf_client_state_finalize_batch(pt_poprf_client_state *state,
+                                               const pt_slice *evaluated_elements,
+                                               size_t count,
+                                               const uint8_t *proof,
+                                               size_t proof_len,
+                                               pt_buffer_list *outputs_out);
+
+/**
+ * Frees (and wipes) a POPRF client state.
+ *
+ * `NULL` is a no-op. The handle must not be used again (nor be in use by another thread).
+ */
+void pt_poprf_client_state_free(pt_poprf_client_state *handle);
+
+/**
+ * A base-mode server with a fresh random key for `suite`.
+ */
+pt_status pt_oprf_server_generate(uint32_t suite_id,
+                                  pt_oprf_server **out);
+
+/**
+ * A base-mode server from its serialized secret key (`pt_oprf_server_secret_key`'s bytes).
+ */
+pt_status pt_oprf_server_from_secret_key(uint32_t suite_id,
+                                         const uint8_t *secret_key,
+                                         size_t secret_key_len,
+                                         pt_oprf_server **out);
+
+/**
+ * `DeriveKeyPair(seed, info)` in OPRF mode (RFC 9497 §3.2.1).
+ */
+pt_status pt_oprf_server_derive(uint32_t suite_id,
+                                const uint8_t *seed,
+                                size_t seed_len,
+                                const uint8_t *info,
+                                size_t info_len,
+                                pt_oprf_server **out);
+
+/**
+ * The secret key's bytes, **secret**.
+ */
+pt_status pt_oprf_server_secret_key(const pt_oprf_server *server,
+                                    pt_buffer *out);
+
+/**
+ * `BlindEvaluate`: the evaluated element for one blinded element.
+ */
+pt_status pt_oprf_server_blind_evaluate(const pt_oprf_server *server,
+                                        const uint8_t *blinded_element,
+                                        size_t blinded_element_len,
+                                        pt_buffer *evaluated_element);
+
+/**
+ * `BlindEvaluate` of each of `count` blinded elements (1 to 65535).
+ */
+pt_status pt_oprf_server_blind_evaluate_batch(const pt_oprf_server *server,
+                                              const pt_slice *blinded_elements,
+                                              size_t count,
+                                              pt_buffer_list *evaluated_elements);
+
+/**
+ * `Evaluate(input)`: the PRF output (**secret**) computed with the key directly.
+ */
+pt_status pt_oprf_server_evaluate(const pt_oprf_server *server,
+                                  const uint8_t *input,
+                                  size_t input_len,
+                                  pt_buffer *output);
+
+/**
+ * Frees (and wipes) an OPRF server.
+ *
+ * `NULL` is a no-op. The handle must not be used again (nor be in use by another thread).
+ */
+void pt_oprf_server_free(pt_oprf_server *handle);
+
+/**
+ * A verifiable-mode server with a fresh random key for `suite`.
+ */
+pt_status pt_voprf_server_generate(uint32_t suite_id,
+                                   pt_voprf_server **out);
+
+/**
+ * A verifiable-mode server from its serialized secret key.
+ */
+pt_status pt_voprf_server_from_secret_key(uint32_t suite_id,
+                                          const uint8_t *secret_key,
+                                          size_t secret_key_len,
+                                          pt_voprf_server **out);
+
+/**
+ * `DeriveKeyPair(seed, info)` in VOPRF mode (RFC 9497 §3.2.1).
+ */
+pt_status pt_voprf_server_derive(uint32_t suite_id,
+                                 const uint8_t *seed,
+                                 size_t seed_len,
+                                 const uint8_t *info,
+                                 size_t info_len,
+                                 pt_voprf_server **out);
+
+/**
+ * The secret key's bytes, **secret**.
+ */
+pt_status pt_voprf_server_secret_key(const pt_voprf_server *server,
+                                     pt_buffer *out);
+
+/**
+ * The public key clients verify proofs with.
+ */
+pt_status pt_voprf_server_public_key(const pt_voprf_server *server,
+                                     pt_buffer *out);
+
+/**
+ * `BlindEvaluate`: the evaluated element and its proof.
+ */
+pt_status pt_voprf_server_blind_evaluate(const pt_voprf_server *server,
+                                         const uint8_t *blinded_element,
+                                         size_t blinded_element_len,
+                                         pt_buffer *evaluated_element,
+                                         pt_buffer *proof);
+
+/**
+ * Batched `BlindEvaluate`: one evaluated element per blinded element, one proof for the batch.
+ */
+pt_status pt_voprf_server_blind_evaluate_batch(const pt_voprf_server *server,
+                                               const pt_slice *blinded_elements,
+                                               size_t count,
+                                               pt_buffer_list *evaluated_elements,
+                                               pt_buffer *proof);
+
+/**
+ * `Evaluate(input)`: the PRF output (**secret**) computed with the key directly.
+ */
+pt_status pt_voprf_server_evaluate(const pt_voprf_server *server,
+                                   const uint8_t *input,
+                                   size_t input_len,
+                                   pt_buffer *output);
+
+/**
+ * Frees (and wipes) a VOPRF server.
+ *
+ * `NULL` is a no-op. The handle must not be used again (nor be in use by another thread).
+ */
+void pt_voprf_server_free(pt_voprf_server *handle);
+
+/**
+ * A partially oblivious server with a fresh random key for `suite`.
+ */
+pt_status pt_poprf_server_generate(uint32_t suite_id,
+                                   pt_poprf_server **out);
+
+/**
+ * A partially oblivious server from its serialized secret key.
+ */
+pt_status pt_poprf_server_from_secret_key(uint32_t suite_id,
+                                          const uint8_t *secret_key,
+                                          size_t secret_key_len,
+                                          pt_poprf_server **out);
+
+/**
+ * `DeriveKeyPair(seed, info)` in POPRF mode (RFC 9497 §3.2.1).
+ */
+pt_status pt_poprf_server_derive(uint32_t suite_id,
+                                 const uint8_t *seed,
+                                 size_t seed_len,
+                                 const uint8_t *info,
+                                 size_t info_len,
+                                 pt_poprf_server **out);
+
+/**
+ * The secret key's bytes, **secret**.
+ */
+pt_status pt_poprf_server_secret_key(const pt_poprf_server *server,
+                                     pt_buffer *out);
+
+/**
+ * The public key.
+ */
+pt_status pt_poprf_server_public_key(const pt_poprf_server *server,
+                                     pt_buffer *out);
+
+/**
+ * `BlindEvaluate(blinded_element, info)`: the evaluated element and its proof.
+ * `PT_INVERSE` when `skS + m == 0` for this `info` (rotate the key).
+ */
+pt_status pt_poprf_server_blind_evaluate(const pt_poprf_server *server,
+                                         const uint8_t *blinded_element,
+                                         size_t blinded_element_len,
+                                         const uint8_t *info,
+                                         size_t info_len,
+                                         pt_buffer *evaluated_element,
+                                         pt_buffer *proof);
+
+/**
+ * Batched `BlindEvaluate(blinded_elements, info)`: one proof for the batch.
+ */
+pt_status pt_poprf_server_blind_evaluate_batch(const pt_poprf_server *server,
+                                               const pt_slice *blinded_elements,
+                                               size_t count,
+                                               const uint8_t *info,
+                                               size_t info_len,
+                                               pt_buffer_list *evaluated_elements,
+                                               pt_buffer *proof);
+
+/**
+ * `Evaluate(input, info)`: the PRF output (**secret**).
+ */
+pt_status pt_poprf_server_evaluate(const pt_poprf_server *server,
+                                   const uint8_t *input,
+                                   size_t input_len,
+                                   const uint8_t *info,
+                                   size_t info_len,
+                                   pt_buffer *output);
+
+/**
+ * Frees (and wipes) a POPRF server.
+ *
+ * `NULL` is a no-op. The handle must not be used again (nor be in use by another thread).
+ */
+void pt_poprf_server_free(pt_poprf_server *handle);
 
 /**
  * Frees (and wipes) a token request state, finalized or not.

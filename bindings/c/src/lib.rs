@@ -24,5 +24,6 @@
 pub mod arc;
 pub mod challenge;
 pub mod ffi;
+pub mod oprf;
 pub mod privacy_pass;
 pub mod trust_token;

@@ -62,4 +62,14 @@ static inline int buf_is(const pt_buffer *b, const char *s) {
     return buf_eq(b, s, strlen(s)) && b->data[b->len] == 0;
 }
 
+/* A buffer list as slices (for feeding a batch back in): at most `max` items. */
+static inline size_t as_slices(const pt_buffer_list *l, pt_slice *out, size_t max) {
+    size_t n = l->count < max ? l->count : max;
+    for (size_t i = 0; i < n; i++) {
+        out[i].data = l->items[i].data;
+        out[i].len = l->items[i].len;
+    }
+    return n;
+}
+
 #endif
