@@ -66,12 +66,16 @@ pub struct StoreConfig {
     /// Seconds a spent record is kept past its key's last redemption instant: at least the
     /// largest clock skew between instances and the store plus the request timeout (30 s).
     pub spent_margin_secs: u64,
+    /// Microseconds the embedded store's first spend of a group commit waits for others to
+    /// join its transaction (0 to 10000; 0 commits what is queued at once).
+    pub group_commit_wait_us: u64,
 }
 
 impl Default for StoreConfig {
     fn default() -> Self {
         Self {
             spent_margin_secs: crate::store::DEFAULT_MARGIN_SECS,
+            group_commit_wait_us: 1000,
         }
     }
 }
@@ -250,6 +254,9 @@ impl Config {
                 return bad("[issuance] auth = \"api-keys\" needs api_keys_file")
             }
             _ => {}
+        }
+        if self.store.group_commit_wait_us > 10_000 {
+            return bad("store.group_commit_wait_us must be at most 10000");
         }
         if self.store.spent_margin_secs < 60 {
             return bad("store.spent_margin_secs must be at least 60");

@@ -103,7 +103,8 @@ async fn run(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
         None => {
             let redb = Arc::new(
                 RedbStore::open(&args.data_dir.join("spent.redb"))?
-                    .with_margin(config.store.spent_margin_secs),
+                    .with_margin(config.store.spent_margin_secs)
+                    .with_group_wait(Duration::from_micros(config.store.group_commit_wait_us))?,
             );
             let sweeper = redb.clone();
             tokio::spawn(async move {

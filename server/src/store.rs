@@ -11,6 +11,7 @@
 use std::future::Future;
 use std::path::Path;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -62,20 +63,43 @@ fn key_expired() -> StoreError {
     StoreError("the token's key no longer redeems".into())
 }
 
-/// The embedded store: a `redb` database file, one write transaction per spend (redb
-/// serializes write transactions, so the read and the insert are one atomic step), committed
-/// durably before the answer.
+/// The embedded store: a `redb` database file with group commit. Spends go to one writer
+/// thread, which gathers the spends that arrive together (the first one waits at most
+/// [`RedbStore::with_group_wait`], 1 ms by default, for others; at most [`MAX_GROUP`] per
+/// group) into one write transaction, committed durably (`Durability::Immediate`) before any of
+/// them is answered. redb serializes write transactions, so each read-then-insert is atomic,
+/// and a duplicate inside one group finds the record its predecessor inserted.
 pub struct RedbStore {
     db: Arc<Database>,
     margin: u64,
+    writer: Option<Writer>,
+    commits: Arc<AtomicU64>,
 }
+
+/// The writer thread and its queue.
+struct Writer {
+    queue: std::sync::mpsc::SyncSender<Pending>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+/// A spend waiting for its group's commit.
+struct Pending {
+    id: Vec<u8>,
+    keep_until: u64,
+    reply: tokio::sync::oneshot::Sender<Result<Spend, StoreError>>,
+}
+
+/// The most spends in one group commit.
+pub const MAX_GROUP: usize = 512;
+/// Spends queued for the writer beyond which new ones are refused (503) rather than queued.
+const QUEUE_LIMIT: usize = 8192;
 
 fn store_err(e: impl std::fmt::Display) -> StoreError {
     StoreError(e.to_string())
 }
 
 impl RedbStore {
-    /// Opens (or creates) the database at `path`.
+    /// Opens (or creates) the database at `path` and starts its writer thread.
     ///
     /// # Errors
     /// [`StoreError`] when the file cannot be opened or initialized.
@@ -84,10 +108,14 @@ impl RedbStore {
         let txn = db.begin_write().map_err(store_err)?;
         txn.open_table(SPENT).map_err(store_err)?;
         txn.commit().map_err(store_err)?;
-        Ok(Self {
+        let mut s = Self {
             db: Arc::new(db),
             margin: DEFAULT_MARGIN_SECS,
-        })
+            writer: None,
+            commits: Arc::new(AtomicU64::new(0)),
+        };
+        s.start_writer(Duration::from_millis(1))?;
+        Ok(s)
     }
 
     /// Keeps records `secs` past their key's last redemption instant.
@@ -97,72 +125,180 @@ impl RedbStore {
         self
     }
 
-    fn spend_blocking(
-        db: &Database,
-        id: &[u8],
-        expires_at: u64,
-        now: u64,
-        margin: u64,
-    ) -> Result<Spend, StoreError> {
-        if now >= expires_at {
-            return Err(key_expired());
+    /// The longest the first spend of a group waits for others to join it (0: commit what is
+    /// queued at once).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the writer thread cannot be restarted.
+    pub fn with_group_wait(mut self, wait: Duration) -> Result<Self, StoreError> {
+        self.stop_writer();
+        self.start_writer(wait)?;
+        Ok(self)
+    }
+
+    /// How many write transactions the spends committed so far.
+    pub fn commits(&self) -> u64 {
+        self.commits.load(Ordering::Relaxed)
+    }
+
+    fn start_writer(&mut self, wait: Duration) -> Result<(), StoreError> {
+        let (queue, rx) = std::sync::mpsc::sync_channel::<Pending>(QUEUE_LIMIT);
+        let (db, commits) = (self.db.clone(), self.commits.clone());
+        let thread = std::thread::Builder::new()
+            .name("redb-writer".into())
+            .spawn(move || {
+                let mut group = Vec::with_capacity(MAX_GROUP);
+                while let Ok(first) = rx.recv() {
+                    group.push(first);
+                    let deadline = std::time::Instant::now() + wait;
+                    while group.len() < MAX_GROUP {
+                        let left = deadline.saturating_duration_since(std::time::Instant::now());
+                        match rx.recv_timeout(left) {
+                            Ok(p) => group.push(p),
+                            Err(_) => break,
+                        }
+                    }
+                    let outcomes = Self::commit_group(&db, &group);
+                    commits.fetch_add(1, Ordering::Relaxed);
+                    for (i, p) in group.drain(..).enumerate() {
+                        let r = match &outcomes {
+                            Ok(o) => Ok(o[i]),
+                            Err(e) => Err(StoreError(e.0.clone())),
+                        };
+                        let _ = p.reply.send(r);
+                    }
+                }
+            })
+            .map_err(store_err)?;
+        self.writer = Some(Writer { queue, thread });
+        Ok(())
+    }
+
+    fn stop_writer(&mut self) {
+        if let Some(w) = self.writer.take() {
+            drop(w.queue);
+            let _ = w.thread.join();
         }
+    }
+
+    /// One write transaction for a group: presence alone decides (the sweep removes a record
+    /// only after its key's last redemption instant plus the margin).
+    fn commit_group(db: &Database, group: &[Pending]) -> Result<Vec<Spend>, StoreError> {
         let mut txn = db.begin_write().map_err(store_err)?;
         txn.set_durability(Durability::Immediate);
-        let outcome = {
+        let mut outcomes = Vec::with_capacity(group.len());
+        {
             let mut table = txn.open_table(SPENT).map_err(store_err)?;
-            // Presence alone decides: the sweep removes a record only after its key's last
-            // redemption instant plus the margin.
-            if table.get(id).map_err(store_err)?.is_some() {
-                Spend::AlreadySpent
-            } else {
-                table
-                    .insert(id, expires_at.saturating_add(margin))
-                    .map_err(store_err)?;
-                Spend::Fresh
+            for p in group {
+                if table.get(p.id.as_slice()).map_err(store_err)?.is_some() {
+                    outcomes.push(Spend::AlreadySpent);
+                } else {
+                    table
+                        .insert(p.id.as_slice(), p.keep_until)
+                        .map_err(store_err)?;
+                    outcomes.push(Spend::Fresh);
+                }
             }
-        };
-        if outcome == Spend::Fresh {
+        }
+        if outcomes.contains(&Spend::Fresh) {
             txn.commit().map_err(store_err)?;
         } else {
             txn.abort().map_err(store_err)?;
         }
-        Ok(outcome)
+        Ok(outcomes)
     }
 
-    /// Deletes the records kept until `now` or earlier; returns how many.
+    /// Deletes the records kept until `now` or earlier, in transactions of at most
+    /// [`SWEEP_CHUNK`] records scanned each (spends commit between them); returns how many.
     ///
     /// # Errors
     /// [`StoreError`] on a database error.
     pub fn sweep(&self, now: u64) -> Result<u64, StoreError> {
-        let txn = self.db.begin_write().map_err(store_err)?;
-        let mut removed = 0u64;
-        {
-            let mut table = txn.open_table(SPENT).map_err(store_err)?;
-            table
-                .retain(|_, exp| {
-                    let keep = exp > now;
-                    removed += u64::from(!keep);
-                    keep
-                })
-                .map_err(store_err)?;
+        self.sweep_in_chunks(now, SWEEP_CHUNK)
+            .map(|(removed, _)| removed)
+    }
+
+    /// [`RedbStore::sweep`] with `chunk` records scanned per transaction; returns the records
+    /// removed and the transactions used.
+    ///
+    /// # Errors
+    /// [`StoreError`] on a database error.
+    pub fn sweep_in_chunks(&self, now: u64, chunk: usize) -> Result<(u64, u64), StoreError> {
+        let chunk = chunk.max(1);
+        let (mut removed, mut txns) = (0u64, 0u64);
+        let mut after: Option<Vec<u8>> = None;
+        loop {
+            let txn = self.db.begin_write().map_err(store_err)?;
+            let (expired, last) = {
+                let mut table = txn.open_table(SPENT).map_err(store_err)?;
+                let mut expired = Vec::new();
+                let mut last = None;
+                {
+                    let range = match &after {
+                        Some(a) => table.range::<&[u8]>((
+                            std::ops::Bound::Excluded(a.as_slice()),
+                            std::ops::Bound::Unbounded,
+                        )),
+                        None => table.range::<&[u8]>(..),
+                    }
+                    .map_err(store_err)?;
+                    for entry in range.take(chunk) {
+                        let (k, v) = entry.map_err(store_err)?;
+                        let k = k.value().to_vec();
+                        if v.value() <= now {
+                            expired.push(k.clone());
+                        }
+                        last = Some(k);
+                    }
+                }
+                for k in &expired {
+                    table.remove(k.as_slice()).map_err(store_err)?;
+                }
+                (expired.len() as u64, last)
+            };
+            txn.commit().map_err(store_err)?;
+            txns += 1;
+            removed += expired;
+            match last {
+                Some(l) => after = Some(l),
+                None => return Ok((removed, txns)),
+            }
         }
-        txn.commit().map_err(store_err)?;
-        Ok(removed)
+    }
+}
+
+/// Records scanned per sweep transaction.
+pub const SWEEP_CHUNK: usize = 10_000;
+
+impl Drop for RedbStore {
+    fn drop(&mut self) {
+        self.stop_writer();
     }
 }
 
 impl SpentStore for RedbStore {
     fn spend<'a>(&'a self, id: &'a [u8], expires_at: u64, now: u64) -> StoreFuture<'a> {
-        let db = self.db.clone();
-        let id = id.to_vec();
-        let margin = self.margin;
+        let keep_until = expires_at.saturating_add(self.margin);
         Box::pin(async move {
-            tokio::task::spawn_blocking(move || {
-                Self::spend_blocking(&db, &id, expires_at, now, margin)
-            })
-            .await
-            .map_err(store_err)?
+            if now >= expires_at {
+                return Err(key_expired());
+            }
+            let writer = self
+                .writer
+                .as_ref()
+                .ok_or_else(|| StoreError("the writer is stopped".into()))?;
+            let (reply, answer) = tokio::sync::oneshot::channel();
+            writer
+                .queue
+                .try_send(Pending {
+                    id: id.to_vec(),
+                    keep_until,
+                    reply,
+                })
+                .map_err(|_| StoreError("the spend queue is full".into()))?;
+            answer
+                .await
+                .map_err(|_| StoreError("the writer stopped".into()))?
         })
     }
 

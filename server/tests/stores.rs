@@ -217,3 +217,78 @@ async fn redis_with_an_eviction_policy_is_refused() {
     let redis = Redis::start();
     redis.store().await;
 }
+
+/// Group commit: spends that arrive together share one durable transaction, each answered only
+/// after it; every acknowledged spend is in the file after the store is closed and reopened.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redb_group_commit_shares_transactions_and_loses_nothing() {
+    use privacy_tokens_server::store::RedbStore;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.redb");
+    let store = Arc::new(RedbStore::open(&path).unwrap());
+    let exp = privacy_tokens_server::unix_now() + 60;
+    let mut tasks = Vec::new();
+    for i in 0..200u32 {
+        let s = store.clone();
+        tasks.push(tokio::spawn(async move {
+            s.spend(&i.to_be_bytes(), exp, exp - 60).await.unwrap()
+        }));
+    }
+    for t in tasks {
+        assert_eq!(t.await.unwrap(), Spend::Fresh);
+    }
+    let commits = store.commits();
+    assert!(
+        commits < 100,
+        "200 concurrent spends took {commits} transactions"
+    );
+    drop(store);
+    let store = RedbStore::open(&path).unwrap();
+    for i in 0..200u32 {
+        assert_eq!(
+            store.spend(&i.to_be_bytes(), exp, exp - 60).await.unwrap(),
+            Spend::AlreadySpent
+        );
+    }
+}
+
+/// Defect 6 (issue 19): the sweep works in bounded transactions, so spends commit between
+/// them instead of waiting behind one scan of the whole table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redb_sweep_runs_in_bounded_chunks() {
+    use privacy_tokens_server::store::RedbStore;
+    let dir = tempfile::tempdir().unwrap();
+    let store = RedbStore::open(&dir.path().join("s.redb")).unwrap();
+    let mut tasks = Vec::new();
+    let store = Arc::new(store);
+    for i in 0..250u32 {
+        let s = store.clone();
+        // Odd ids expire early, even ones late.
+        let exp = if i % 2 == 1 { 1000 } else { 1_000_000 };
+        tasks.push(tokio::spawn(async move {
+            s.spend(&i.to_be_bytes(), exp, 999).await.unwrap()
+        }));
+    }
+    for t in tasks {
+        assert_eq!(t.await.unwrap(), Spend::Fresh);
+    }
+    let (removed, txns) = store.sweep_in_chunks(1000 + 3600, 10).unwrap();
+    assert_eq!(removed, 125);
+    assert!(
+        txns >= 25,
+        "one sweep of 250 records in {txns} transactions"
+    );
+    for i in 0..250u32 {
+        let exp = if i % 2 == 1 { 10_000 } else { 1_000_000 };
+        let want = if i % 2 == 1 {
+            Spend::Fresh
+        } else {
+            Spend::AlreadySpent
+        };
+        assert_eq!(
+            store.spend(&i.to_be_bytes(), exp, 999).await.unwrap(),
+            want,
+            "{i}"
+        );
+    }
+}
