@@ -27,3 +27,30 @@ pub mod ffi;
 pub mod oprf;
 pub mod privacy_pass;
 pub mod trust_token;
+
+/// The thread-safety the header states, checked at compile time: every handle may move between
+/// threads, and those documented as shareable through `const` pointers are `Sync`.
+const _: () = {
+    const fn send<T: Send>() {}
+    const fn sync<T: Send + Sync>() {}
+    send::<privacy_pass::pt_token_request_state>();
+    send::<arc::pt_credential_request_state>();
+    send::<arc::pt_credential>();
+    send::<trust_token::pt_trust_token_issuance_state>();
+    send::<oprf::pt_oprf_client_state>();
+    send::<oprf::pt_voprf_client_state>();
+    send::<oprf::pt_poprf_client_state>();
+    sync::<challenge::pt_challenge>();
+    sync::<challenge::pt_challenge_list>();
+    sync::<privacy_pass::pt_token>();
+    sync::<privacy_pass::pt_privacy_pass_issuer>();
+    sync::<arc::pt_arc_issuer>();
+    sync::<trust_token::pt_trust_token_issuer>();
+    sync::<trust_token::pt_trust_token_client>();
+    sync::<oprf::pt_oprf_client>();
+    sync::<oprf::pt_voprf_client>();
+    sync::<oprf::pt_poprf_client>();
+    sync::<oprf::pt_oprf_server>();
+    sync::<oprf::pt_voprf_server>();
+    sync::<oprf::pt_poprf_server>();
+};

@@ -700,8 +700,10 @@ static void arc_bad_input(void) {
     EXPECT(pt_credential_remaining(NULL, c, NULL, 0, 0, &left), PT_NULL_ARGUMENT);
     pt_buffer b;
     EXPECT(pt_credential_to_bytes(NULL, &b), PT_NULL_ARGUMENT);
-    EXPECT(pt_arc_issuer_from_secret_key((const uint8_t *)"\x01", 1, (pt_arc_issuer **)&cred),
+    pt_arc_issuer *bad_issuer = (pt_arc_issuer *)1;
+    EXPECT(pt_arc_issuer_from_secret_key((const uint8_t *)"\x01", 1, &bad_issuer),
            PT_INVALID_LENGTH);
+    CHECK(bad_issuer == NULL);
     EXPECT(pt_arc_issuer_generate(NULL), PT_NULL_ARGUMENT);
     pt_buffer_free(&resp);
     pt_buffer_free(&body);

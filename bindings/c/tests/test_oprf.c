@@ -330,11 +330,12 @@ static void voprf_bad_input(void) {
     key[0] = 0;
     EXPECT(pt_voprf_client_new(PT_SUITE_RISTRETTO255_SHA512, key, 32, &c), PT_IDENTITY_ELEMENT);
     EXPECT(pt_voprf_client_new(7, key, 32, &c), PT_INVALID_ARGUMENT);
-    EXPECT(pt_poprf_client_new(PT_SUITE_DECAF448_SHAKE256, key, 49, NULL, 0, (pt_poprf_client **)&c),
+    pt_poprf_client *pc = (pt_poprf_client *)1;
+    EXPECT(pt_poprf_client_new(PT_SUITE_DECAF448_SHAKE256, key, 49, NULL, 0, &pc),
            PT_INVALID_LENGTH);
-    EXPECT(pt_poprf_client_new(PT_SUITE_DECAF448_SHAKE256, key, 49, NULL, 3, (pt_poprf_client **)&c),
+    EXPECT(pt_poprf_client_new(PT_SUITE_DECAF448_SHAKE256, key, 49, NULL, 3, &pc),
            PT_NULL_ARGUMENT);
-    CHECK(c == NULL);
+    CHECK(c == NULL && pc == NULL);
     pt_voprf_server *s = NULL;
     OK(pt_voprf_server_generate(PT_SUITE_RISTRETTO255_SHA512, &s));
     pt_buffer pk, b, e, p;
