@@ -7,7 +7,9 @@
 #      valgrind --leak-check=full --error-exitcode=1;
 #   4. controls: a test program built with a wrong status expectation must fail, and one built
 #      with a leaked buffer must fail under valgrind;
-#   5. the Python ctypes smoke test (tests/smoke.py): a Privacy Pass token from the issuer
+#   5. tests/vectors.py: RFC 9497 and BoringSSL Trust Token vectors through the shared library
+#      (Python ctypes), with a control (one altered expected value must fail);
+#   6. the Python ctypes smoke test (tests/smoke.py): Privacy Pass tokens from the issuer
 #      server process (server/, built with cargo build --release) over HTTP through the
 #      shared library.
 # Ends with "N passed, M failed" (N, M: the tests of every step) and exits 1 if any failed.
@@ -149,7 +151,19 @@ else
     failure "control: a leaked buffer was not caught by valgrind (exit $rc)"
 fi
 
-# 5. Python ctypes smoke test against the issuer server process.
+# 5. Published vectors through the shared library (Python ctypes), and their control.
+PRIVACY_TOKENS_LIB="$lib_so" python3 tests/vectors.py >"$build/vectors.log" 2>&1
+cat "$build/vectors.log"
+add_counts "$build/vectors.log" "vectors.py"
+PRIVACY_TOKENS_LIB="$lib_so" PT_VECTORS_CONTROL=1 python3 tests/vectors.py >"$build/vectors_control.log" 2>&1
+if grep -Eq '^16 passed, 1 failed$' "$build/vectors_control.log"; then
+    pass "control: a wrong expected vector value fails vectors.py (16 passed, 1 failed)"
+else
+    tail -n 5 "$build/vectors_control.log"
+    failure "control: a wrong expected vector value did not fail vectors.py"
+fi
+
+# 6. Python ctypes smoke test against the issuer server process.
 server_bin="${PRIVACY_TOKENS_SERVER_BIN:-}"
 if [[ -z "$server_bin" ]]; then
     if (cd "$root/server" && cargo build --release --bin privacy-tokens-server >"$build/server-build.log" 2>&1); then
