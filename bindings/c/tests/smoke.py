@@ -21,58 +21,28 @@ import traceback
 import urllib.error
 import urllib.request
 
-PT_OK = 0
+from ptlib import PT_OK, Buffer, BufferList, PtError, Runner, free, lib, take, take_list
+
 PT_TOKEN_TYPE_1 = 1
 PT_STATE_CONSUMED = 103
 
-
-class Buffer(ctypes.Structure):
-    _fields_ = [("data", ctypes.POINTER(ctypes.c_uint8)), ("len", ctypes.c_size_t)]
-
-
-class BufferList(ctypes.Structure):
-    _fields_ = [("items", ctypes.POINTER(Buffer)), ("count", ctypes.c_size_t)]
-
-
-lib = ctypes.CDLL(os.environ["PRIVACY_TOKENS_LIB"])
-lib.pt_status_name.restype = ctypes.c_char_p
-lib.pt_status_name.argtypes = [ctypes.c_int32]
 P = ctypes.c_void_p
 lib.pt_parse_challenges.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(P)]
 lib.pt_challenge_list_find.argtypes = [P, ctypes.c_uint16, ctypes.POINTER(P)]
-lib.pt_challenge_list_free.argtypes = [P]
-lib.pt_challenge_free.argtypes = [P]
 lib.pt_create_token_request.argtypes = [
     P, P, ctypes.c_size_t, ctypes.c_uint32, ctypes.POINTER(Buffer),
     ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(P)]
 lib.pt_token_request_state_finalize.argtypes = [
     P, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(BufferList)]
-lib.pt_token_request_state_free.argtypes = [P]
 lib.pt_authorization_header.argtypes = [P, ctypes.c_size_t, ctypes.POINTER(Buffer)]
-lib.pt_buffer_free.argtypes = [ctypes.POINTER(Buffer)]
-lib.pt_buffer_list_free.argtypes = [ctypes.POINTER(BufferList)]
 for f in ("pt_parse_challenges", "pt_challenge_list_find", "pt_create_token_request",
           "pt_token_request_state_finalize", "pt_authorization_header"):
     getattr(lib, f).restype = ctypes.c_int32
 
 
-class PtError(Exception):
-    def __init__(self, status):
-        super().__init__(lib.pt_status_name(status).decode())
-        self.status = status
-
-
 def check(status):
     if status != PT_OK:
-        raise PtError(status)
-
-
-def take(buf):
-    """The bytes of a library buffer, which is then freed."""
-    try:
-        return ctypes.string_at(buf.data, buf.len) if buf.len else b""
-    finally:
-        lib.pt_buffer_free(ctypes.byref(buf))
+        raise PtError("call", status)
 
 
 # --------------------------------------------------------------------------------------------
@@ -199,7 +169,7 @@ def challenge_of(server, token_type):
     try:
         check(lib.pt_challenge_list_find(lst, token_type, ctypes.byref(c)))
     finally:
-        lib.pt_challenge_list_free(lst)
+        free("pt_challenge_list_free", lst)
     return c
 
 
@@ -217,11 +187,7 @@ def get_tokens(server, count):
         tokens = BufferList()
         check(lib.pt_token_request_state_finalize(state, response, len(response),
                                                   ctypes.byref(tokens)))
-        try:
-            out = [ctypes.string_at(tokens.items[i].data, tokens.items[i].len)
-                   for i in range(tokens.count)]
-        finally:
-            lib.pt_buffer_list_free(ctypes.byref(tokens))
+        out = take_list(tokens)
         # The state is one-shot.
         again = BufferList()
         s = lib.pt_token_request_state_finalize(state, response, len(response),
@@ -229,8 +195,8 @@ def get_tokens(server, count):
         assert s == PT_STATE_CONSUMED, lib.pt_status_name(s)
         return out
     finally:
-        lib.pt_token_request_state_free(state)
-        lib.pt_challenge_free(c)
+        free("pt_token_request_state_free", state)
+        free("pt_challenge_free", c)
 
 
 def authorization(token):
@@ -247,18 +213,7 @@ def redeem_and_replay(server, token):
 
 
 def main():
-    results = []
-
-    def test(name, fn, *args):
-        try:
-            fn(*args)
-            results.append(True)
-            print(f"ok - {name}", flush=True)
-        except Exception:  # noqa: BLE001 (a failed test, reported)
-            results.append(False)
-            print(f"not ok - {name}", flush=True)
-            traceback.print_exc()
-
+    run = Runner()
     server = None
     try:
         server = Server(os.environ["PRIVACY_TOKENS_SERVER_BIN"])
@@ -282,24 +237,18 @@ def main():
                                 headers={"Authorization": authorization(forged)})
             assert status == 401, status
 
-        test("smoke: a 0x0001 token from the server over HTTP, redeemed (200) and replayed (401)",
+        run.test("smoke: a 0x0001 token from the server over HTTP, redeemed (200) and replayed (401)",
              single)
-        test("smoke: an amortized batch of 3 from the server, each redeemed once", batch)
-        test("smoke: a token with a flipped authenticator bit is refused (401)", forged)
+        run.test("smoke: an amortized batch of 3 from the server, each redeemed once", batch)
+        run.test("smoke: a token with a flipped authenticator bit is refused (401)", forged)
     except Exception:  # noqa: BLE001
-        results.append(False)
-        print("not ok - smoke: the server process starts", flush=True)
+        run.record("smoke: the server process starts", False)
         traceback.print_exc()
     finally:
         if server is not None:
             code = server.stop()
-            ok = code == 0
-            results.append(ok)
-            print(f"{'ok' if ok else 'not ok'} - smoke: the server exits 0 on SIGTERM (exit {code})")
-    passed = sum(results)
-    failed = len(results) - passed
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+            run.record(f"smoke: the server exits 0 on SIGTERM (exit {code})", code == 0)
+    return run.summary()
 
 
 if __name__ == "__main__":

@@ -17,61 +17,15 @@ import ctypes
 import json
 import os
 import sys
-import traceback
+
+from ptlib import Buffer, BufferList, Runner, Slice, call, free, lib, out_bytes, take_list
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 VECTORS = os.path.join(HERE, "..", "..", "..", "test-vectors")
 
-PT_OK = 0
 SUITES = {"P256-SHA256": 1, "P384-SHA384": 2, "P521-SHA512": 3, "ristretto255-SHA512": 4,
           "decaf448-SHAKE256": 5}
 METHODS = {"pst_v1_voprf": 1, "pst_v1_pmb": 2}
-
-
-class Buffer(ctypes.Structure):
-    _fields_ = [("data", ctypes.POINTER(ctypes.c_uint8)), ("len", ctypes.c_size_t)]
-
-
-class BufferList(ctypes.Structure):
-    _fields_ = [("items", ctypes.POINTER(Buffer)), ("count", ctypes.c_size_t)]
-
-
-class Slice(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_char_p), ("len", ctypes.c_size_t)]
-
-
-lib = ctypes.CDLL(os.environ["PRIVACY_TOKENS_LIB"])
-lib.pt_status_name.restype = ctypes.c_char_p
-lib.pt_status_name.argtypes = [ctypes.c_int32]
-lib.pt_buffer_free.argtypes = [ctypes.POINTER(Buffer)]
-lib.pt_buffer_list_free.argtypes = [ctypes.POINTER(BufferList)]
-
-
-def call(name, *args):
-    """Calls `name`; Python ints go as size_t (a full register or 8-byte stack slot on x86-64
-    and aarch64, so they also fill the narrower integer parameters)."""
-    f = getattr(lib, name)
-    f.restype = ctypes.c_int32
-    s = f(*(ctypes.c_size_t(a) if isinstance(a, int) else a for a in args))
-    if s != PT_OK:
-        raise AssertionError(f"{name}: {lib.pt_status_name(s).decode()}")
-
-
-def out_bytes(name, *args):
-    """Calls `name(*args, &buffer)` and returns the buffer's bytes (then freed)."""
-    b = Buffer()
-    call(name, *args, ctypes.byref(b))
-    try:
-        return ctypes.string_at(b.data, b.len)
-    finally:
-        lib.pt_buffer_free(ctypes.byref(b))
-
-
-def take_list(lst):
-    try:
-        return [ctypes.string_at(lst.items[i].data, lst.items[i].len) for i in range(lst.count)]
-    finally:
-        lib.pt_buffer_list_free(ctypes.byref(lst))
 
 
 def slices(items):
@@ -79,12 +33,6 @@ def slices(items):
     for i, b in enumerate(items):
         arr[i].data, arr[i].len = b, len(b)
     return arr
-
-
-def free(name, handle):
-    f = getattr(lib, name)
-    f.argtypes = [ctypes.c_void_p]
-    f(handle)
 
 
 MODE = {0: "oprf", 1: "voprf", 2: "poprf"}
@@ -168,18 +116,7 @@ def trust_token(name, m):
 
 
 def main():
-    results = []
-
-    def test(name, fn, *args):
-        try:
-            fn(*args)
-            results.append(True)
-            print(f"ok - {name}", flush=True)
-        except Exception:  # noqa: BLE001 (a failed test, reported)
-            results.append(False)
-            print(f"not ok - {name}", flush=True)
-            traceback.print_exc()
-
+    run = Runner()
     with open(os.path.join(VECTORS, "rfc9497-voprf.json")) as f:
         sets = json.load(f)
     assert len(sets) == 15
@@ -188,17 +125,14 @@ def main():
         v = sets[0]["vectors"][0]
         v["Output"] = ("1" if v["Output"][0] == "0" else "0") + v["Output"][1:]
     for e in sets:
-        test(f"RFC 9497 {e['identifier']} mode {e['mode']}: derive, BlindEvaluate, Evaluate",
-             rfc9497, e)
+        run.test(f"RFC 9497 {e['identifier']} mode {e['mode']}: derive, BlindEvaluate, Evaluate",
+                 rfc9497, e)
     with open(os.path.join(VECTORS, "trust-token-boringssl-pst-v1.json")) as f:
         tt = json.load(f)["methods"]
     for name in METHODS:
-        test(f"BoringSSL {name}: derive_key_from_secret blobs, every recorded redemption",
-             trust_token, name, tt[name])
-    passed = sum(results)
-    failed = len(results) - passed
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+        run.test(f"BoringSSL {name}: derive_key_from_secret blobs, every recorded redemption",
+                 trust_token, name, tt[name])
+    return run.summary()
 
 
 if __name__ == "__main__":
