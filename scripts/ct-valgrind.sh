@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Secrets checked by valgrind (tests/ct_valgrind.rs): the secret-dependent operations run on
-# secrets marked undefined with memcheck client requests; any branch or memory index on a
-# secret is a memcheck error (`valgrind --error-exitcode=1`). The only accepted jumps are the
-# ones scripts/ct-valgrind.supp names (each with its reason). Then the control: a planted
-# branch and table index on a secret and a variable-time multiplication by a secret scalar,
-# which must be detected. Installs valgrind when it is missing. Prints
+# Secrets checked by valgrind (tests/ct_valgrind.rs, built with the test hook feature
+# `ct-validation`): the secret-dependent operations of every protocol and suite run on secrets
+# marked undefined with memcheck client requests, and the library marks defined what the
+# protocol publishes (src/group/validation.rs); any branch or memory index on a secret is a
+# memcheck error (`valgrind --error-exitcode=1`). The only accepted jumps are the ones
+# scripts/ct-valgrind.supp names (each with its reason). Then the control: a planted branch
+# and table index on a secret and a variable-time multiplication by a secret scalar, which must
+# be detected. Installs valgrind when it is missing. Prints
 # `ct-valgrind: <N> operations, <E> errors` and `ct-valgrind control: <n> errors (detected)`;
-# exits 0 only when E = 0 and the control is detected. About 15 s after the test build.
+# exits 0 only when E = 0 and the control is detected. About 40 s after the test build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never

@@ -259,8 +259,9 @@ pub enum Base<'a, C: Curve> {
     Variable,
     /// An element that is secret to the verifier (ARC's `V`, computed with the server key):
     /// the verifier multiplies by it in constant time and adds the product with complete
-    /// addition, so nothing about it reaches a branch before the verdict. The prover treats it
-    /// as [`Base::Variable`] (its multiplications are constant time anyway).
+    /// addition, so nothing about it reaches a branch before the verdict ([`verify`]; the
+    /// batchable verifier compares commitments in variable time and is not for such elements).
+    /// The prover treats it as [`Base::Variable`] (its multiplications are constant time).
     Secret,
     /// An element whose representation `g * G + h * H` the prover knows (prover only; a
     /// verifier treats it as [`Base::Variable`]): `k * P = (k g) * G + (k h) * H` with two
@@ -987,7 +988,8 @@ fn vartime_simulate<C: Curve, T: SigmaTranscript<C>>(
     group::normalize_slice::<C>(&commit[..m], &mut out[..m])
 }
 
-/// Verifies a compact proof. Variable time: every input is public. Heap-free.
+/// Verifies a compact proof. Variable time over public inputs, constant time in the elements
+/// marked [`Base::Secret`] up to the verdict. Heap-free.
 ///
 /// # Errors
 /// [`Error::InvalidProof`] whatever failed.

@@ -6,11 +6,12 @@
 //! or a memory address that depends on a secret is then a memcheck error. A value computed from
 //! secrets is undefined too, also once the protocol publishes it (an evaluated element `k*B`, a
 //! proof), and the variable-time code that then processes it as public data would be reported.
-//! [`publish`] is called at each point where the protocol publishes such a value (on the wire
-//! or as an output), BoringSSL's `CONSTTIME_DECLASSIFY`: with this feature it marks the bytes
-//! defined (memcheck's `VALGRIND_MAKE_MEM_DEFINED` client request), without it it is an empty
-//! function and the client-request code is not compiled. Each call site says why the value is
-//! public; a secret, or anything from which one follows, is never passed to it.
+//! The crate-internal `publish` is called at each point where the protocol publishes such a
+//! value (on the wire or as an output), BoringSSL's `CONSTTIME_DECLASSIFY`: with this feature
+//! it marks the bytes defined (memcheck's `VALGRIND_MAKE_MEM_DEFINED` client request), without
+//! it it is an empty function and the client-request code is not compiled. Each call site says
+//! why the value is public; a secret, or anything from which one follows, is never passed to
+//! it.
 //!
 //! The other functions, with the feature only, are what the test needs of the same client
 //! requests: mark a secret undefined, ask whether valgrind runs the process, count its errors.
