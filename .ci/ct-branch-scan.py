@@ -43,6 +43,11 @@ REVIEWED = {
     r"arc::sigma03::validate_instance$": (
         1, "a shape check of the public statement (an unused element or scalar)"),
     r"PrivateKey::from_bytes$": (1, "the method's scalar count (blob layout)"),
+    # The DLEQ transcript hashes (RFC 9497 ComputeComposites / the challenge) hash public values
+    # only (the key, the blinded and evaluated elements, t2 and t3, which the verifier
+    # recomputes); the branch is hash2curve's expand_message error / output-length check.
+    r"voprf::Context<S> as .*DleqHash.*>::(challenge|composite)$": (
+        1, "hash2curve's expander output-length check on the public transcript"),
     # With P-256's squaring inlined, `sqn(x, 2)` becomes a two-trip loop whose flag is the
     # constant `mov $0x1` set before it and tested at its back edge: the loop counter.
     r"group::field::(invert_p256|pow_p256_c1)$": (
