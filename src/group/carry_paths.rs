@@ -751,6 +751,9 @@ fn carry_coverage() {
 fn fuzz_seeds_hold_the_directed_inputs() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus");
     let write = std::env::var_os("CARRY_WRITE_SEEDS").is_some();
+    // The published crate leaves `fuzz/` out: there only the encodings are checked. In the
+    // repository the corpus is there and a missing or stale seed fails.
+    let corpus = std::path::Path::new(dir).is_dir();
     for (k, c) in CASES.iter().enumerate() {
         let b = if c.b.is_empty() { c.a } else { c.b };
         let (target, bytes) = if c.op.limbs() == 6 {
@@ -764,8 +767,10 @@ fn fuzz_seeds_hold_the_directed_inputs() {
         if write {
             std::fs::write(&path, &bytes).expect("write seed");
         }
-        let have = std::fs::read(&path).unwrap_or_else(|_| panic!("missing seed {path}"));
-        assert_eq!(have, bytes, "{path}");
+        if corpus {
+            let have = std::fs::read(&path).unwrap_or_else(|_| panic!("missing seed {path}"));
+            assert_eq!(have, bytes, "{path}");
+        }
         // Decoding the encoding gives back the raw limbs.
         if c.op.limbs() == 6 {
             let fe = P384Fe::from_bytes(&arr_u8(&bytes[..48])).unwrap();
