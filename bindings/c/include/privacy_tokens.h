@@ -760,8 +760,9 @@ pt_status pt_challenge_list_get(const pt_challenge_list *list,
                                 pt_challenge **out);
 
 /**
- * A copy of the first supported challenge of `token_type` (a new handle);
- * `PT_ABSENT` when the list has none.
+ * A copy of the first challenge of `token_type` whose bytes parse (a new handle; check
+ * `pt_challenge_supported` for other types than 0x0001, 0x0005 and 0xE5AC); `PT_ABSENT` when
+ * the list has none.
  */
 pt_status pt_challenge_list_find(const pt_challenge_list *list,
                                  uint16_t token_type,

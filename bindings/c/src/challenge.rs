@@ -461,8 +461,9 @@ pub unsafe extern "C" fn pt_challenge_list_get(
     })
 }
 
-/// A copy of the first supported challenge of `token_type` (a new handle);
-/// `PT_ABSENT` when the list has none.
+/// A copy of the first challenge of `token_type` whose bytes parse (a new handle; check
+/// `pt_challenge_supported` for other types than 0x0001, 0x0005 and 0xE5AC); `PT_ABSENT` when
+/// the list has none.
 #[no_mangle]
 pub unsafe extern "C" fn pt_challenge_list_find(
     list: *const pt_challenge_list,
