@@ -170,6 +170,28 @@ static void challenges(void) {
     OK(pt_challenge_supported(p, &supported));
     CHECK(!supported);
     pt_challenge_free(p);
+    EXPECT(pt_challenge_list_find(list, 2, &p), PT_ABSENT); /* empty issuer name: no parse */
+    pt_challenge_list_free(list);
+    /* find gives a challenge of that type whose bytes parse, supported or not (type 2, issuer
+     * name "x", empty redemption context and origin info) */
+    const char unk2[] = "PrivateToken challenge=AAIAAXgAAAA=";
+    OK(pt_parse_challenges(unk2, strlen(unk2), &list));
+    OK(pt_challenge_list_find(list, 2, &p));
+    OK(pt_challenge_token_type(p, &type));
+    OK(pt_challenge_supported(p, &supported));
+    CHECK(type == 2 && !supported);
+    pt_challenge_free(p);
+    EXPECT(pt_challenge_list_find(list, PT_TOKEN_TYPE_1, &p), PT_ABSENT);
+    CHECK(p == NULL);
+    EXPECT(pt_challenge_list_find(NULL, PT_TOKEN_TYPE_1, &p), PT_NULL_ARGUMENT);
+    EXPECT(pt_challenge_list_find(list, PT_TOKEN_TYPE_1, NULL), PT_NULL_ARGUMENT);
+    pt_challenge_list_free(list);
+    /* a challenge of a known type whose bytes do not parse is listed, but never found */
+    const char opaque[] = "PrivateToken challenge=AAH_, token-key=AQID";
+    OK(pt_parse_challenges(opaque, strlen(opaque), &list));
+    OK(pt_challenge_list_count(list, &count));
+    CHECK(count == 1);
+    EXPECT(pt_challenge_list_find(list, PT_TOKEN_TYPE_1, &p), PT_ABSENT);
     pt_challenge_list_free(list);
 
     /* No PrivateToken challenge: an empty list, not an error. */

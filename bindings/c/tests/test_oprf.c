@@ -365,6 +365,160 @@ static void voprf_bad_input(void) {
     pt_voprf_server_free(s);
 }
 
+/* For each suite, the secret key skS = -m of POPRF info "rotate me", m = HashToScalar("Info" ||
+ * I2OSP(len(info), 2) || info) (RFC 9497 §3.3.3), computed independently with Python's hashlib
+ * (expand_message_xmd/xof, reduced mod the group order): the server's tweaked key skS + m is 0,
+ * so it must refuse with PT_INVERSE, and a client's tweaked key m*G + pkS is the identity, so it
+ * must refuse with PT_INVALID_INPUT. */
+static const uint8_t ROTATE_INFO[] = "rotate me";
+static const uint8_t INVERSE_KEY_P256[] = {
+    0x46, 0xc5, 0xc1, 0xb7, 0xce, 0x9d, 0xf6, 0x69, 0xe4, 0xcc, 0x75, 0x42,
+    0x63, 0xc1, 0xea, 0x8b, 0x5c, 0xc9, 0xd3, 0x63, 0xd9, 0x58, 0xec, 0xa2,
+    0x04, 0x92, 0x3a, 0x7c, 0x2d, 0x4c, 0x83, 0xb6};
+static const uint8_t INVERSE_KEY_P384[] = {
+    0x82, 0x5a, 0xe6, 0x64, 0x73, 0x6d, 0x12, 0x2a, 0xd1, 0x02, 0x39, 0x82,
+    0x14, 0x22, 0xa1, 0xfb, 0xa2, 0xf5, 0x2c, 0x20, 0xb8, 0x7b, 0x49, 0xb4,
+    0x56, 0xd3, 0x6f, 0xbf, 0x2a, 0x36, 0xff, 0x08, 0x25, 0xdc, 0x20, 0x53,
+    0x13, 0xf9, 0xa1, 0x5a, 0xb4, 0x62, 0x1e, 0x4c, 0x25, 0xa6, 0xb3, 0x9b};
+static const uint8_t INVERSE_KEY_P521[] = {
+    0x01, 0x23, 0x9f, 0x3e, 0x89, 0xdf, 0xa3, 0x13, 0x2d, 0xd3, 0xde, 0x3d,
+    0x5f, 0x75, 0x99, 0x52, 0x2a, 0xf6, 0xcb, 0x41, 0x8c, 0x86, 0x4c, 0xa1,
+    0x14, 0x74, 0x36, 0x0a, 0xd0, 0xca, 0x68, 0x4a, 0x93, 0xb5, 0xa2, 0xad,
+    0x51, 0xe2, 0x8b, 0xf1, 0x45, 0xed, 0xfd, 0xee, 0x2b, 0xdf, 0x5a, 0x04,
+    0x30, 0x27, 0x51, 0x95, 0x84, 0x15, 0x25, 0x5d, 0xa6, 0xc5, 0x5b, 0xc8,
+    0xda, 0x57, 0xf2, 0x98, 0xca, 0x05};
+static const uint8_t INVERSE_KEY_RISTRETTO255[] = {
+    0x39, 0xca, 0xcb, 0xf6, 0x9a, 0x78, 0x14, 0xa8, 0x44, 0xbc, 0xe5, 0x0d,
+    0x1f, 0xaa, 0x6b, 0x82, 0x6d, 0xb0, 0x47, 0xdb, 0xdb, 0xab, 0xa2, 0x72,
+    0x4c, 0x25, 0xf1, 0xf5, 0xc2, 0xd2, 0xa6, 0x0a};
+static const uint8_t INVERSE_KEY_DECAF448[] = {
+    0x5a, 0x31, 0xd4, 0xb7, 0xab, 0x92, 0xd8, 0x2b, 0x8e, 0xce, 0xbc, 0xbd,
+    0x4a, 0xcb, 0x00, 0xca, 0x20, 0xfc, 0xc1, 0x92, 0xde, 0x49, 0x0b, 0x29,
+    0x37, 0xd2, 0x34, 0xf2, 0x97, 0x85, 0x06, 0x2e, 0x62, 0xab, 0x3e, 0x25,
+    0xa7, 0xf1, 0x3d, 0xe3, 0xb3, 0xd4, 0xa8, 0x63, 0x90, 0x9b, 0xdf, 0x82,
+    0xae, 0xbc, 0x9d, 0x2b, 0xbb, 0x7a, 0x71, 0x0f};
+static const uint8_t *const INVERSE_KEYS[5] = {INVERSE_KEY_P256, INVERSE_KEY_P384, INVERSE_KEY_P521,
+                                                INVERSE_KEY_RISTRETTO255, INVERSE_KEY_DECAF448};
+
+static void poprf_bad_input(void) {
+    for (size_t k = 0; k < 5; k++) {
+        uint32_t s = SUITES[k];
+        const uint8_t *ri = ROTATE_INFO;
+        size_t ri_len = sizeof ROTATE_INFO - 1;
+        pt_poprf_server *server = NULL, *good = NULL;
+        OK(pt_poprf_server_from_secret_key(s, INVERSE_KEYS[k], NS[k], &server));
+        OK(pt_poprf_server_generate(s, &good));
+        pt_buffer pk, good_pk;
+        OK(pt_poprf_server_public_key(server, &pk));
+        OK(pt_poprf_server_public_key(good, &good_pk));
+        /* a blinded element from a client of the other key */
+        pt_poprf_client *gc = NULL;
+        OK(pt_poprf_client_new(s, good_pk.data, good_pk.len, ri, ri_len, &gc));
+        pt_buffer blinded, e, p, o;
+        pt_poprf_client_state *st = NULL;
+        OK(pt_poprf_client_blind(gc, INPUTS[0].data, INPUTS[0].len, &blinded, &st));
+        EXPECT(pt_poprf_server_blind_evaluate(server, blinded.data, blinded.len, ri, ri_len, &e,
+                                              &p),
+               PT_INVERSE);
+        CHECK(e.data == NULL && p.data == NULL);
+        pt_slice one = {blinded.data, blinded.len};
+        pt_buffer_list ev;
+        EXPECT(pt_poprf_server_blind_evaluate_batch(server, &one, 1, ri, ri_len, &ev, &p),
+               PT_INVERSE);
+        CHECK(ev.items == NULL && ev.count == 0);
+        EXPECT(pt_poprf_server_evaluate(server, INPUTS[0].data, INPUTS[0].len, ri, ri_len, &o),
+               PT_INVERSE);
+        CHECK(o.data == NULL);
+        /* the same key with another info works */
+        OK(pt_poprf_server_evaluate(server, INPUTS[0].data, INPUTS[0].len, INFO, sizeof INFO - 1,
+                                    &o));
+        pt_buffer_free(&o);
+        /* a client of that key and info: its tweaked key is the identity */
+        pt_poprf_client *bad = NULL;
+        pt_poprf_client_state *none = (pt_poprf_client_state *)1;
+        pt_buffer b2;
+        pt_buffer_list bl;
+        OK(pt_poprf_client_new(s, pk.data, pk.len, ri, ri_len, &bad));
+        EXPECT(pt_poprf_client_blind(bad, INPUTS[0].data, INPUTS[0].len, &b2, &none),
+               PT_INVALID_INPUT);
+        CHECK(none == NULL && b2.data == NULL);
+        EXPECT(pt_poprf_client_blind_batch(bad, INPUTS, 3, &bl, &none), PT_INVALID_INPUT);
+        CHECK(none == NULL && bl.items == NULL);
+        pt_poprf_client_free(bad);
+        pt_poprf_client_state_free(st);
+        pt_poprf_client_free(gc);
+        pt_buffer_free(&blinded);
+        pt_buffer_free(&good_pk);
+        pt_buffer_free(&pk);
+        pt_poprf_server_free(good);
+        pt_poprf_server_free(server);
+    }
+
+    /* Malformed messages, info too long, batch mismatches, a tampered proof. */
+    uint32_t s = PT_SUITE_P256_SHA256;
+    pt_poprf_server *server = NULL;
+    OK(pt_poprf_server_generate(s, &server));
+    pt_buffer pk;
+    OK(pt_poprf_server_public_key(server, &pk));
+    uint8_t *big = calloc(65536, 1);
+    pt_poprf_client *c = (pt_poprf_client *)1;
+    pt_poprf_client_state *st = (pt_poprf_client_state *)1;
+    pt_buffer b, e, p, o;
+    pt_buffer_list bl, ev, outs;
+    /* an info of 65536 bytes: refused at blind time (as the header says) */
+    pt_poprf_client *long_info = NULL;
+    OK(pt_poprf_client_new(s, pk.data, pk.len, big, 65536, &long_info));
+    EXPECT(pt_poprf_client_blind(long_info, INPUTS[0].data, INPUTS[0].len, &b, &st),
+           PT_INPUT_TOO_LONG);
+    CHECK(st == NULL && b.data == NULL);
+    pt_poprf_client_free(long_info);
+    EXPECT(pt_poprf_client_new(s, pk.data, pk.len - 1, INFO, sizeof INFO - 1, &c),
+           PT_INVALID_LENGTH);
+    CHECK(c == NULL);
+    EXPECT(pt_poprf_client_new(s, pk.data, pk.len, INFO, sizeof INFO - 1, NULL), PT_NULL_ARGUMENT);
+    OK(pt_poprf_client_new(s, pk.data, pk.len, INFO, sizeof INFO - 1, &c));
+    EXPECT(pt_poprf_client_blind(c, big, 65536, &b, &st), PT_INPUT_TOO_LONG);
+    CHECK(st == NULL && b.data == NULL);
+    EXPECT(pt_poprf_client_blind(NULL, big, 1, &b, &st), PT_NULL_ARGUMENT);
+    EXPECT(pt_poprf_client_blind_batch(c, INPUTS, 0, &bl, &st), PT_BATCH);
+    EXPECT(pt_poprf_server_evaluate(server, big, 1, big, 65536, &o), PT_INPUT_TOO_LONG);
+    EXPECT(pt_poprf_server_blind_evaluate(server, big, 33, INFO, sizeof INFO - 1, &e, &p),
+           PT_IDENTITY_ELEMENT);
+    EXPECT(pt_poprf_server_blind_evaluate(server, big, 32, INFO, sizeof INFO - 1, &e, &p),
+           PT_INVALID_LENGTH);
+    EXPECT(pt_poprf_server_blind_evaluate(server, big, 33, NULL, 2, &e, &p), PT_NULL_ARGUMENT);
+    EXPECT(pt_poprf_server_blind_evaluate_batch(server, INPUTS, 0, INFO, sizeof INFO - 1, &ev, &p),
+           PT_BATCH);
+    OK(pt_poprf_client_blind_batch(c, INPUTS, 3, &bl, &st));
+    pt_slice sl[3];
+    as_slices(&bl, sl, 3);
+    OK(pt_poprf_server_blind_evaluate_batch(server, sl, 3, INFO, sizeof INFO - 1, &ev, &p));
+    as_slices(&ev, sl, 3);
+    /* a batch state given one element, or two of three: PT_BATCH, the state survives */
+    EXPECT(pt_poprf_client_state_finalize(st, sl[0].data, sl[0].len, p.data, p.len, &o), PT_BATCH);
+    EXPECT(pt_poprf_client_state_finalize_batch(st, sl, 2, p.data, p.len, &outs), PT_BATCH);
+    EXPECT(pt_poprf_client_state_finalize_batch(st, sl, 3, p.data, p.len - 1, &outs),
+           PT_INVALID_LENGTH);
+    EXPECT(pt_poprf_client_state_finalize_batch(st, sl, 3, p.data, p.len, NULL), PT_NULL_ARGUMENT);
+    /* the elements in another order: the proof fails, and the state is spent */
+    pt_slice swapped[3] = {sl[1], sl[0], sl[2]};
+    EXPECT(pt_poprf_client_state_finalize_batch(st, swapped, 3, p.data, p.len, &outs),
+           PT_INVALID_PROOF);
+    CHECK(outs.items == NULL);
+    EXPECT(pt_poprf_client_state_finalize_batch(st, sl, 3, p.data, p.len, &outs),
+           PT_STATE_CONSUMED);
+    EXPECT(pt_poprf_client_state_finalize(NULL, sl[0].data, sl[0].len, p.data, p.len, &o),
+           PT_NULL_ARGUMENT);
+    pt_buffer_list_free(&ev);
+    pt_buffer_list_free(&bl);
+    pt_buffer_free(&p);
+    pt_poprf_client_state_free(st);
+    pt_poprf_client_free(c);
+    free(big);
+    pt_buffer_free(&pk);
+    pt_poprf_server_free(server);
+}
+
 int main(void) {
     RUN(suite_names);
     RUN(oprf_suite_0);
@@ -384,5 +538,6 @@ int main(void) {
     RUN(poprf_suite_4);
     RUN(oprf_bad_input);
     RUN(voprf_bad_input);
+    RUN(poprf_bad_input);
     return SUMMARY();
 }

@@ -115,6 +115,69 @@ static void pst_v1_voprf(void) { tt_round_trip(PT_METHOD_PST_V1_VOPRF, false); }
 static void pst_v1_pmb_bit_set(void) { tt_round_trip(PT_METHOD_PST_V1_PMB, true); }
 static void pst_v1_pmb_bit_clear(void) { tt_round_trip(PT_METHOD_PST_V1_PMB, false); }
 
+/* The key limits (6 keys for pst_v1_voprf, 3 for pst_v1_pmb, on both sides), and a redemption
+ * under a key the issuer does not hold. */
+static void tt_key_limits(uint8_t method, uint32_t max_keys) {
+    pt_trust_token_issuer *issuer = NULL, *other = NULL;
+    pt_trust_token_client *client = NULL;
+    OK(pt_trust_token_issuer_new(method, 4, &issuer));
+    OK(pt_trust_token_issuer_new(method, 4, &other));
+    OK(pt_trust_token_client_new(method, 4, &client));
+    pt_buffer sk, pk;
+    for (uint32_t id = 1; id <= max_keys + 1; id++) {
+        OK(pt_trust_token_generate_key(method, id, &sk, &pk));
+        size_t index = 99;
+        if (id <= max_keys) {
+            OK(pt_trust_token_issuer_add_key(issuer, sk.data, sk.len));
+            OK(pt_trust_token_client_add_key(client, pk.data, pk.len, &index));
+            CHECK(index == id - 1);
+        } else {
+            EXPECT(pt_trust_token_issuer_add_key(issuer, sk.data, sk.len), PT_UNSUPPORTED_VALUE);
+            EXPECT(pt_trust_token_client_add_key(client, pk.data, pk.len, &index),
+                   PT_UNSUPPORTED_VALUE);
+            CHECK(index == 0);
+        }
+        if (id == 1) OK(pt_trust_token_issuer_add_key(other, sk.data, sk.len));
+        pt_buffer_free(&sk);
+        pt_buffer_free(&pk);
+    }
+    pt_buffer_list keys;
+    OK(pt_trust_token_issuer_public_keys(issuer, &keys));
+    CHECK(keys.count == max_keys);
+    pt_buffer_list_free(&keys);
+    /* a token of key 2, redeemed at an issuer holding key 1 only */
+    pt_buffer req, resp, red, n, d;
+    pt_trust_token_issuance_state *st = NULL;
+    uint16_t issued = 0;
+    pt_buffer_list tokens;
+    OK(pt_trust_token_client_begin_issuance(client, 1, &req, &st));
+    OK(pt_trust_token_issuer_issue(issuer, req.data, req.len, 2, false, 1, &resp, &issued));
+    OK(pt_trust_token_client_finish_issuance(client, st, resp.data, resp.len, &tokens));
+    CHECK(tokens.count == 1);
+    OK(pt_trust_token_client_begin_redemption(client, tokens.items[0].data, tokens.items[0].len,
+                                              NULL, 0, &red));
+    uint32_t kid = 7;
+    bool md = true;
+    EXPECT(pt_trust_token_issuer_redeem(other, red.data, red.len, &kid, &md, &n, &d),
+           PT_UNSUPPORTED_VALUE);
+    CHECK(kid == 0 && !md && n.data == NULL && d.data == NULL);
+    OK(pt_trust_token_issuer_redeem(issuer, red.data, red.len, &kid, &md, &n, &d));
+    CHECK(kid == 2 && d.len == 0);
+    pt_buffer_free(&n);
+    pt_buffer_free(&d);
+    pt_buffer_free(&red);
+    pt_buffer_list_free(&tokens);
+    pt_buffer_free(&resp);
+    pt_buffer_free(&req);
+    pt_trust_token_issuance_state_free(st);
+    pt_trust_token_client_free(client);
+    pt_trust_token_issuer_free(other);
+    pt_trust_token_issuer_free(issuer);
+}
+
+static void pst_v1_voprf_key_limits(void) { tt_key_limits(PT_METHOD_PST_V1_VOPRF, 6); }
+static void pst_v1_pmb_key_limits(void) { tt_key_limits(PT_METHOD_PST_V1_PMB, 3); }
+
 static void trust_token_bad_input(void) {
     pt_buffer sk, pk;
     EXPECT(pt_trust_token_generate_key(0, 1, &sk, &pk), PT_INVALID_ARGUMENT);
@@ -178,6 +241,8 @@ int main(void) {
     RUN(pst_v1_voprf);
     RUN(pst_v1_pmb_bit_set);
     RUN(pst_v1_pmb_bit_clear);
+    RUN(pst_v1_voprf_key_limits);
+    RUN(pst_v1_pmb_key_limits);
     RUN(trust_token_bad_input);
     return SUMMARY();
 }
