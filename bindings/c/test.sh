@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # The C ABI's checks, in one command (run from anywhere):
-#   1. cargo fmt --check, cargo build --release (libprivacy_tokens.a / .so), the Rust unit tests;
-#   2. the header regenerated with cbindgen (installed from crates.io into target/tools at the
-#      pinned version when missing) and diffed against include/privacy_tokens.h;
+#   0. the tools, installed when missing: a C compiler, valgrind, python3 and nm (apt-get),
+#      rustfmt and clippy (rustup), cbindgen at the pinned version (cargo install --locked);
+#   1. cargo fmt --check, cargo clippy --release --all-targets -- -D warnings, cargo build
+#      --release (libprivacy_tokens.a / .so), the Rust unit tests;
+#   2. the header regenerated with cbindgen and diffed against include/privacy_tokens.h, and
+#      tests/header_check.py: every function, constant, type and field documented, every
+#      handle's thread safety stated and its _free present, the pt_ prefix, the shared
+#      library's exports equal to the header's functions (with two controls: a header with one
+#      doc comment removed, and one with a thread-safety sentence removed, must each fail);
 #   3. each tests/*.c compiled with cc against the header and the static library, run under
 #      valgrind --leak-check=full --error-exitcode=1;
 #   4. controls: a test program built with a wrong status expectation must fail, and one built
@@ -13,6 +19,7 @@
 #      server process (server/, built with cargo build --release) over HTTP through the
 #      shared library.
 # Ends with "N passed, M failed" (N, M: the tests of every step) and exits 1 if any failed.
+# Warm (everything built): about 3 minutes on two cores, most of it valgrind.
 #
 #   --update-header   rewrite include/privacy_tokens.h instead of diffing it (then run again)
 #   PRIVACY_TOKENS_SERVER_BIN=path   use a prebuilt server binary (no cargo build in server/)
@@ -58,14 +65,64 @@ finish() {
     exit
 }
 
-# 1. Rust: format, build, unit tests.
+started=$SECONDS
+step_start=$SECONDS
+# Prints how long the step that just ended took.
+timing() {
+    echo "# $1: $((SECONDS - step_start)) s"
+    step_start=$SECONDS
+}
+
+# 0. The tools: installed when missing (as root through apt-get, else a message and a failure).
+apt_updated=
+need() { # command, Debian package
+    command -v "$1" >/dev/null 2>&1 && return 0
+    echo "installing $2 (no $1 on PATH)"
+    if command -v apt-get >/dev/null 2>&1 && [[ "$(id -u)" == 0 ]]; then
+        if [[ -z "$apt_updated" ]]; then
+            DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null && apt_updated=1
+        fi
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+    fi
+    command -v "$1" >/dev/null 2>&1
+}
+for tool in "cc gcc" "valgrind valgrind" "python3 python3" "nm binutils"; do
+    # shellcheck disable=SC2086 # two words: the command and its package
+    if ! need $tool; then
+        failure "${tool%% *} is missing and could not be installed (${tool#* })"
+        finish
+    fi
+done
+for component in rustfmt clippy; do
+    if ! cargo "${component/rustfmt/fmt}" --version >/dev/null 2>&1; then
+        echo "installing the $component component"
+        rustup component add "$component" >/dev/null 2>&1 || true
+    fi
+done
+cbindgen="$(command -v cbindgen || true)"
+if [[ -z "$cbindgen" || "$("$cbindgen" --version)" != "cbindgen $CBINDGEN_VERSION" ]]; then
+    cbindgen="${CARGO_HOME:-$HOME/.cargo}/bin/cbindgen"
+    if [[ ! -x "$cbindgen" || "$("$cbindgen" --version)" != "cbindgen $CBINDGEN_VERSION" ]]; then
+        echo "installing cbindgen $CBINDGEN_VERSION (cargo install --locked)"
+        cargo install cbindgen --version "$CBINDGEN_VERSION" --locked -q
+    fi
+fi
+timing "tools"
+
+# 1. Rust: format, lints, build, unit tests.
 if cargo fmt --check >/dev/null 2>&1; then pass "cargo fmt --check"; else failure "cargo fmt --check"; fi
-if ! cargo build --release 2>&1 | tail -n 3; then :; fi
+if cargo clippy --release --all-targets -q -- -D warnings >"$build/clippy.log" 2>&1; then
+    pass "cargo clippy --release --all-targets -- -D warnings"
+else
+    cat "$build/clippy.log"
+    failure "cargo clippy --release --all-targets -- -D warnings"
+fi
 lib_a="$target/release/libprivacy_tokens.a"
 lib_so="$target/release/libprivacy_tokens.so"
-if [[ -f "$lib_a" && -f "$lib_so" ]] && cargo build --release -q 2>/dev/null; then
+if cargo build --release -q 2>"$build/build.log" && [[ -f "$lib_a" && -f "$lib_so" ]]; then
     pass "cargo build --release (libprivacy_tokens.a, libprivacy_tokens.so)"
 else
+    cat "$build/build.log"
     failure "cargo build --release"
     finish
 fi
@@ -75,16 +132,9 @@ else
     cat "$build/unit.log"
     failure "cargo test --release --lib"
 fi
+timing "Rust"
 
 # 2. The header: regenerate with cbindgen and diff.
-cbindgen="$(command -v cbindgen || true)"
-if [[ -z "$cbindgen" || "$("$cbindgen" --version)" != "cbindgen $CBINDGEN_VERSION" ]]; then
-    cbindgen="$target/tools/bin/cbindgen"
-    if [[ ! -x "$cbindgen" || "$("$cbindgen" --version)" != "cbindgen $CBINDGEN_VERSION" ]]; then
-        echo "installing cbindgen $CBINDGEN_VERSION into $target/tools"
-        cargo install cbindgen --locked --version "=$CBINDGEN_VERSION" --root "$target/tools" -q
-    fi
-fi
 header="$here/include/privacy_tokens.h"
 if "$cbindgen" --quiet --config cbindgen.toml --crate privacy-tokens-c --output "$build/privacy_tokens.h"; then
     if [[ "${1:-}" == "--update-header" ]]; then
@@ -99,6 +149,20 @@ if "$cbindgen" --quiet --config cbindgen.toml --crate privacy-tokens-c --output 
 else
     failure "cbindgen"
 fi
+PRIVACY_TOKENS_LIB="$lib_so" python3 tests/header_check.py "$header" >"$build/header_check.log" 2>&1
+cat "$build/header_check.log"
+add_counts "$build/header_check.log" "header_check.py"
+for c in nodoc nothread; do
+    PRIVACY_TOKENS_LIB="$lib_so" python3 tests/header_check.py "$header" --control=$c \
+        >"$build/header_check_$c.log" 2>&1
+    if grep -Eq '^[0-9]+ passed, 1 failed$' "$build/header_check_$c.log"; then
+        pass "control: header_check.py --control=$c fails (1 failed)"
+    else
+        cat "$build/header_check_$c.log"
+        failure "control: header_check.py --control=$c did not fail"
+    fi
+done
+timing "header"
 
 # 3. The C tests, against the header and the static library, under valgrind.
 cflags=(-std=c11 -Wall -Wextra -Werror -pedantic -g -O1 -I"$here/include" -I"$here/tests")
@@ -122,6 +186,8 @@ for src in tests/*.c; do
         failure "$name under valgrind (exit $rc)"
     fi
 done
+
+timing "C tests under valgrind"
 
 # 4. Controls: the harness and valgrind catch what they must.
 control() { # name, define, what must happen
@@ -151,6 +217,8 @@ else
     failure "control: a leaked buffer was not caught by valgrind (exit $rc)"
 fi
 
+timing "controls"
+
 # 5. Published vectors through the shared library (Python ctypes), and their control.
 PRIVACY_TOKENS_LIB="$lib_so" python3 tests/vectors.py >"$build/vectors.log" 2>&1
 cat "$build/vectors.log"
@@ -162,6 +230,8 @@ else
     tail -n 5 "$build/vectors_control.log"
     failure "control: a wrong expected vector value did not fail vectors.py"
 fi
+
+timing "vectors.py"
 
 # 6. Python ctypes smoke test against the issuer server process.
 server_bin="${PRIVACY_TOKENS_SERVER_BIN:-}"
@@ -183,5 +253,7 @@ if [[ -n "$server_bin" ]]; then
         failure "smoke.py exit $rc"
     fi
 fi
+timing "smoke.py"
+echo "# total: $((SECONDS - started)) s"
 
 finish

@@ -1,0 +1,103 @@
+"""Checks on include/privacy_tokens.h and the shared library (standard library only):
+
+- every function, constant, handle type and struct field of the header has a doc comment;
+- every handle type's comment states its thread safety, and every handle has its `_free`;
+- every function shares the prefix `pt_`, and the shared library exports exactly the
+  header's functions (`nm -D`), no more, no fewer.
+
+Usage: PRIVACY_TOKENS_LIB=LIBRARY.so python3 header_check.py HEADER [--no-library]. Prints "ok - ..." / "not ok - ..." per
+check and "N passed, M failed"; exits 1 if any failed. Controls (test.sh runs both; each must
+report exactly 1 failed): --control=nodoc checks the header with the doc comment of
+pt_buffer_copy removed, --control=nothread with the thread-safety sentence of pt_credential
+removed.
+"""
+
+import os
+import re
+import subprocess
+import sys
+
+from ptlib import Runner
+
+def declarations(text):
+    """(doc comment or None, declaration) for each top-level declaration, struct field and
+    #define of the header (the file's opening comment and preprocessor guards left out)."""
+    body = text.split("#define PRIVACY_TOKENS_H", 1)[1]
+    out = []
+    pending = None
+    # Doc comments, then the code up to the next doc comment.
+    for part in re.split(r"(/\*\*(?:(?!\*/).)*\*/)", body, flags=re.S):
+        if part.startswith("/**"):
+            pending = part
+            continue
+        for i, line in enumerate(l for l in part.split("\n") if l.strip()):
+            out.append((pending if i == 0 else None, line))
+        pending = None
+    return out
+
+
+def check(header, library, runner, control=None):
+    def record(name, ok, detail):
+        runner.record(name, bool(ok))
+        if not ok:
+            print(f"  {detail}")
+
+    text = open(header, encoding="utf-8").read()
+    if control == "nodoc":
+        text, n = re.subn(r"/\*\*(?:(?!\*/).)*\*/\n(pt_status pt_buffer_copy\()", r"\1", text,
+                          flags=re.S)
+        assert n == 1
+    elif control == "nothread":
+        text, n = re.subn(r" Thread safety: `pt_credential_present` needs the credential\n"
+                          r" \* to itself; the other functions may share it\.", "", text)
+        assert n == 1
+    decls = declarations(text)
+
+    def named(pattern):
+        return [(doc, m.group(1)) for doc, line in decls for m in [re.match(pattern, line)] if m]
+
+    functions = named(r"^(?!typedef )[A-Za-z_][\w \*]*?\b(\w+)\(")
+    constants = named(r"^#define (PT_\w+) ")
+    handles = named(r"^typedef struct (\w+) \1;$")
+    types = named(r"^typedef (?!struct pt_)[\w ]*?(\w+|\{)( \w+)?;?$")
+    fields = named(r"^  [\w \*]+?\b(\w+);$")
+
+    def all_documented(what, items):
+        missing = [n for doc, n in items if doc is None]
+        record(f"every {what} has a doc comment ({len(items)})", not missing and items,
+                     missing)
+
+    all_documented("function", functions)
+    all_documented("constant", constants)
+    all_documented("handle type", handles)
+    all_documented("other type", types)
+    all_documented("struct field", fields)
+    unsafe = [n for doc, n in handles if doc is None or "thread" not in doc.lower()]
+    record(f"every handle type states its thread safety ({len(handles)})",
+                 not unsafe and handles, unsafe)
+    names = {n for _, n in functions}
+    no_free = [n for _, n in handles if n + "_free" not in names]
+    record("every handle type has its _free", not no_free, no_free)
+    unprefixed = sorted(n for n in names if not n.startswith("pt_"))
+    record(f"every function has the prefix pt_ ({len(names)})", not unprefixed and names,
+                 unprefixed)
+    if library:
+        nm = subprocess.run(["nm", "-D", "--defined-only", library], capture_output=True,
+                            text=True, check=True).stdout
+        exported = {l.split()[-1] for l in nm.splitlines() if l.split()[-2:-1] == ["T"]}
+        record(f"the shared library exports exactly the header's functions ({len(exported)})",
+                     exported == names,
+                     {"not in header": sorted(exported - names),
+                      "not exported": sorted(names - exported)})
+
+
+def main():
+    runner = Runner()
+    library = None if "--no-library" in sys.argv else os.environ["PRIVACY_TOKENS_LIB"]
+    control = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--control=")), None)
+    check(sys.argv[1], library, runner, control)
+    sys.exit(runner.summary())
+
+
+if __name__ == "__main__":
+    main()
