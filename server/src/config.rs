@@ -37,6 +37,37 @@ pub struct Config {
     pub store: StoreConfig,
     /// Who may obtain tokens (required: see [`crate::gate`]).
     pub issuance: IssuanceConfig,
+    /// Bounds on the curve work ([`crate::pool`]).
+    pub limits: LimitsConfig,
+}
+
+/// Bounds on the curve work.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LimitsConfig {
+    /// Jobs (issuance, verification) running at once; 0 means one per CPU.
+    pub crypto_threads: usize,
+    /// Jobs waiting beyond those; more are answered 503 with `Retry-After: 1`.
+    pub crypto_queue: usize,
+}
+
+impl Default for LimitsConfig {
+    fn default() -> Self {
+        Self {
+            crypto_threads: 0,
+            crypto_queue: 64,
+        }
+    }
+}
+
+impl LimitsConfig {
+    /// The number of concurrent jobs.
+    pub fn threads(&self) -> usize {
+        match self.crypto_threads {
+            0 => std::thread::available_parallelism().map_or(2, |n| n.get()),
+            n => n,
+        }
+    }
 }
 
 /// How issuance is gated.
@@ -138,6 +169,7 @@ impl Default for Config {
             pst: PstConfig::default(),
             store: StoreConfig::default(),
             issuance: IssuanceConfig::default(),
+            limits: LimitsConfig::default(),
         }
     }
 }
@@ -234,8 +266,10 @@ impl Config {
         {
             return bad(&format!("unsupported PST method {m:?}"));
         }
-        if self.max_batch == 0 || self.max_batch > 1000 {
-            return bad("max_batch must be 1 to 1000");
+        if self.max_batch == 0
+            || self.max_batch > privacy_tokens::voprf::privacy_pass::DEFAULT_MAX_BATCH
+        {
+            return bad("max_batch must be 1 to 256");
         }
         if self.keys.lifetime_secs < 2 || self.pst.key_lifetime_secs < 2 {
             return bad("key lifetimes must be at least 2 seconds");

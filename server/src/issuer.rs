@@ -21,7 +21,7 @@ use sha2::{Digest as _, Sha256};
 
 use crate::auth::b64url;
 use crate::config::{TYPE_ARC, TYPE_VOPRF};
-use crate::keys::KeyTimes;
+use crate::keys::{KeyRing, KeyTimes};
 use crate::{key_failure, text, AppState};
 
 /// Media type of a type 0x0001 token request (RFC 9578 §8.3).
@@ -54,7 +54,28 @@ fn unprocessable(msg: &'static str) -> Response {
     text(StatusCode::UNPROCESSABLE_ENTITY, msg)
 }
 
-/// `POST /token-request`.
+/// What a `POST /token-request` asks for, by media type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Single,
+    Amortized,
+    Arc,
+}
+
+/// The tokens a request asks for, from its framing only (for the gate, before anything is
+/// decoded): 1, or an amortized batch's element count (at least 1).
+fn requested_tokens(kind: Kind, body: &[u8]) -> u64 {
+    match kind {
+        Kind::Amortized => {
+            let prefix = body.get(3).map_or(1, |b| 1usize << (b >> 6));
+            (body.len().saturating_sub(3 + prefix) / privacy_tokens::voprf::privacy_pass::NE).max(1)
+                as u64
+        }
+        _ => 1,
+    }
+}
+
+/// `POST /token-request`: routed on the async worker, gated, then issued on the crypto pool.
 pub async fn token_request(
     State(st): State<Arc<AppState>>,
     headers: HeaderMap,
@@ -62,9 +83,9 @@ pub async fn token_request(
 ) -> Response {
     let media = media_type(&headers);
     let kind = match media.as_deref() {
-        Some(TOKEN_REQUEST) => TYPE_VOPRF,
-        Some(BATCH_REQUEST) => 0,
-        Some(privacy_tokens::arc::privacy_pass::REQUEST_MEDIA_TYPE) => TYPE_ARC,
+        Some(TOKEN_REQUEST) => Kind::Single,
+        Some(BATCH_REQUEST) => Kind::Amortized,
+        Some(privacy_tokens::arc::privacy_pass::REQUEST_MEDIA_TYPE) => Kind::Arc,
         _ => {
             return text(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -72,32 +93,40 @@ pub async fn token_request(
             )
         }
     };
-    let wanted = if kind == 0 { TYPE_VOPRF } else { kind };
+    let wanted = if kind == Kind::Arc {
+        TYPE_ARC
+    } else {
+        TYPE_VOPRF
+    };
     if !st.config.token_types.contains(&wanted) {
         return unprocessable("unsupported token type\n");
     }
-    let ring = match st.ring() {
+    let ring = match st.ring().await {
         Ok(r) => r,
         Err(e) => return key_failure(&e),
     };
     let now = st.now();
-    let n = if kind == 0 {
-        (body.len().saturating_sub(3) / privacy_tokens::voprf::privacy_pass::NE).max(1) as u64
-    } else {
-        1
-    };
     if let Err(r) = st.gate.admit(
         &headers,
-        n,
+        requested_tokens(kind, &body),
         ring.epoch,
         st.config.keys.secs_to_rotation(now),
     ) {
         return r.response();
     }
+    let job = st.clone();
+    st.pool
+        .run(move || issue(&job, &ring, kind, &body, now))
+        .await
+        .unwrap_or_else(|b| b.response())
+}
+
+/// The curve work of a token request (on the crypto pool).
+fn issue(st: &AppState, ring: &KeyRing, kind: Kind, body: &[u8], now: u64) -> Response {
     let mut rng = rand::rng();
     match kind {
-        TYPE_VOPRF => {
-            let Ok(req) = TokenRequest::from_bytes(&body) else {
+        Kind::Single => {
+            let Ok(req) = TokenRequest::from_bytes(body) else {
                 return unprocessable("malformed token request\n");
             };
             let Some(key) = ring.voprf.iter().find(|k| {
@@ -114,8 +143,8 @@ pub async fn token_request(
                 Err(_) => unprocessable("token request refused\n"),
             }
         }
-        TYPE_ARC => {
-            let Ok(req) = privacy_tokens::arc::privacy_pass::CredentialRequest::from_bytes(&body)
+        Kind::Arc => {
+            let Ok(req) = privacy_tokens::arc::privacy_pass::CredentialRequest::from_bytes(body)
             else {
                 return unprocessable("malformed credential request\n");
             };
@@ -137,9 +166,9 @@ pub async fn token_request(
                 Err(_) => unprocessable("credential request refused\n"),
             }
         }
-        _ => {
-            // Amortized batch: type, key id and count are checked before any element is
-            // decoded (Issuer::issue_batch_from_bytes).
+        Kind::Amortized => {
+            // Type, key id and count are checked before any element is decoded
+            // (Issuer::issue_batch_from_bytes).
             let (Some(ty), Some(&truncated)) = (body.get(..2), body.get(2)) else {
                 return text(StatusCode::BAD_REQUEST, "malformed batch request\n");
             };
@@ -153,7 +182,7 @@ pub async fn token_request(
             else {
                 return unprocessable("unknown token key\n");
             };
-            match key.issuer.issue_batch_from_bytes(&mut rng, &body) {
+            match key.issuer.issue_batch_from_bytes(&mut rng, body) {
                 Ok(resp) => {
                     st.metrics
                         .issued("1", resp.evaluated_elements().len() as u64);
@@ -173,7 +202,7 @@ pub async fn token_request(
 /// of each type with their `not-before`, `Cache-Control: public, max-age` up to the next
 /// rotation, a strong ETag (SHA-256 of the body) and 304 on a matching `If-None-Match`.
 pub async fn directory(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Response {
-    let ring = match st.ring() {
+    let ring = match st.ring().await {
         Ok(r) => r,
         Err(e) => return key_failure(&e),
     };

@@ -431,6 +431,14 @@ impl KeyRing {
     }
 }
 
+/// Seconds from `now` to the next rotation of any key (Privacy Pass or PST).
+pub fn secs_to_next_change(config: &Config, now: u64) -> u64 {
+    config
+        .keys
+        .secs_to_rotation(now)
+        .min(pst_schedule(config).secs_to_rotation(now))
+}
+
 /// The PST schedule: `pst.key_lifetime_secs`, one epoch of redemption after issuing (PMB
 /// issuers hold at most 3 keys: previous, current, next).
 pub fn pst_schedule(config: &Config) -> KeySchedule {

@@ -13,6 +13,7 @@ pub mod issuer;
 pub mod keys;
 pub mod metrics;
 pub mod origin;
+pub mod pool;
 pub mod pst;
 pub mod store;
 
@@ -57,9 +58,15 @@ pub fn unix_now() -> u64 {
 /// Everything a request handler reads: configuration, keys, the spent store, metrics.
 pub struct AppState {
     /// The configuration.
-    pub config: Config,
-    master: MasterSecret,
+    pub config: Arc<Config>,
+    master: Arc<MasterSecret>,
     ring: RwLock<Arc<KeyRing>>,
+    /// The ring of the next rotation, derived ahead by the background task.
+    next_ring: RwLock<Option<Arc<KeyRing>>>,
+    /// Held while a ring is derived on the request path (one derivation, not one per request).
+    derive_lock: tokio::sync::Mutex<()>,
+    /// The bounded pool the curve work runs on.
+    pub pool: pool::CryptoPool,
     /// The spent-token store.
     pub store: Arc<dyn SpentStore>,
     /// The metrics.
@@ -85,10 +92,14 @@ impl AppState {
         let gate = gate::Gate::from_config(&config.issuance)?;
         let metrics = Metrics::default();
         metrics.set_fingerprint(&master.fingerprint());
+        let pool = pool::CryptoPool::new(config.limits.threads(), config.limits.crypto_queue);
         Ok(Arc::new(Self {
-            config,
-            master,
+            config: Arc::new(config),
+            master: Arc::new(master),
             ring: RwLock::new(Arc::new(ring)),
+            next_ring: RwLock::new(None),
+            derive_lock: tokio::sync::Mutex::new(()),
+            pool,
             store,
             metrics,
             clock_offset: AtomicI64::new(0),
@@ -117,39 +128,99 @@ impl AppState {
         &self.master
     }
 
-    /// The keys live now, re-derived when the epoch changed.
+    /// The keys live now. A request never derives keys while holding a lock others read
+    /// through: the ring of the next rotation is derived ahead by [`AppState::spawn_rotation`]
+    /// and swapped in; if it is missing (a clock jump), one request derives it on a blocking
+    /// thread while the others wait for that one.
     ///
     /// # Errors
     /// [`KeyError`] if a key cannot be derived.
-    pub fn ring(&self) -> Result<Arc<KeyRing>, KeyError> {
+    pub async fn ring(&self) -> Result<Arc<KeyRing>, KeyError> {
         let now = self.now();
+        if let Some(r) = self.ring_for(now) {
+            return Ok(r);
+        }
+        let _one = self.derive_lock.lock().await;
+        if let Some(r) = self.ring_for(now) {
+            return Ok(r);
+        }
+        let ring = self.derive_off_thread(now).await?;
+        *self.ring.write().unwrap_or_else(|e| e.into_inner()) = ring.clone();
+        tracing::info!(
+            epoch = ring.epoch,
+            pst_epoch = ring.pst_epoch,
+            "keys rotated"
+        );
+        Ok(ring)
+    }
+
+    /// The current ring if it is the one for `now`, or the ring derived ahead once it is.
+    fn ring_for(&self, now: u64) -> Option<Arc<KeyRing>> {
         {
             let r = self.ring.read().unwrap_or_else(|e| e.into_inner());
             if r.is_current(&self.config, now) {
-                return Ok(r.clone());
+                return Some(r.clone());
             }
         }
-        let mut w = self.ring.write().unwrap_or_else(|e| e.into_inner());
-        if !w.is_current(&self.config, now) {
-            *w = Arc::new(KeyRing::derive(&self.master, &self.config, now)?);
-            tracing::info!(epoch = w.epoch, pst_epoch = w.pst_epoch, "keys rotated");
+        let next = self
+            .next_ring
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+            .filter(|n| n.is_current(&self.config, now))?;
+        *self.ring.write().unwrap_or_else(|e| e.into_inner()) = next.clone();
+        tracing::info!(
+            epoch = next.epoch,
+            pst_epoch = next.pst_epoch,
+            "keys rotated"
+        );
+        Some(next)
+    }
+
+    /// Derives the ring of `at` on a blocking thread (the closure holds the secret and the
+    /// configuration only, not the store).
+    async fn derive_off_thread(&self, at: u64) -> Result<Arc<KeyRing>, KeyError> {
+        let (master, config) = (self.master.clone(), self.config.clone());
+        tokio::task::spawn_blocking(move || KeyRing::derive(&master, &config, at).map(Arc::new))
+            .await
+            .map_err(|_| KeyError::Derivation("key derivation task"))?
+    }
+
+    /// Derives the ring of the next rotation ahead when it is at most `within` seconds away.
+    async fn derive_ahead(&self, within: u64) -> Result<(), KeyError> {
+        let now = self.now();
+        let at = now + keys::secs_to_next_change(&self.config, now);
+        if at - now > within {
+            return Ok(());
         }
-        Ok(w.clone())
+        let ready = self
+            .next_ring
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .is_some_and(|n| n.is_current(&self.config, at));
+        if !ready {
+            let ring = self.derive_off_thread(at).await?;
+            *self.next_ring.write().unwrap_or_else(|e| e.into_inner()) = Some(ring);
+        }
+        Ok(())
     }
 }
 
 impl AppState {
-    /// Re-derives the keys in the background every `period` (off the request path: requests
-    /// then find the new epoch's keys ready, and derive them only if they come first).
+    /// Keeps the ring current in the background every `period`, and derives the next
+    /// rotation's ring ahead (within `2 × period + 30 s` of it), so that requests find it ready.
     pub fn spawn_rotation(self: &Arc<Self>, period: Duration) -> JoinHandle<()> {
         let st = self.clone();
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(period);
             loop {
                 tick.tick().await;
-                // Inline rather than on the blocking pool: aborting this task then drops its
-                // last reference to the state (a derivation takes milliseconds once an epoch).
-                if let Err(e) = st.ring() {
+                let ahead = 2 * period.as_secs() + 30;
+                if let Err(e) = st.ring().await {
+                    tracing::error!(error = %e, "background key derivation failed");
+                }
+                if let Err(e) = st.derive_ahead(ahead).await {
                     tracing::error!(error = %e, "background key derivation failed");
                 }
             }
@@ -221,17 +292,58 @@ async fn metrics_handler(State(st): State<Arc<AppState>>) -> Response {
         .into_response()
 }
 
-/// The router: issuer, origin, PST, metrics.
+/// `GET /healthz`: the process serves.
+async fn healthz() -> Response {
+    text(StatusCode::OK, "ok\n")
+}
+
+/// `GET /readyz`: keys are derived and the spent store answers (503 otherwise).
+async fn readyz(State(st): State<Arc<AppState>>) -> Response {
+    if let Err(e) = st.ring().await {
+        return key_failure(&e);
+    }
+    match tokio::time::timeout(Duration::from_secs(2), st.store.ready()).await {
+        Ok(Ok(())) => text(StatusCode::OK, "ready\n"),
+        Ok(Err(e)) => {
+            tracing::warn!(store = st.store.name(), error = %e, "readiness: store error");
+            text(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "spent-token store unavailable\n",
+            )
+        }
+        Err(_) => text(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "spent-token store timed out\n",
+        ),
+    }
+}
+
+/// Issuance and redemption answers are never stored by caches (they carry tokens, or answer
+/// one client's token).
+async fn no_store(mut resp: Response) -> Response {
+    resp.headers_mut().insert(
+        header::CACHE_CONTROL,
+        header::HeaderValue::from_static("no-store"),
+    );
+    resp
+}
+
+/// The public router: issuer, origin, PST, `/healthz` and `/readyz`. Metrics are on
+/// [`metrics_router`], for a separate listener.
 pub fn router(st: Arc<AppState>) -> Router {
+    let sensitive = Router::new()
+        .route(ISSUER_REQUEST_PATH, post(issuer::token_request))
+        .route(PRIVATE_PATH, get(origin::private))
+        .route(pst::ISSUE_PATH, get(pst::issue).post(pst::issue))
+        .route(pst::REDEEM_PATH, get(pst::redeem).post(pst::redeem))
+        .layer(axum::middleware::map_response(no_store));
     Router::new()
         .route(DIRECTORY_PATH, get(issuer::directory))
         .route(LEGACY_DIRECTORY_PATH, get(issuer::directory))
-        .route(ISSUER_REQUEST_PATH, post(issuer::token_request))
-        .route(PRIVATE_PATH, get(origin::private))
         .route(pst::COMMITMENT_PATH, get(pst::key_commitment))
-        .route(pst::ISSUE_PATH, get(pst::issue).post(pst::issue))
-        .route(pst::REDEEM_PATH, get(pst::redeem).post(pst::redeem))
-        .route("/metrics", get(metrics_handler))
+        .merge(sensitive)
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
         .route_layer(axum::middleware::from_fn_with_state(st.clone(), track))
         .layer(DefaultBodyLimit::max(st.config.max_body_bytes()))
         // A request still running after 30 s gets 408; a panic (none is known) would answer
@@ -245,14 +357,27 @@ pub fn router(st: Arc<AppState>) -> Router {
         .with_state(st)
 }
 
+/// The metrics router (`/metrics`, `/healthz`, `/readyz`), for the `--metrics-listen`
+/// listener: live counters and latencies are not for the public.
+pub fn metrics_router(st: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/metrics", get(metrics_handler))
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .with_state(st)
+}
+
 /// A server running on a task.
 pub struct RunningServer {
     /// The address it listens on.
     pub addr: SocketAddr,
+    /// The address of its metrics listener (loopback).
+    pub metrics_addr: SocketAddr,
     /// Its state.
     pub state: Arc<AppState>,
     shutdown: Option<oneshot::Sender<()>>,
     task: JoinHandle<std::io::Result<()>>,
+    metrics: JoinHandle<std::io::Result<()>>,
     rotation: JoinHandle<()>,
 }
 
@@ -266,6 +391,8 @@ impl RunningServer {
         // store) outlives the server.
         self.rotation.abort();
         let _ = (&mut self.rotation).await;
+        self.metrics.abort();
+        let _ = (&mut self.metrics).await;
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
@@ -276,12 +403,17 @@ impl RunningServer {
     }
 }
 
-/// Serves `st` on `listener` until [`RunningServer::stop`] (graceful shutdown).
+/// Serves `st` on `listener`, and its metrics on a loopback port of their own, until
+/// [`RunningServer::stop`] (graceful shutdown).
 ///
 /// # Errors
-/// The listener's address error.
-pub fn serve(st: Arc<AppState>, listener: TcpListener) -> std::io::Result<RunningServer> {
+/// The listeners' errors.
+pub async fn serve(st: Arc<AppState>, listener: TcpListener) -> std::io::Result<RunningServer> {
     let addr = listener.local_addr()?;
+    let metrics_listener = TcpListener::bind("127.0.0.1:0").await?;
+    let metrics_addr = metrics_listener.local_addr()?;
+    let metrics_app = metrics_router(st.clone());
+    let metrics = tokio::spawn(async move { axum::serve(metrics_listener, metrics_app).await });
     let (tx, rx) = oneshot::channel::<()>();
     let app = router(st.clone());
     let rotation = st.spawn_rotation(Duration::from_secs(5));
@@ -294,9 +426,11 @@ pub fn serve(st: Arc<AppState>, listener: TcpListener) -> std::io::Result<Runnin
     });
     Ok(RunningServer {
         addr,
+        metrics_addr,
         state: st,
         shutdown: Some(tx),
         task,
+        metrics,
         rotation,
     })
 }

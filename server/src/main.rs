@@ -53,25 +53,24 @@ struct ServeArgs {
     /// The TOML configuration file (required in practice: `[issuance] auth` has no default).
     #[arg(long)]
     config: Option<PathBuf>,
+    /// Serve `/metrics` (and `/healthz`, `/readyz`) on this address, apart from the public
+    /// listener, e.g. 127.0.0.1:9090. Without it no metrics are served.
+    #[arg(long)]
+    metrics_listen: Option<SocketAddr>,
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
+/// Resolves at SIGTERM or Ctrl-C. The SIGTERM handler is installed when this is called (before
+/// the `serving` log line), not when the future is first polled: a SIGTERM right after start
+/// then stops the server gracefully instead of killing it.
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    Ok(async move {
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {},
+            _ = term.recv() => {},
         }
-    };
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
-    }
-    tracing::info!("shutting down: finishing in-flight requests");
+        tracing::info!("shutting down: finishing in-flight requests");
+    })
 }
 
 fn init(data_dir: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
@@ -126,8 +125,24 @@ async fn run(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
     let state = AppState::new(config, master, store.clone()).map_err(|e| e.to_string())?;
     state.spawn_rotation(Duration::from_secs(5));
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
+    let shutdown = shutdown_signal()?;
+    let metrics_addr = match args.metrics_listen {
+        Some(a) => {
+            let l = tokio::net::TcpListener::bind(a).await?;
+            let addr = l.local_addr()?.to_string();
+            let app = privacy_tokens_server::metrics_router(state.clone());
+            tokio::spawn(async move {
+                if let Err(e) = axum::serve(l, app).await {
+                    tracing::error!(error = %e, "metrics listener failed");
+                }
+            });
+            addr
+        }
+        None => "none".to_string(),
+    };
     tracing::info!(
         addr = %listener.local_addr()?,
+        metrics_addr,
         store = store.name(),
         issuer_name = %state.config.issuer_name,
         key_fingerprint = %state.master_fingerprint(),
@@ -135,7 +150,7 @@ async fn run(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
         "serving"
     );
     axum::serve(listener, privacy_tokens_server::router(state))
-        .with_graceful_shutdown(shutdown_signal())
+        .with_graceful_shutdown(shutdown)
         .await?;
     Ok(())
 }

@@ -26,6 +26,7 @@ use sha2::{Digest as _, Sha256};
 use crate::auth::{parse_authorization, www_authenticate};
 use crate::config::{TYPE_ARC, TYPE_VOPRF};
 use crate::keys::KeyRing;
+use crate::pool::Busy;
 use crate::store::Spend;
 use crate::{key_failure, text, AppState};
 
@@ -137,11 +138,18 @@ enum Outcome {
     Granted,
     Refused(&'static str, &'static str),
     StoreError,
+    Busy(Busy),
 }
+
+/// A verified token: its spend id and its key's last redemption instant.
+type Verified = Result<(Vec<u8>, u64), Outcome>;
+
+/// Parse, key, challenge and verify for one token type.
+type Check = fn(&AppState, &KeyRing, &[u8], u64) -> Verified;
 
 /// `GET /private`.
 pub async fn private(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Response {
-    let ring = match st.ring() {
+    let ring = match st.ring().await {
         Ok(r) => r,
         Err(e) => return key_failure(&e),
     };
@@ -151,17 +159,31 @@ pub async fn private(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Res
     let Some(bytes) = parse_authorization(auth.as_bytes()) else {
         return challenge_response(&st, &ring, "malformed authorization\n");
     };
-    let (label, outcome) = match bytes.get(..2) {
+    let now = st.now();
+    let check: Option<(&str, Check)> = match bytes.get(..2) {
         Some(t) if t == TYPE_VOPRF.to_be_bytes() && !ring.voprf.is_empty() => {
-            ("1", redeem_voprf(&st, &ring, &bytes).await)
+            Some(("1", verify_voprf))
         }
         Some(t) if t == TYPE_ARC.to_be_bytes() && !ring.arc.is_empty() => {
-            ("58796", redeem_arc(&st, &ring, &bytes).await)
+            Some(("58796", verify_arc))
         }
-        _ => (
+        _ => None,
+    };
+    let (label, outcome) = match check {
+        None => (
             "other",
             Outcome::Refused("invalid", "unsupported token type\n"),
         ),
+        Some((label, check)) => {
+            let (job, r) = (st.clone(), ring.clone());
+            let verified = st.pool.run(move || check(&job, &r, &bytes, now)).await;
+            let outcome = match verified {
+                Err(b) => Outcome::Busy(b),
+                Ok(Err(o)) => o,
+                Ok(Ok((id, expires_at))) => spent_outcome(spend(&st, &id, expires_at, now).await),
+            };
+            (label, outcome)
+        }
     };
     match outcome {
         Outcome::Granted => {
@@ -179,6 +201,7 @@ pub async fn private(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Res
                 "spent-token store unavailable\n",
             )
         }
+        Outcome::Busy(b) => b.response(),
     }
 }
 
@@ -208,17 +231,17 @@ fn spent_outcome(r: Result<Spend, ()>) -> Outcome {
     }
 }
 
-async fn redeem_voprf(st: &AppState, ring: &KeyRing, bytes: &[u8]) -> Outcome {
-    let now = st.now();
+/// Parse, key, challenge, verify of a type 0x0001 token (on the crypto pool).
+fn verify_voprf(st: &AppState, ring: &KeyRing, bytes: &[u8], now: u64) -> Verified {
     let Ok(token) = Token::from_bytes(bytes) else {
-        return Outcome::Refused("invalid", "malformed token\n");
+        return Err(Outcome::Refused("invalid", "malformed token\n"));
     };
     let Some(key) = ring
         .voprf
         .iter()
         .find(|k| k.issuer.token_key_id() == &token.token_key_id && now < k.times.expires_at)
     else {
-        return Outcome::Refused("unknown_key", "unknown token key\n");
+        return Err(Outcome::Refused("unknown_key", "unknown token key\n"));
     };
     let known = st
         .accepted_windows(now)
@@ -226,28 +249,28 @@ async fn redeem_voprf(st: &AppState, ring: &KeyRing, bytes: &[u8]) -> Outcome {
         .filter_map(|w| st.voprf_challenge(w))
         .any(|c| c.digest() == token.challenge_digest);
     if !known {
-        return Outcome::Refused("unknown_challenge", "unknown challenge\n");
+        return Err(Outcome::Refused("unknown_challenge", "unknown challenge\n"));
     }
     if !matches!(key.issuer.verify_token(&token), Ok(true)) {
-        return Outcome::Refused("invalid", "invalid token\n");
+        return Err(Outcome::Refused("invalid", "invalid token\n"));
     }
     let mut id = Vec::with_capacity(34);
     id.extend_from_slice(&TYPE_VOPRF.to_be_bytes());
     id.extend_from_slice(&token.nonce);
-    spent_outcome(spend(st, &id, key.times.expires_at, now).await)
+    Ok((id, key.times.expires_at))
 }
 
-async fn redeem_arc(st: &AppState, ring: &KeyRing, bytes: &[u8]) -> Outcome {
-    let now = st.now();
+/// Parse, key, challenge, verify of an ARC token (on the crypto pool).
+fn verify_arc(st: &AppState, ring: &KeyRing, bytes: &[u8], now: u64) -> Verified {
     let Ok(token) = ArcToken::from_bytes(bytes) else {
-        return Outcome::Refused("invalid", "malformed token\n");
+        return Err(Outcome::Refused("invalid", "malformed token\n"));
     };
     let Some(key) = ring
         .arc
         .iter()
         .find(|k| k.issuer.key_id() == token.issuer_key_id() && now < k.times.expires_at)
     else {
-        return Outcome::Refused("unknown_key", "unknown issuer key\n");
+        return Err(Outcome::Refused("unknown_key", "unknown issuer key\n"));
     };
     let Some(challenge) = st
         .accepted_windows(now)
@@ -255,13 +278,13 @@ async fn redeem_arc(st: &AppState, ring: &KeyRing, bytes: &[u8]) -> Outcome {
         .filter_map(|w| st.arc_challenge(w))
         .find(|c| &c.digest() == token.challenge_digest())
     else {
-        return Outcome::Refused("unknown_challenge", "unknown challenge\n");
+        return Err(Outcome::Refused("unknown_challenge", "unknown challenge\n"));
     };
     let Ok(tag) = key
         .issuer
         .verify(&token, &challenge, st.config.arc.rate_limit)
     else {
-        return Outcome::Refused("invalid", "invalid token\n");
+        return Err(Outcome::Refused("invalid", "invalid token\n"));
     };
     // The tag is the double-spend key, per presentation context (never the token bytes).
     let mut id = Vec::with_capacity(2 + 32 + 33);
@@ -270,5 +293,5 @@ async fn redeem_arc(st: &AppState, ring: &KeyRing, bytes: &[u8]) -> Outcome {
         challenge.presentation_context(key.issuer.key_id()),
     ));
     id.extend_from_slice(tag.as_bytes());
-    spent_outcome(spend(st, &id, key.times.expires_at, now).await)
+    Ok((id, key.times.expires_at))
 }

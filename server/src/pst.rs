@@ -35,7 +35,7 @@ use sha2::{Digest as _, Sha256};
 
 use crate::auth::B64URL;
 use crate::issuer::hex_lower;
-use crate::keys::{pst_key_id, PstKeys};
+use crate::keys::pst_key_id;
 use crate::store::Spend;
 use crate::{key_failure, text, AppState};
 
@@ -62,7 +62,7 @@ fn method_of_version(v: &str) -> Option<Method> {
 
 /// `GET /.well-known/private-state-token/key-commitment`.
 pub async fn key_commitment(State(st): State<Arc<AppState>>) -> Response {
-    let ring = match st.ring() {
+    let ring = match st.ring().await {
         Ok(r) => r,
         Err(e) => return key_failure(&e),
     };
@@ -109,11 +109,11 @@ fn bad(msg: &'static str) -> Response {
 
 /// The keys of the requested method and the decoded `Sec-Private-State-Token` of a request; the error is the
 /// 400 answer's text.
-fn parse_request<'r>(
+fn parse_request(
     headers: &HeaderMap,
-    ring: &'r crate::keys::KeyRing,
+    ring: &crate::keys::KeyRing,
     max_len: usize,
-) -> Result<(&'r PstKeys, Vec<u8>), &'static str> {
+) -> Result<(usize, Vec<u8>), &'static str> {
     let version = headers
         .get(VERSION_HEADER)
         .and_then(|v| v.to_str().ok())
@@ -122,7 +122,7 @@ fn parse_request<'r>(
     let keys = ring
         .pst
         .iter()
-        .find(|p| p.method == method)
+        .position(|p| p.method == method)
         .ok_or("unsupported crypto version\n")?;
     let value = headers
         .get(HEADER)
@@ -147,13 +147,13 @@ fn with_header(mut resp: Response, name: HeaderName, value: String) -> Response 
 
 /// `GET|POST /pst/issue`.
 pub async fn issue(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Response {
-    let ring = match st.ring() {
+    let ring = match st.ring().await {
         Ok(r) => r,
         Err(e) => return key_failure(&e),
     };
     // The largest issue request: `u16 count ‖ max_batch × 97-byte point`.
     let max_len = 2 + usize::from(st.config.max_batch) * privacy_tokens::trust_token::POINT_LEN;
-    let (keys, request) = match parse_request(&headers, &ring, max_len) {
+    let (idx, request) = match parse_request(&headers, &ring, max_len) {
         Ok(x) => x,
         Err(msg) => return bad(msg),
     };
@@ -169,14 +169,30 @@ pub async fn issue(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Respo
     ) {
         return r.response();
     }
-    let bit = st.config.pst.private_metadata && keys.method.has_private_metadata();
-    let key_id = pst_key_id(ring.pst_epoch);
-    match keys
-        .issuer
-        .issue(&request, key_id, bit, st.config.max_batch, &mut rand::rng())
-    {
+    let job = st.clone();
+    let issued = st
+        .pool
+        .run(move || {
+            let keys = &ring.pst[idx];
+            let bit = job.config.pst.private_metadata && keys.method.has_private_metadata();
+            let key_id = pst_key_id(ring.pst_epoch);
+            let r = keys.issuer.issue(
+                &request,
+                key_id,
+                bit,
+                job.config.max_batch,
+                &mut rand::rng(),
+            );
+            (keys.method, r)
+        })
+        .await;
+    let (method, issued) = match issued {
+        Ok(x) => x,
+        Err(b) => return b.response(),
+    };
+    match issued {
         Ok(r) => {
-            st.metrics.issued(keys.method.name(), u64::from(r.issued));
+            st.metrics.issued(method.name(), u64::from(r.issued));
             with_header(
                 text(StatusCode::OK, "issued\n"),
                 HEADER,
@@ -233,20 +249,31 @@ pub fn verify_redemption_record(st: &AppState, record: &str) -> Option<Value> {
 
 /// `GET|POST /pst/redeem`.
 pub async fn redeem(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Response {
-    let ring = match st.ring() {
+    let ring = match st.ring().await {
         Ok(r) => r,
         Err(e) => return key_failure(&e),
     };
     // A redemption request: `u16 len ‖ token ‖ u16 len ‖ client_data`; client data is capped
     // at 1 KiB here.
     let max_len = 4 + Method::PstV1Pmb.token_len() + 1024;
-    let (keys, request) = match parse_request(&headers, &ring, max_len) {
+    let (idx, request) = match parse_request(&headers, &ring, max_len) {
         Ok(x) => x,
         Err(msg) => return bad(msg),
     };
+    let r = {
+        let ring = ring.clone();
+        st.pool
+            .run(move || ring.pst[idx].issuer.redeem(&request))
+            .await
+    };
+    let keys = &ring.pst[idx];
     let name = keys.method.name();
     let now = st.now();
-    let Ok(r) = keys.issuer.redeem(&request) else {
+    let r = match r {
+        Ok(r) => r,
+        Err(b) => return b.response(),
+    };
+    let Ok(r) = r else {
         st.metrics.redeemed(name, "invalid");
         return text(StatusCode::FORBIDDEN, "invalid token\n");
     };

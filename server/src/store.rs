@@ -49,9 +49,18 @@ pub trait SpentStore: Send + Sync + 'static {
     /// not be recorded then, and the caller must not grant.
     fn spend<'a>(&'a self, id: &'a [u8], expires_at: u64, now: u64) -> StoreFuture<'a>;
 
+    /// Answers once the store is reachable (`/readyz`).
+    ///
+    /// # Errors
+    /// [`StoreError`] when it is not.
+    fn ready(&self) -> ReadyFuture<'_>;
+
     /// The backend's name for logs and metrics.
     fn name(&self) -> &'static str;
 }
+
+/// A boxed future of a readiness check.
+pub type ReadyFuture<'a> = Pin<Box<dyn Future<Output = Result<(), StoreError>> + Send + 'a>>;
 
 const SPENT: TableDefinition<&[u8], u64> = TableDefinition::new("spent");
 
@@ -302,6 +311,19 @@ impl SpentStore for RedbStore {
         })
     }
 
+    fn ready(&self) -> ReadyFuture<'_> {
+        Box::pin(async move {
+            let db = self.db.clone();
+            tokio::task::spawn_blocking(move || db.begin_read().map(drop).map_err(store_err))
+                .await
+                .map_err(store_err)??;
+            match &self.writer {
+                Some(w) if !w.thread.is_finished() => Ok(()),
+                _ => Err(StoreError("the writer is stopped".into())),
+            }
+        })
+    }
+
     fn name(&self) -> &'static str {
         "redb"
     }
@@ -411,6 +433,21 @@ impl SpentStore for RedisStore {
                 Some("OK") => Ok(Spend::Fresh),
                 None => Ok(Spend::AlreadySpent),
                 Some(other) => Err(StoreError(format!("unexpected reply {other:?}"))),
+            }
+        })
+    }
+
+    fn ready(&self) -> ReadyFuture<'_> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let pong: String = redis::cmd("PING")
+                .query_async(&mut conn)
+                .await
+                .map_err(store_err)?;
+            if pong == "PONG" {
+                Ok(())
+            } else {
+                Err(StoreError(format!("unexpected reply {pong:?}")))
             }
         })
     }

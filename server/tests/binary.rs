@@ -83,7 +83,10 @@ async fn the_key_fingerprint_is_logged_and_exported() {
         let fp = field(&serving, "key_fingerprint");
         assert_eq!(fp.len(), 16, "{serving}");
         let metrics = c
-            .get(format!("http://{}/metrics", field(&serving, "addr")))
+            .get(format!(
+                "http://{}/metrics",
+                field(&serving, "metrics_addr")
+            ))
             .send()
             .await
             .unwrap()

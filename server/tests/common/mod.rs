@@ -30,7 +30,7 @@ pub fn config() -> Config {
 pub async fn start(config: Config, master: [u8; 32], store: Arc<dyn SpentStore>) -> RunningServer {
     let state = AppState::new(config, MasterSecret::from_bytes(&master), store).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    serve(state, listener).unwrap()
+    serve(state, listener).await.unwrap()
 }
 
 /// A server with the embedded store in `dir`.
@@ -139,7 +139,7 @@ pub async fn voprf_challenge(
 
 /// The `/metrics` text.
 pub async fn metrics_text(c: &reqwest::Client, s: &RunningServer) -> String {
-    c.get(url(s, "/metrics"))
+    c.get(format!("http://{}/metrics", s.metrics_addr))
         .send()
         .await
         .unwrap()
@@ -150,19 +150,26 @@ pub async fn metrics_text(c: &reqwest::Client, s: &RunningServer) -> String {
 
 /// Obtains one type 0x0001 token over HTTP with this crate's client; returns its bytes.
 pub async fn voprf_token(c: &reqwest::Client, s: &RunningServer) -> Vec<u8> {
+    voprf_token_and_headers(c, s).await.0
+}
+
+/// Obtains one type 0x0001 token; returns its bytes and the issuance answer's headers.
+pub async fn voprf_token_and_headers(
+    c: &reqwest::Client,
+    s: &RunningServer,
+) -> (Vec<u8>, reqwest::header::HeaderMap) {
     let (challenge, key) = get_challenge(c, s, 1).await;
     let pk = PublicKey::<P384Sha384>::from_bytes(&key).unwrap();
     let (req, state) = Client::request(&pk, &challenge, &mut rand::rng()).unwrap();
-    let body = expect_ok(
-        post(c, s, SINGLE, req.to_bytes().to_vec()).await,
-        "application/private-token-response",
-    )
-    .await;
-    state
+    let r = post(c, s, SINGLE, req.to_bytes().to_vec()).await;
+    let headers = r.headers().clone();
+    let body = expect_ok(r, "application/private-token-response").await;
+    let token = state
         .finalize(&TokenResponse::from_bytes(&body).unwrap())
         .unwrap()
         .to_bytes()
-        .to_vec()
+        .to_vec();
+    (token, headers)
 }
 
 /// Redeems token bytes at `/private`; returns the status and body.
@@ -291,6 +298,8 @@ pub fn spawn_serve(data: &Path, toml: &str, extra: &[&str]) -> (Child, serde_jso
         .args([
             "serve",
             "--listen",
+            "127.0.0.1:0",
+            "--metrics-listen",
             "127.0.0.1:0",
             "--json-logs",
             "--data-dir",
