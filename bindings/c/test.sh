@@ -165,7 +165,11 @@ done
 timing "header"
 
 # 3. The C tests, against the header and the static library, under valgrind.
-cflags=(-std=c11 -Wall -Wextra -Werror -pedantic -g -O1 -I"$here/include" -I"$here/tests")
+# README.md's first two C blocks (the client example, the issuer lines) for tests/test_readme.c.
+awk -v dir="$build" '/^```c$/ { n++; if (n <= 2) { f = dir "/readme_" (n == 1 ? "client" : "issuer") ".inc"; printf "" > f }; next }
+    /^```$/ { f = ""; next }
+    f != "" { print >> f }' README.md
+cflags=(-std=c11 -Wall -Wextra -Werror -pedantic -g -O1 -I"$here/include" -I"$here/tests" -I"$build")
 libs=("$lib_a" -lpthread -ldl -lm)
 valgrind=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible
     --error-exitcode=1 --track-origins=yes)
