@@ -2,11 +2,12 @@
 
 - every function, constant, handle type and struct field of the header has a doc comment;
 - every handle type's comment states its thread safety, and every handle has its `_free`;
-- every function shares the prefix `pt_`, and the shared library exports exactly the
+- every function returns a `pt_status` (but the `_free`s and `pt_status_name` /
+  `pt_suite_name`) and shares the prefix `pt_`, and the shared library exports exactly the
   header's functions (`nm -D`), no more, no fewer.
 
-Usage: PRIVACY_TOKENS_LIB=LIBRARY.so python3 header_check.py HEADER [--no-library]. Prints "ok - ..." / "not ok - ..." per
-check and "N passed, M failed"; exits 1 if any failed. Controls (test.sh runs both; each must
+Usage: PRIVACY_TOKENS_LIB=LIBRARY.so python3 header_check.py HEADER [--no-library]. Prints
+"ok - ..." / "not ok - ..." per check and "N passed, M failed"; exits 1 if any failed. Controls (test.sh runs both; each must
 report exactly 1 failed): --control=nodoc checks the header with the doc comment of
 pt_buffer_copy removed, --control=nothread with the thread-safety sentence of pt_credential
 removed.
@@ -78,6 +79,14 @@ def check(header, library, runner, control=None):
     names = {n for _, n in functions}
     no_free = [n for _, n in handles if n + "_free" not in names]
     record("every handle type has its _free", not no_free, no_free)
+    returns = {m.group(2): m.group(1).strip() for _, line in decls
+               for m in [re.match(r"^(?!typedef )([A-Za-z_][\w \*]*?)\b(\w+)\(", line)] if m}
+    # Every function returns a pt_status but the frees (void) and the two name lookups.
+    odd = sorted(n for n, r in returns.items()
+                 if r != "pt_status" and not (r == "void" and n.endswith("_free"))
+                 and not (r == "const char *" and n in ("pt_status_name", "pt_suite_name")))
+    record(f"every function returns a pt_status but the _frees and the name lookups "
+           f"({sum(r == 'pt_status' for r in returns.values())})", not odd and returns, odd)
     unprefixed = sorted(n for n in names if not n.startswith("pt_"))
     record(f"every function has the prefix pt_ ({len(names)})", not unprefixed and names,
                  unprefixed)
