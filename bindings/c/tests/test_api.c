@@ -564,6 +564,106 @@ static void privacy_pass_bad_input(void) {
     pt_privacy_pass_issuer_free(issuer);
 }
 
+/* Both token types, single and batched: a response of another issuer's key, a tampered batch
+ * proof, a request to an issuer of the other type or of another key, a batch body under the
+ * single request's media type. */
+static void pp_bad_responses(uint16_t type, uint16_t other_type) {
+    pt_privacy_pass_issuer *issuer = NULL, *rotated = NULL, *other = NULL;
+    OK(pt_privacy_pass_issuer_generate(type, &issuer));
+    OK(pt_privacy_pass_issuer_generate(type, &rotated));
+    OK(pt_privacy_pass_issuer_generate(other_type, &other));
+    pt_buffer key, rkey;
+    OK(pt_privacy_pass_issuer_token_key(issuer, &key));
+    OK(pt_privacy_pass_issuer_token_key(rotated, &rkey));
+    pt_challenge *c = challenge_for(type, &key);
+    for (uint32_t count = 0; count <= 3; count += 3) {
+        pt_buffer body, resp;
+        const char *ct, *rct;
+        pt_token_request_state *st = NULL;
+        pt_buffer_list tokens;
+        OK(pt_create_token_request(c, NULL, 0, count, &body, &ct, &st));
+        /* Requests the issuer must refuse. */
+        EXPECT(pt_privacy_pass_issuer_issue(rotated, body.data, body.len, ct, strlen(ct), &resp,
+                                            &rct),
+               PT_UNSUPPORTED_VALUE); /* another key id */
+        EXPECT(pt_privacy_pass_issuer_issue(other, body.data, body.len, ct, strlen(ct), &resp,
+                                            &rct),
+               PT_UNSUPPORTED_VALUE); /* another token type */
+        if (count) {
+            const char single[] = "application/private-token-request";
+            EXPECT(pt_privacy_pass_issuer_issue(issuer, body.data, body.len, single,
+                                                strlen(single), &resp, &rct),
+                   PT_INVALID_LENGTH);
+        }
+        /* A response under another key of the same type: the proof fails, the state is spent. */
+        pt_token_request_state *rst = NULL;
+        pt_challenge *rc = challenge_for(type, &rkey);
+        pt_buffer rbody, rresp;
+        OK(pt_create_token_request(rc, NULL, 0, count, &rbody, &ct, &rst));
+        OK(pt_privacy_pass_issuer_issue(rotated, rbody.data, rbody.len, ct, strlen(ct), &rresp,
+                                        &rct));
+        EXPECT(pt_token_request_state_finalize(st, rresp.data, rresp.len, &tokens),
+               PT_INVALID_PROOF);
+        CHECK(tokens.items == NULL);
+        EXPECT(pt_token_request_state_finalize(st, rresp.data, rresp.len, &tokens),
+               PT_STATE_CONSUMED);
+        /* The other state, with its proof's last byte flipped: refused, spent. */
+        rresp.data[rresp.len - 1] ^= 1;
+        pt_status s = pt_token_request_state_finalize(rst, rresp.data, rresp.len, &tokens);
+        CHECK(s == PT_INVALID_PROOF || s == PT_NON_CANONICAL_SCALAR);
+        if (s == PT_INVALID_PROOF) {
+            EXPECT(pt_token_request_state_finalize(rst, rresp.data, rresp.len, &tokens),
+                   PT_STATE_CONSUMED);
+        }
+        pt_buffer_free(&rresp);
+        pt_buffer_free(&rbody);
+        pt_token_request_state_free(rst);
+        pt_challenge_free(rc);
+        pt_buffer_free(&body);
+        pt_token_request_state_free(st);
+    }
+    /* A single state given a batch response, and a batch state given a single response. */
+    pt_buffer b1, b3, r1, r3;
+    const char *ct1, *ct3, *rct;
+    pt_token_request_state *s1 = NULL, *s3 = NULL;
+    pt_buffer_list tokens;
+    OK(pt_create_token_request(c, NULL, 0, 0, &b1, &ct1, &s1));
+    OK(pt_create_token_request(c, NULL, 0, 3, &b3, &ct3, &s3));
+    OK(pt_privacy_pass_issuer_issue(issuer, b1.data, b1.len, ct1, strlen(ct1), &r1, &rct));
+    OK(pt_privacy_pass_issuer_issue(issuer, b3.data, b3.len, ct3, strlen(ct3), &r3, &rct));
+    EXPECT(pt_token_request_state_finalize(s1, r3.data, r3.len, &tokens), PT_INVALID_LENGTH);
+    /* (a single response read as a batch one: its first two bytes, part of a random element,
+     * are taken as the elements' length, so either the length or the count is wrong) */
+    pt_status s = pt_token_request_state_finalize(s3, r1.data, r1.len, &tokens);
+    CHECK(s == PT_INVALID_LENGTH || s == PT_BATCH);
+    /* both states survive a wrong-length response */
+    OK(pt_token_request_state_finalize(s1, r1.data, r1.len, &tokens));
+    CHECK(tokens.count == 1);
+    pt_buffer_list_free(&tokens);
+    OK(pt_token_request_state_finalize(s3, r3.data, r3.len, &tokens));
+    CHECK(tokens.count == 3);
+    pt_buffer_list_free(&tokens);
+    pt_buffer_free(&b1);
+    pt_buffer_free(&b3);
+    pt_buffer_free(&r1);
+    pt_buffer_free(&r3);
+    pt_token_request_state_free(s1);
+    pt_token_request_state_free(s3);
+    pt_challenge_free(c);
+    pt_buffer_free(&key);
+    pt_buffer_free(&rkey);
+    pt_privacy_pass_issuer_free(issuer);
+    pt_privacy_pass_issuer_free(rotated);
+    pt_privacy_pass_issuer_free(other);
+}
+
+static void privacy_pass_type1_bad_responses(void) {
+    pp_bad_responses(PT_TOKEN_TYPE_1, PT_TOKEN_TYPE_5);
+}
+static void privacy_pass_type5_bad_responses(void) {
+    pp_bad_responses(PT_TOKEN_TYPE_5, PT_TOKEN_TYPE_1);
+}
+
 /* --------------------------------------------------------------------------------------- */
 /* ARC */
 
@@ -754,6 +854,8 @@ int main(void) {
     RUN(privacy_pass_type5);
     RUN(privacy_pass_issuer_keys);
     RUN(privacy_pass_bad_input);
+    RUN(privacy_pass_type1_bad_responses);
+    RUN(privacy_pass_type5_bad_responses);
     RUN(arc_round_trip);
     RUN(arc_bad_input);
 #ifdef PT_CONTROL_LEAK
