@@ -6,8 +6,9 @@
 #      --release (libprivacy_tokens.a / .so), the Rust unit tests;
 #   2. the header regenerated with cbindgen and diffed against include/privacy_tokens.h, and
 #      tests/header_check.py: every function, constant, type and field documented, every
-#      handle's thread safety stated and its _free present, the pt_ prefix, the shared
-#      library's exports equal to the header's functions (with two controls: a header with one
+#      handle's thread safety stated and its _free present, pt_status returns, every function
+#      called by a C test, the pt_ prefix, the shared library's exports equal to the header's
+#      functions (with two controls: a header with one
 #      doc comment removed, and one with a thread-safety sentence removed, must each fail);
 #   3. each tests/*.c compiled with cc against the header and the static library, run under
 #      valgrind --leak-check=full --error-exitcode=1;

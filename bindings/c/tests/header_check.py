@@ -4,7 +4,8 @@
 - every handle type's comment states its thread safety, and every handle has its `_free`;
 - every function returns a `pt_status` (but the `_free`s and `pt_status_name` /
   `pt_suite_name`) and shares the prefix `pt_`, and the shared library exports exactly the
-  header's functions (`nm -D`), no more, no fewer.
+  header's functions (`nm -D`), no more, no fewer;
+- every function of the header is called by at least one C test (tests/*.c).
 
 Usage: PRIVACY_TOKENS_LIB=LIBRARY.so python3 header_check.py HEADER [--no-library]. Prints
 "ok - ..." / "not ok - ..." per check and "N passed, M failed"; exits 1 if any failed. Controls (test.sh runs both; each must
@@ -90,6 +91,12 @@ def check(header, library, runner, control=None):
     unprefixed = sorted(n for n in names if not n.startswith("pt_"))
     record(f"every function has the prefix pt_ ({len(names)})", not unprefixed and names,
                  unprefixed)
+    # Every function is called by a C test (tests/*.c beside this file).
+    here = os.path.dirname(os.path.abspath(__file__))
+    c_tests = "".join(open(os.path.join(here, f), encoding="utf-8").read()
+                      for f in sorted(os.listdir(here)) if f.endswith(".c"))
+    uncalled = sorted(n for n in names if not re.search(rf"\b{n}\(", c_tests))
+    record("every function is called by a C test (tests/*.c)", not uncalled and names, uncalled)
     if library:
         nm = subprocess.run(["nm", "-D", "--defined-only", library], capture_output=True,
                             text=True, check=True).stdout
