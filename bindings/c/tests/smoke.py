@@ -1,7 +1,9 @@
 """Python ctypes smoke test of the C ABI (standard library only): the issuer server of server/
 started as a real process (as bindings/wasm/test/support/server.mjs starts it), and Privacy
 Pass 0x0001 tokens, one and an amortized batch, obtained from it over HTTP through
-libprivacy_tokens.so, then redeemed at /private (200) and replayed (401).
+libprivacy_tokens.so, then redeemed at /private (200) and replayed (401); and an ARC (0xE5AC)
+credential from it, persisted as bytes and restored, presenting tokens up to the challenge's
+rate limit (each redeemed once).
 
 Environment: PRIVACY_TOKENS_LIB (the shared library), PRIVACY_TOKENS_SERVER_BIN (the server
 binary). Prints "ok - name" / "not ok - name" per test and "N passed, M failed"; exit 1 if any
@@ -24,7 +26,9 @@ import urllib.request
 from ptlib import PT_OK, Buffer, BufferList, PtError, Runner, free, lib, take, take_list
 
 PT_TOKEN_TYPE_1 = 1
+PT_TOKEN_TYPE_ARC = 0xE5AC
 PT_STATE_CONSUMED = 103
+PT_LIMIT_EXCEEDED = 14
 
 P = ctypes.c_void_p
 lib.pt_parse_challenges.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(P)]
@@ -35,8 +39,21 @@ lib.pt_create_token_request.argtypes = [
 lib.pt_token_request_state_finalize.argtypes = [
     P, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(BufferList)]
 lib.pt_authorization_header.argtypes = [P, ctypes.c_size_t, ctypes.POINTER(Buffer)]
+lib.pt_create_credential_request.argtypes = [
+    P, P, ctypes.c_size_t, ctypes.POINTER(Buffer), ctypes.POINTER(ctypes.c_char_p),
+    ctypes.POINTER(P)]
+lib.pt_credential_request_state_finalize.argtypes = [
+    P, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(P)]
+lib.pt_credential_to_bytes.argtypes = [P, ctypes.POINTER(Buffer)]
+lib.pt_credential_from_bytes.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(P)]
+lib.pt_credential_present.argtypes = [P, P, P, ctypes.c_size_t, ctypes.c_uint32,
+                                      ctypes.POINTER(Buffer)]
+lib.pt_challenge_rate_limit.argtypes = [P, ctypes.POINTER(ctypes.c_uint32)]
 for f in ("pt_parse_challenges", "pt_challenge_list_find", "pt_create_token_request",
-          "pt_token_request_state_finalize", "pt_authorization_header"):
+          "pt_token_request_state_finalize", "pt_authorization_header",
+          "pt_create_credential_request", "pt_credential_request_state_finalize",
+          "pt_credential_to_bytes", "pt_credential_from_bytes", "pt_credential_present",
+          "pt_challenge_rate_limit"):
     getattr(lib, f).restype = ctypes.c_int32
 
 
@@ -199,6 +216,44 @@ def get_tokens(server, count):
         free("pt_challenge_free", c)
 
 
+def arc_presentations(server):
+    """An ARC credential for the server's 0xE5AC challenge, saved as bytes and restored, then
+    every presentation its rate limit allows: the tokens."""
+    c = challenge_of(server, PT_TOKEN_TYPE_ARC)
+    body, ct, state, cred = Buffer(), ctypes.c_char_p(), P(), P()
+    try:
+        limit = ctypes.c_uint32()
+        check(lib.pt_challenge_rate_limit(c, ctypes.byref(limit)))
+        check(lib.pt_create_credential_request(c, None, 0, ctypes.byref(body), ctypes.byref(ct),
+                                               ctypes.byref(state)))
+        request = take(body)
+        status, _, response = http("POST", f"{server.url}/token-request", request,
+                                   {"Content-Type": ct.value.decode()})
+        assert status == 200, (status, response[:200])
+        check(lib.pt_credential_request_state_finalize(state, response, len(response),
+                                                       ctypes.byref(cred)))
+        # Persisted and restored (an app keeps it across launches).
+        saved = Buffer()
+        check(lib.pt_credential_to_bytes(cred, ctypes.byref(saved)))
+        saved = take(saved)
+        free("pt_credential_free", cred)
+        cred = P()
+        check(lib.pt_credential_from_bytes(saved, len(saved), ctypes.byref(cred)))
+        tokens = []
+        for _ in range(limit.value):
+            t = Buffer()
+            check(lib.pt_credential_present(cred, c, None, 0, 0, ctypes.byref(t)))
+            tokens.append(take(t))
+        t = Buffer()
+        s = lib.pt_credential_present(cred, c, None, 0, 0, ctypes.byref(t))
+        assert s == PT_LIMIT_EXCEEDED, lib.pt_status_name(s)
+        return tokens
+    finally:
+        free("pt_credential_free", cred)
+        free("pt_credential_request_state_free", state)
+        free("pt_challenge_free", c)
+
+
 def authorization(token):
     h = Buffer()
     check(lib.pt_authorization_header(token, len(token), ctypes.byref(h)))
@@ -237,10 +292,19 @@ def main():
                                 headers={"Authorization": authorization(forged)})
             assert status == 401, status
 
+        def arc():
+            tokens = arc_presentations(server)
+            assert len(tokens) >= 2 and len(set(tokens)) == len(tokens), len(tokens)
+            print(f"# ARC: {len(tokens)} presentations (the challenge's rate limit)", flush=True)
+            for t in tokens:
+                redeem_and_replay(server, t)
+
         run.test("smoke: a 0x0001 token from the server over HTTP, redeemed (200) and replayed (401)",
-             single)
+                 single)
         run.test("smoke: an amortized batch of 3 from the server, each redeemed once", batch)
         run.test("smoke: a token with a flipped authenticator bit is refused (401)", forged)
+        run.test("smoke: an ARC credential from the server over HTTP, persisted and restored, "
+                 "each of its presentations redeemed once", arc)
     except Exception:  # noqa: BLE001
         run.record("smoke: the server process starts", False)
         traceback.print_exc()
