@@ -153,6 +153,10 @@ pub struct PstConfig {
     pub key_lifetime_secs: u64,
     /// The private metadata bit set on issued PMB tokens.
     pub private_metadata: bool,
+    /// Added to the epoch number to make the u32 PST key ids (and the commitment `id`). Raise
+    /// it with `key_lifetime_secs` so the ids keep growing: a start that would lower them is
+    /// refused and names the value to set.
+    pub key_id_offset: u32,
 }
 
 impl Default for Config {
@@ -203,6 +207,7 @@ impl Default for PstConfig {
         Self {
             key_lifetime_secs: 60 * 86_400,
             private_metadata: false,
+            key_id_offset: 0,
         }
     }
 }

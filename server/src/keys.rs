@@ -3,8 +3,13 @@
 //! # Derivation (domain-separated)
 //! `PRK = HKDF-Extract(salt = "privacy-tokens-server/v1", IKM = master secret)` (HKDF-SHA256,
 //! RFC 5869), then for each key `HKDF-Expand(PRK, info, L)` with
-//! `info = "privacy-tokens-server/v1/" ‖ label ‖ 0x00 ‖ u64 epoch ‖ u32 attempt`
-//! (big-endian integers), where `label` is one of:
+//! `info = "privacy-tokens-server/v1/" ‖ label ‖ 0x00 ‖ schedule ‖ u64 epoch ‖ u32 attempt`
+//! (big-endian integers), where `schedule` binds the key schedule into every token key:
+//! `u64 keys.lifetime_secs ‖ u64 keys.redeem_epochs` for the Privacy Pass keys,
+//! `u64 pst.key_lifetime_secs ‖ u64 pst.key_id_offset` for the PST keys, and is empty for the
+//! subkeys and the fingerprint. A schedule change therefore replaces every key of its kind, and
+//! no schedule can recreate another's key (an epoch number recurring under another period
+//! names another key). `label` is one of:
 //!
 //! | label | L | key |
 //! | --- | --- | --- |
@@ -25,7 +30,9 @@
 //! must differ in it. Attempts whose truncated id is not `≡ k (mod N)` are skipped; then any
 //! `N` consecutive epochs (all the keys live at once) have distinct truncated ids, and each
 //! key is found from the master secret and its epoch alone, with no state shared between
-//! instances. PST keys use the epoch (mod 2^32) as their u32 key id.
+//! instances. PST keys use `epoch + pst.key_id_offset` (mod 2^32) as their u32 key id; the
+//! offset keeps the ids growing when `pst.key_lifetime_secs` is raised (see
+//! [`crate::history`], which refuses a start that would lower them).
 //!
 //! Secrets: the master secret and every seed are `Zeroizing`; the library's key types zeroize
 //! on drop. Only public keys leave this module.
@@ -180,16 +187,26 @@ impl MasterSecret {
     /// A public fingerprint of the secret (16 hex digits, `HKDF-Expand(PRK, ".../fingerprint")`):
     /// instances that should share keys and show different fingerprints do not.
     pub fn fingerprint(&self) -> String {
-        crate::issuer::hex_lower(&self.expand::<8>("fingerprint", 0, 0)[..])
+        crate::issuer::hex_lower(&self.expand::<8>("fingerprint", &[], 0, 0)[..])
     }
 
-    /// `HKDF-Expand(PRK, "privacy-tokens-server/v1/" ‖ label ‖ 0 ‖ u64 epoch ‖ u32 attempt, L)`.
-    fn expand<const L: usize>(&self, label: &str, epoch: u64, attempt: u32) -> Zeroizing<[u8; L]> {
-        let mut info = Vec::with_capacity(SALT.len() + 1 + label.len() + 13);
+    /// `HKDF-Expand(PRK, "privacy-tokens-server/v1/" ‖ label ‖ 0 ‖ u64 schedule... ‖ u64 epoch
+    /// ‖ u32 attempt, L)`.
+    fn expand<const L: usize>(
+        &self,
+        label: &str,
+        schedule: &[u64],
+        epoch: u64,
+        attempt: u32,
+    ) -> Zeroizing<[u8; L]> {
+        let mut info = Vec::with_capacity(SALT.len() + 1 + label.len() + 13 + 8 * schedule.len());
         info.extend_from_slice(SALT);
         info.push(b'/');
         info.extend_from_slice(label.as_bytes());
         info.push(0);
+        for p in schedule {
+            info.extend_from_slice(&p.to_be_bytes());
+        }
         info.extend_from_slice(&epoch.to_be_bytes());
         info.extend_from_slice(&attempt.to_be_bytes());
         let mut out = Zeroizing::new([0u8; L]);
@@ -204,7 +221,7 @@ impl MasterSecret {
 
     /// A 32-byte subkey for a purpose other than token keys (`challenge`, `redemption-record`).
     pub fn subkey(&self, label: &str) -> Zeroizing<[u8; 32]> {
-        self.expand::<32>(label, 0, 0)
+        self.expand::<32>(label, &[], 0, 0)
     }
 }
 
@@ -246,6 +263,12 @@ impl KeySchedule {
     /// The epochs live at epoch `e`, oldest first: `e-R ..= e+1`.
     pub fn live_epochs(&self, e: u64) -> impl Iterator<Item = u64> {
         e.saturating_sub(self.redeem_epochs)..=e + 1
+    }
+
+    /// The parameters bound into the keys of this schedule: `[lifetime_secs, redeem_epochs]`
+    /// (the issue grace moves no key).
+    pub fn binding(&self) -> [u64; 2] {
+        [self.lifetime_secs, self.redeem_epochs]
     }
 
     /// Seconds from `now` to the next rotation (at least 1).
@@ -294,7 +317,7 @@ pub fn derive_voprf(
 ) -> Result<VoprfKey, KeyError> {
     let n = schedule.window();
     for attempt in 0..MAX_ATTEMPTS {
-        let seed = master.expand::<48>("voprf-p384", k, attempt);
+        let seed = master.expand::<48>("voprf-p384", &schedule.binding(), k, attempt);
         let Ok(server) = VoprfServer::derive(seed.as_ref(), b"PrivacyPass") else {
             continue;
         };
@@ -320,7 +343,7 @@ pub fn derive_arc(
 ) -> Result<ArcKey, KeyError> {
     let n = schedule.window();
     for attempt in 0..MAX_ATTEMPTS {
-        let seed = master.expand::<128>("arc-p256", k, attempt);
+        let seed = master.expand::<128>("arc-p256", &schedule.binding(), k, attempt);
         let Ok(key) = ServerPrivateKey::<ArcV2P256>::from_bytes(seed.as_ref()) else {
             continue;
         };
@@ -335,13 +358,13 @@ pub fn derive_arc(
     Err(KeyError::Derivation("arc-p256"))
 }
 
-/// The u32 PST key id of epoch `k`.
-pub fn pst_key_id(k: u64) -> u32 {
-    k as u32
+/// The u32 PST key id of epoch `k`: `k + offset` (mod 2^32).
+pub fn pst_key_id(k: u64, offset: u32) -> u32 {
+    (k as u32).wrapping_add(offset)
 }
 
 /// Derives the PST keys of `method` live at epoch `e` of `schedule` (whose window must fit
-/// [`Method::max_keys`]).
+/// [`Method::max_keys`]), with key ids offset by `offset` (`pst.key_id_offset`).
 ///
 /// # Errors
 /// [`KeyError::Derivation`] if the library refuses a key.
@@ -350,13 +373,15 @@ pub fn derive_pst(
     schedule: &KeySchedule,
     method: Method,
     e: u64,
+    offset: u32,
     max_batch: u16,
 ) -> Result<PstKeys, KeyError> {
     let mut issuer = trust_token::Issuer::new(method, max_batch);
     let mut public = Vec::new();
+    let binding = [schedule.lifetime_secs, u64::from(offset)];
     for k in schedule.live_epochs(e) {
-        let seed = master.expand::<32>(method.name(), k, 0);
-        let (private, pk) = derive_key_from_secret(method, pst_key_id(k), seed.as_ref())
+        let seed = master.expand::<32>(method.name(), &binding, k, 0);
+        let (private, pk) = derive_key_from_secret(method, pst_key_id(k, offset), seed.as_ref())
             .map_err(|_| KeyError::Derivation("pst"))?;
         issuer
             .add_key(private)
@@ -419,6 +444,7 @@ impl KeyRing {
                 &pst_schedule,
                 method,
                 pst_epoch,
+                config.pst.key_id_offset,
                 config.max_batch,
             )?);
         }
@@ -464,14 +490,14 @@ mod tests {
     #[test]
     fn derivation_is_deterministic_and_domain_separated() {
         let m = MasterSecret::from_bytes(&[7; 32]);
-        let a = m.expand::<32>("voprf-p384", 5, 0);
-        assert_eq!(a, m.expand::<32>("voprf-p384", 5, 0));
-        assert_ne!(a, m.expand::<32>("voprf-p384", 6, 0));
-        assert_ne!(a, m.expand::<32>("voprf-p384", 5, 1));
-        assert_ne!(a, m.expand::<32>("arc-p256", 5, 0));
+        let a = m.expand::<32>("voprf-p384", &[], 5, 0);
+        assert_eq!(a, m.expand::<32>("voprf-p384", &[], 5, 0));
+        assert_ne!(a, m.expand::<32>("voprf-p384", &[], 6, 0));
+        assert_ne!(a, m.expand::<32>("voprf-p384", &[], 5, 1));
+        assert_ne!(a, m.expand::<32>("arc-p256", &[], 5, 0));
         assert_ne!(
             a,
-            MasterSecret::from_bytes(&[8; 32]).expand::<32>("voprf-p384", 5, 0)
+            MasterSecret::from_bytes(&[8; 32]).expand::<32>("voprf-p384", &[], 5, 0)
         );
         let k1 = derive_voprf(&m, &schedule(), 5, 10).unwrap();
         let k2 = derive_voprf(&m, &schedule(), 5, 10).unwrap();
@@ -501,6 +527,46 @@ mod tests {
                 v.dedup();
                 assert_eq!(v.len(), w.len(), "{w:?}");
             }
+        }
+    }
+
+    /// The same epoch number under another schedule names another key (issue 19, defect 4):
+    /// a period with `floor(t1/P1) = floor(t2/P2)` or another `redeem_epochs` must not recreate
+    /// an old epoch's key, whose spent records may be gone.
+    #[test]
+    fn the_schedule_is_bound_into_every_token_key() {
+        let m = MasterSecret::from_bytes(&[3; 32]);
+        let a = schedule();
+        let longer = KeySchedule {
+            lifetime_secs: 101,
+            ..a.clone()
+        };
+        let more_epochs = KeySchedule {
+            redeem_epochs: 4,
+            ..a.clone()
+        };
+        let grace = KeySchedule {
+            issue_grace_secs: 99,
+            ..a.clone()
+        };
+        for k in [5, 6, 7, 8, 9, 10] {
+            let key = |s: &KeySchedule| *derive_voprf(&m, s, k, 10).unwrap().issuer.token_key_id();
+            let arc = |s: &KeySchedule| derive_arc(&m, s, k).unwrap().issuer.key_id().to_vec();
+            for other in [&longer, &more_epochs] {
+                assert_ne!(key(&a), key(other), "epoch {k}: {other:?}");
+                assert_ne!(arc(&a), arc(other), "epoch {k}: {other:?}");
+            }
+            // The issue grace only moves when a key stops issuing.
+            assert_eq!(key(&a), key(&grace));
+            let pst = |s: &KeySchedule, offset| {
+                derive_pst(&m, s, Method::PstV1Voprf, k, offset, 10)
+                    .unwrap()
+                    .public[1]
+                    .1[4..]
+                    .to_vec()
+            };
+            assert_ne!(pst(&a, 0), pst(&longer, 0), "PST epoch {k}");
+            assert_ne!(pst(&a, 0), pst(&a, 7), "PST epoch {k}");
         }
     }
 

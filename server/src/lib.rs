@@ -9,6 +9,7 @@
 pub mod auth;
 pub mod config;
 pub mod gate;
+pub mod history;
 pub mod issuer;
 pub mod keys;
 pub mod metrics;
@@ -75,6 +76,9 @@ pub struct AppState {
     clock_offset: AtomicI64,
     /// The issuance gate.
     pub gate: gate::Gate,
+    /// The key schedule history, kept up to date by [`AppState::spawn_rotation`] (the binary
+    /// sets it; tests may leave it unset).
+    history: std::sync::OnceLock<Arc<std::sync::Mutex<history::History>>>,
 }
 
 impl AppState {
@@ -104,7 +108,33 @@ impl AppState {
             metrics,
             clock_offset: AtomicI64::new(0),
             gate,
+            history: std::sync::OnceLock::new(),
         }))
+    }
+
+    /// Keeps `history` up to date from now on (checked and recorded by the caller at start).
+    pub fn set_history(&self, history: history::History) {
+        let _ = self.history.set(Arc::new(std::sync::Mutex::new(history)));
+    }
+
+    /// Records the schedule served now in the history, if one is set (on a blocking thread
+    /// that holds the history and the configuration only).
+    async fn record_history(&self) {
+        let Some(h) = self.history.get().cloned() else {
+            return;
+        };
+        let (config, now) = (self.config.clone(), self.now());
+        let written = tokio::task::spawn_blocking(move || {
+            h.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .record(&config, now)
+        })
+        .await;
+        match written {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::error!(error = %e, "recording the key schedule history"),
+            Err(e) => tracing::error!(error = %e, "recording the key schedule history"),
+        }
     }
 
     /// The server's time, UNIX seconds.
@@ -223,6 +253,7 @@ impl AppState {
                 if let Err(e) = st.derive_ahead(ahead).await {
                     tracing::error!(error = %e, "background key derivation failed");
                 }
+                st.record_history().await;
             }
         })
     }

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use privacy_tokens_server::config::Config;
+use privacy_tokens_server::history::History;
 use privacy_tokens_server::keys::MasterSecret;
 use privacy_tokens_server::store::{RedbStore, RedisStore, SpentStore};
 use privacy_tokens_server::AppState;
@@ -93,6 +94,15 @@ async fn run(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
         }
     };
     let master = MasterSecret::load(&args.data_dir)?;
+    let mut history = History::open(&args.data_dir)?;
+    let now = privacy_tokens_server::unix_now();
+    if history.check(&config, now)? {
+        tracing::warn!(
+            "the key schedule changed since the last start: every key of the changed schedule \
+             is new, and tokens of the old keys no longer redeem"
+        );
+    }
+    history.record(&config, now)?;
     let store: Arc<dyn SpentStore> = match &args.redis {
         Some(url) => Arc::new(
             RedisStore::connect(url, Duration::from_secs(2))
@@ -123,6 +133,7 @@ async fn run(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
         }
     };
     let state = AppState::new(config, master, store.clone()).map_err(|e| e.to_string())?;
+    state.set_history(history);
     state.spawn_rotation(Duration::from_secs(5));
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     let shutdown = shutdown_signal()?;

@@ -75,7 +75,7 @@ pub async fn key_commitment(State(st): State<Arc<AppState>>) -> Response {
         let mut keys = Map::new();
         for (t, blob) in p.public.iter().filter(|(t, _)| now < t.expires_at) {
             keys.insert(
-                pst_key_id(t.epoch).to_string(),
+                pst_key_id(t.epoch, st.config.pst.key_id_offset).to_string(),
                 json!({
                     "Y": STANDARD.encode(blob),
                     "expiry": (u128::from(t.expires_at) * 1_000_000).to_string(),
@@ -86,7 +86,7 @@ pub async fn key_commitment(State(st): State<Arc<AppState>>) -> Response {
             version.into(),
             json!({
                 "protocol_version": version,
-                "id": ring.pst_epoch + 1,
+                "id": u64::from(pst_key_id(ring.pst_epoch, st.config.pst.key_id_offset)) + 1,
                 "batchsize": st.config.max_batch,
                 "keys": keys,
             }),
@@ -175,7 +175,7 @@ pub async fn issue(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Respo
         .run(move || {
             let keys = &ring.pst[idx];
             let bit = job.config.pst.private_metadata && keys.method.has_private_metadata();
-            let key_id = pst_key_id(ring.pst_epoch);
+            let key_id = pst_key_id(ring.pst_epoch, job.config.pst.key_id_offset);
             let r = keys.issuer.issue(
                 &request,
                 key_id,
@@ -277,11 +277,9 @@ pub async fn redeem(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Resp
         st.metrics.redeemed(name, "invalid");
         return text(StatusCode::FORBIDDEN, "invalid token\n");
     };
-    let Some((times, _)) = keys
-        .public
-        .iter()
-        .find(|(t, _)| pst_key_id(t.epoch) == r.key_id && now < t.expires_at)
-    else {
+    let Some((times, _)) = keys.public.iter().find(|(t, _)| {
+        pst_key_id(t.epoch, st.config.pst.key_id_offset) == r.key_id && now < t.expires_at
+    }) else {
         st.metrics.redeemed(name, "unknown_key");
         return text(StatusCode::FORBIDDEN, "expired key\n");
     };

@@ -103,3 +103,53 @@ async fn the_key_fingerprint_is_logged_and_exported() {
     assert_eq!(seen[0], seen[1]);
     assert_ne!(seen[0], seen[2]);
 }
+
+/// The PST commitment `id` of a running binary.
+async fn commitment_id(c: &reqwest::Client, serving: &serde_json::Value) -> u64 {
+    let body = c
+        .get(format!(
+            "http://{}/.well-known/private-state-token/key-commitment",
+            field(serving, "addr")
+        ))
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    v["PrivateStateTokenV1VOPRF"]["id"].as_u64().unwrap()
+}
+
+/// Issue 19, defect 4: raising `pst.key_lifetime_secs` would lower the PST key ids (Chrome
+/// reads a lower commitment id as older). The start is refused, naming the offset that keeps
+/// them growing; with it the binary serves a higher id.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pst_schedule_change_that_lowers_the_key_ids_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    init_data_dir(&data);
+    let c = http();
+    let (child, serving) = spawn_serve(&data, "[pst]\nkey_lifetime_secs = 5184000\n", &[]);
+    let before = commitment_id(&c, &serving).await;
+    terminate(child);
+    let raised = "[pst]\nkey_lifetime_secs = 7776000\n";
+    let log = match try_serve(&data, raised, &[]) {
+        Ok((child, serving)) => {
+            let after = commitment_id(&c, &serving).await;
+            terminate(child);
+            panic!("served with the PST commitment id going from {before} to {after}");
+        }
+        Err(log) => log,
+    };
+    let offset: u32 = log
+        .split("set pst.key_id_offset = ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no offset named: {log}"));
+    let (child, serving) = spawn_serve(&data, &format!("{raised}key_id_offset = {offset}\n"), &[]);
+    let after = commitment_id(&c, &serving).await;
+    terminate(child);
+    assert!(after > before, "{before} -> {after}");
+}

@@ -292,6 +292,15 @@ pub fn init_data_dir(data: &Path) {
 /// 127.0.0.1:0 --json-logs --data-dir data --config ... extra`; returns the process and the
 /// fields of its JSON `serving` log line (`addr`, `store`, `key_fingerprint`, ...).
 pub fn spawn_serve(data: &Path, toml: &str, extra: &[&str]) -> (Child, serde_json::Value) {
+    try_serve(data, toml, extra).unwrap_or_else(|log| panic!("the binary did not start: {log}"))
+}
+
+/// As [`spawn_serve`], but a process that exits before serving gives its log lines.
+pub fn try_serve(
+    data: &Path,
+    toml: &str,
+    extra: &[&str],
+) -> Result<(Child, serde_json::Value), String> {
     let config = data.with_extension("toml");
     std::fs::write(&config, format!("[issuance]\nauth = \"open\"\n{toml}")).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_privacy-tokens-server"))
@@ -316,19 +325,31 @@ pub fn spawn_serve(data: &Path, toml: &str, extra: &[&str]) -> (Child, serde_jso
     let stdout = child.stdout.take().unwrap();
     std::thread::spawn(move || {
         use std::io::BufRead as _;
+        // Reads to the end (a closed pipe would fail the server's later log writes).
+        let mut log = String::new();
         for line in std::io::BufReader::new(stdout).lines() {
             let Ok(line) = line else { break };
             if let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) {
                 if v["fields"]["message"] == "serving" {
-                    let _ = tx.send(v["fields"].clone());
+                    let _ = tx.send(Ok(v["fields"].clone()));
                 }
             }
+            log.push_str(&line);
+            log.push('\n');
         }
+        let _ = tx.send(Err(log));
     });
-    let fields = rx
-        .recv_timeout(Duration::from_secs(30))
-        .expect("the binary did not start");
-    (child, fields)
+    match rx.recv_timeout(Duration::from_secs(30)) {
+        Ok(Ok(fields)) => Ok((child, fields)),
+        Ok(Err(log)) => {
+            let _ = child.wait();
+            Err(log)
+        }
+        Err(_) => {
+            let _ = child.kill();
+            panic!("the binary neither served nor exited in 30 s");
+        }
+    }
 }
 
 /// A string field of a JSON log line.
