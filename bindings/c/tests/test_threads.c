@@ -1,5 +1,7 @@
-/* The thread-safety the header states: one Privacy Pass issuer and one VOPRF server shared by
- * several threads at once (their `const` functions), each thread with its own client states. */
+/* The thread-safety the header states: one Privacy Pass issuer and one VOPRF server, then one
+ * ARC issuer, one Trust Token (pst_v1_pmb) issuer and client and one challenge, shared by
+ * several threads at once (their `const` functions), each thread with its own client states
+ * and credential. */
 #include <pthread.h>
 
 #include "harness.h"
@@ -83,7 +85,102 @@ static void shared_issuer_and_server(void) {
     pt_privacy_pass_issuer_free(issuer);
 }
 
+static pt_arc_issuer *arc_issuer;
+static pt_challenge *arc_challenge;
+static pt_trust_token_issuer *tt_issuer;
+static pt_trust_token_client *tt_client;
+
+/* A failed call counts one failure of the thread. */
+#define MUST(call)                                                                   \
+    do {                                                                             \
+        if ((call) != PT_OK) ++*failures;                                            \
+    } while (0)
+
+static void *arc_and_trust_token_worker(void *arg) {
+    int *failures = arg;
+    for (int r = 0; r < ROUNDS; r++) {
+        /* ARC: a credential of this thread's own, two presentations, each verified. */
+        pt_buffer body = {0}, resp = {0}, token = {0}, tag = {0};
+        const char *ct, *rct;
+        pt_credential_request_state *cs = NULL;
+        pt_credential *cred = NULL;
+        MUST(pt_create_credential_request(arc_challenge, NULL, 0, &body, &ct, &cs));
+        MUST(pt_arc_issuer_issue(arc_issuer, body.data, body.len, &resp, &rct));
+        MUST(pt_credential_request_state_finalize(cs, resp.data, resp.len, &cred));
+        for (int i = 0; i < 2; i++) {
+            MUST(pt_credential_present(cred, arc_challenge, NULL, 0, 0, &token));
+            MUST(pt_arc_issuer_verify(arc_issuer, token.data, token.len, arc_challenge, 0, &tag));
+            pt_buffer_free(&token);
+            pt_buffer_free(&tag);
+        }
+        pt_credential_free(cred);
+        pt_credential_request_state_free(cs);
+        pt_buffer_free(&resp);
+        pt_buffer_free(&body);
+
+        /* Trust Tokens: issue two with the private bit set, redeem each. */
+        pt_buffer req = {0}, tt_resp = {0}, red = {0}, nonce = {0}, data = {0};
+        pt_trust_token_issuance_state *ts = NULL;
+        pt_buffer_list tokens = {NULL, 0};
+        uint16_t issued = 0;
+        MUST(pt_trust_token_client_begin_issuance(tt_client, 2, &req, &ts));
+        MUST(pt_trust_token_issuer_issue(tt_issuer, req.data, req.len, 3, true, 2, &tt_resp,
+                                         &issued));
+        MUST(pt_trust_token_client_finish_issuance(tt_client, ts, tt_resp.data, tt_resp.len,
+                                                   &tokens));
+        if (issued != 2 || tokens.count != 2) ++*failures;
+        for (size_t i = 0; i < tokens.count; i++) {
+            uint32_t kid = 0;
+            bool md = false;
+            MUST(pt_trust_token_client_begin_redemption(tt_client, tokens.items[i].data,
+                                                        tokens.items[i].len, NULL, 0, &red));
+            MUST(pt_trust_token_issuer_redeem(tt_issuer, red.data, red.len, &kid, &md, &nonce,
+                                              &data));
+            if (kid != 3 || !md) ++*failures;
+            pt_buffer_free(&red);
+            pt_buffer_free(&nonce);
+            pt_buffer_free(&data);
+        }
+        pt_buffer_list_free(&tokens);
+        pt_buffer_free(&tt_resp);
+        pt_buffer_free(&req);
+        pt_trust_token_issuance_state_free(ts);
+    }
+    return NULL;
+}
+
+static void shared_arc_and_trust_token(void) {
+    OK(pt_arc_issuer_generate(&arc_issuer));
+    pt_buffer key, sk, pk;
+    OK(pt_arc_issuer_token_key(arc_issuer, &key));
+    OK(pt_challenge_create(PT_TOKEN_TYPE_ARC, "i", 1, NULL, 0, "o", 1, NULL, 0, &arc_challenge));
+    OK(pt_challenge_set_token_key(arc_challenge, key.data, key.len));
+    OK(pt_challenge_set_rate_limit(arc_challenge, 2 * ROUNDS));
+    OK(pt_trust_token_generate_key(PT_METHOD_PST_V1_PMB, 3, &sk, &pk));
+    OK(pt_trust_token_issuer_new(PT_METHOD_PST_V1_PMB, 2, &tt_issuer));
+    OK(pt_trust_token_issuer_add_key(tt_issuer, sk.data, sk.len));
+    OK(pt_trust_token_client_new(PT_METHOD_PST_V1_PMB, 2, &tt_client));
+    size_t index;
+    OK(pt_trust_token_client_add_key(tt_client, pk.data, pk.len, &index));
+    pthread_t t[THREADS];
+    int failures[THREADS] = {0};
+    for (int i = 0; i < THREADS; i++)
+        CHECK(pthread_create(&t[i], NULL, arc_and_trust_token_worker, &failures[i]) == 0);
+    for (int i = 0; i < THREADS; i++) {
+        CHECK(pthread_join(t[i], NULL) == 0);
+        CHECK(failures[i] == 0);
+    }
+    pt_buffer_free(&key);
+    pt_buffer_free(&sk);
+    pt_buffer_free(&pk);
+    pt_trust_token_client_free(tt_client);
+    pt_trust_token_issuer_free(tt_issuer);
+    pt_challenge_free(arc_challenge);
+    pt_arc_issuer_free(arc_issuer);
+}
+
 int main(void) {
     RUN(shared_issuer_and_server);
+    RUN(shared_arc_and_trust_token);
     return SUMMARY();
 }
