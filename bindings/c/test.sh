@@ -11,7 +11,8 @@
 #      functions (with two controls: a header with one doc comment removed, and one with a
 #      thread-safety sentence removed, must each fail);
 #   3. each tests/*.c compiled with cc against the header and the static library, run under
-#      valgrind --leak-check=full --error-exitcode=1;
+#      valgrind --leak-check=full --error-exitcode=1; tests/header_cxx.cpp with c++ (the header
+#      as C++11);
 #   4. controls: a test program built with a wrong status expectation must fail, and one built
 #      with a leaked buffer must fail under valgrind;
 #   5. tests/vectors.py: RFC 9497 and BoringSSL Trust Token vectors through the shared library
@@ -194,6 +195,15 @@ for src in tests/*.c; do
     fi
 done
 
+# The header from C++ too (C++ issuers).
+need c++ g++ || true
+if c++ -std=c++11 -Wall -Wextra -Werror -pedantic -I"$here/include" -o "$build/header_cxx" \
+    tests/header_cxx.cpp "${libs[@]}" 2>"$build/header_cxx.log" && "$build/header_cxx"; then
+    pass "the header compiles and links as C++11 (tests/header_cxx.cpp)"
+else
+    cat "$build/header_cxx.log"
+    failure "the header as C++11 (tests/header_cxx.cpp)"
+fi
 timing "C tests under valgrind"
 
 # 4. Controls: the harness and valgrind catch what they must.
