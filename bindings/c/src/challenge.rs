@@ -46,13 +46,19 @@ pub struct pt_challenge {
     pub(crate) other: Vec<(String, String)>,
 }
 
+/// The token type of serialized challenge bytes: their first two bytes, big-endian (0 for
+/// fewer, which no constructor lets through: the parsers drop them, `pt_challenge_from_bytes`
+/// refuses them).
+fn type_of(bytes: &[u8]) -> u16 {
+    match bytes {
+        [a, b, ..] => u16::from_be_bytes([*a, *b]),
+        _ => 0,
+    }
+}
+
 impl pt_challenge {
     fn from_parts(bytes: Vec<u8>) -> Self {
-        let token_type = match bytes.as_slice() {
-            [a, b, ..] => u16::from_be_bytes([*a, *b]),
-            _ => 0,
-        };
-        let fields = if token_type == PT_TOKEN_TYPE_ARC {
+        let fields = if type_of(&bytes) == PT_TOKEN_TYPE_ARC {
             arc_pp::TokenChallenge::from_bytes(&bytes).map_or(Fields::Opaque, Fields::Arc)
         } else {
             pp::TokenChallenge::from_bytes(&bytes).map_or(Fields::Opaque, Fields::Basic)
@@ -68,7 +74,7 @@ impl pt_challenge {
     }
 
     pub(crate) fn token_type(&self) -> u16 {
-        u16::from_be_bytes([self.bytes[0], self.bytes[1]])
+        type_of(&self.bytes)
     }
 
     /// The token key given by the caller, else the challenge's own `token-key`;

@@ -194,6 +194,14 @@ static void challenges(void) {
     EXPECT(pt_challenge_list_find(list, PT_TOKEN_TYPE_1, &p), PT_ABSENT);
     pt_challenge_list_free(list);
 
+    /* A challenge of fewer than 2 bytes (no token type) is left out. */
+    const char short_one[] = "PrivateToken challenge=AA, token-key=AQID";
+    OK(pt_parse_challenges(short_one, strlen(short_one), &list));
+    OK(pt_challenge_list_count(list, &count));
+    CHECK(count == 0);
+    EXPECT(pt_challenge_list_find(list, 0, &p), PT_ABSENT);
+    pt_challenge_list_free(list);
+
     /* No PrivateToken challenge: an empty list, not an error. */
     OK(pt_parse_challenges("Basic realm=x", 13, &list));
     OK(pt_challenge_list_count(list, &count));
