@@ -100,6 +100,12 @@ pub struct StoreConfig {
     /// Microseconds the embedded store's first spend of a group commit waits for others to
     /// join its transaction (0 to 10000; 0 commits what is queued at once).
     pub group_commit_wait_us: u64,
+    /// A file holding the Redis password (trailing newline ignored), so it is not in the
+    /// `--redis` URL (visible in `ps`). Without it, the environment variable
+    /// `PT_REDIS_PASSWORD` is read; without either, the URL's password, if any.
+    pub redis_password_file: Option<std::path::PathBuf>,
+    /// PEM CA certificates trusted for a `rediss://` server (instead of the system's roots).
+    pub redis_ca_file: Option<std::path::PathBuf>,
 }
 
 impl Default for StoreConfig {
@@ -107,6 +113,8 @@ impl Default for StoreConfig {
         Self {
             spent_margin_secs: crate::store::DEFAULT_MARGIN_SECS,
             group_commit_wait_us: 1000,
+            redis_password_file: None,
+            redis_ca_file: None,
         }
     }
 }

@@ -10,7 +10,7 @@ use clap::Parser;
 use privacy_tokens_server::config::Config;
 use privacy_tokens_server::history::History;
 use privacy_tokens_server::keys::MasterSecret;
-use privacy_tokens_server::store::{RedbStore, RedisStore, SpentStore};
+use privacy_tokens_server::store::{RedbStore, RedisOptions, RedisStore, SpentStore};
 use privacy_tokens_server::AppState;
 
 /// A Privacy Pass (0x0001, amortized batches, ARC 0xE5AC) and Private State Token issuer with
@@ -48,7 +48,8 @@ struct ServeArgs {
     #[arg(long)]
     data_dir: PathBuf,
     /// Keep spent tokens in Redis instead of the embedded store (`redis://host:port`,
-    /// `redis+unix:///path/to.sock`).
+    /// `rediss://host:port` for TLS, `redis+unix:///path/to.sock`). Give the password with
+    /// `store.redis_password_file` or `PT_REDIS_PASSWORD`, not in the URL (visible in `ps`).
     #[arg(long)]
     redis: Option<String>,
     /// The TOML configuration file (required in practice: `[issuance] auth` has no default).
@@ -105,9 +106,13 @@ async fn run(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
     history.record(&config, now)?;
     let store: Arc<dyn SpentStore> = match &args.redis {
         Some(url) => Arc::new(
-            RedisStore::connect(url, Duration::from_secs(2))
-                .await?
-                .with_margin(config.store.spent_margin_secs),
+            RedisStore::connect_with(
+                url,
+                &RedisOptions::from_config(&config.store)?,
+                Duration::from_secs(2),
+            )
+            .await?
+            .with_margin(config.store.spent_margin_secs),
         ),
         None => {
             let redb = Arc::new(

@@ -341,13 +341,43 @@ pub struct RedisStore {
 }
 
 impl RedisStore {
-    /// Connects to `url` (`redis://`, `redis+unix:///path`); commands time out after
-    /// `timeout`.
+    /// Connects to `url` (`redis://`, `redis+unix:///path`, `rediss://` for TLS); commands
+    /// time out after `timeout`.
     ///
     /// # Errors
     /// [`StoreError`] for a bad URL or when the first connection fails.
     pub async fn connect(url: &str, timeout: Duration) -> Result<Self, StoreError> {
-        let client = redis::Client::open(url).map_err(store_err)?;
+        Self::connect_with(url, &RedisOptions::default(), timeout).await
+    }
+
+    /// As [`RedisStore::connect`], with a password and TLS roots apart from the URL.
+    ///
+    /// # Errors
+    /// [`StoreError`] for a bad URL or when the first connection fails.
+    pub async fn connect_with(
+        url: &str,
+        options: &RedisOptions,
+        timeout: Duration,
+    ) -> Result<Self, StoreError> {
+        use redis::IntoConnectionInfo as _;
+        // The one TLS backend of `rediss://` (a no-op if the process installed one).
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let mut info = url.into_connection_info().map_err(store_err)?;
+        if let Some(p) = &options.password {
+            let settings = info.redis_settings().clone().set_password(p.as_str());
+            info = info.set_redis_settings(settings);
+        }
+        let client = match &options.ca_pem {
+            Some(ca) => redis::Client::build_with_tls(
+                info,
+                redis::TlsCertificates {
+                    client_tls: None,
+                    root_cert: Some(ca.clone()),
+                },
+            ),
+            None => redis::Client::open(info),
+        }
+        .map_err(store_err)?;
         let config = redis::aio::ConnectionManagerConfig::new()
             .set_connection_timeout(Some(timeout))
             .set_response_timeout(Some(timeout))
@@ -371,6 +401,49 @@ impl RedisStore {
         self
     }
 }
+
+/// How to reach Redis beyond its URL.
+#[derive(Default)]
+pub struct RedisOptions {
+    /// The password (overrides the URL's).
+    pub password: Option<zeroize::Zeroizing<String>>,
+    /// PEM CA certificates to trust for `rediss://` instead of the system's roots.
+    pub ca_pem: Option<Vec<u8>>,
+}
+
+impl RedisOptions {
+    /// The options of a configuration: the password from `store.redis_password_file`, else
+    /// from the environment variable `PT_REDIS_PASSWORD`; the CA from `store.redis_ca_file`.
+    ///
+    /// # Errors
+    /// [`StoreError`] when a configured file cannot be read, or the password file is empty.
+    pub fn from_config(c: &crate::config::StoreConfig) -> Result<Self, StoreError> {
+        let read = |p: &std::path::Path| {
+            std::fs::read(p).map_err(|e| StoreError(format!("{}: {e}", p.display())))
+        };
+        let password = match &c.redis_password_file {
+            Some(p) => {
+                let bytes = zeroize::Zeroizing::new(read(p)?);
+                let text = std::str::from_utf8(&bytes)
+                    .map_err(|_| StoreError(format!("{}: not UTF-8", p.display())))?
+                    .trim_end_matches(['\r', '\n']);
+                if text.is_empty() {
+                    return Err(StoreError(format!("{}: empty password file", p.display())));
+                }
+                Some(zeroize::Zeroizing::new(text.to_owned()))
+            }
+            None => std::env::var(PASSWORD_ENV)
+                .ok()
+                .filter(|p| !p.is_empty())
+                .map(zeroize::Zeroizing::new),
+        };
+        let ca_pem = c.redis_ca_file.as_deref().map(read).transpose()?;
+        Ok(Self { password, ca_pem })
+    }
+}
+
+/// The environment variable the Redis password is read from when no file is configured.
+pub const PASSWORD_ENV: &str = "PT_REDIS_PASSWORD";
 
 /// Refuses a Redis that may evict keys: every spent record carries a TTL, so any `volatile-*`
 /// or `allkeys-*` policy drops spent records under memory pressure and reopens them to replay.

@@ -134,7 +134,7 @@ async fn a_pst_schedule_change_that_lowers_the_key_ids_is_refused() {
     let before = commitment_id(&c, &serving).await;
     terminate(child);
     let raised = "[pst]\nkey_lifetime_secs = 7776000\n";
-    let log = match try_serve(&data, raised, &[]) {
+    let log = match try_serve(&data, raised, &[], &[]) {
         Ok((child, serving)) => {
             let after = commitment_id(&c, &serving).await;
             terminate(child);

@@ -211,38 +211,12 @@ async fn the_binary_with_redis_spends_in_redis() {
     assert_eq!(store, "redis");
     let c = http();
     let base = format!("http://{addr}");
-    let r = c.get(format!("{base}/private")).send().await.unwrap();
-    let (challenge, key, _) = challenge_of(&r, 1);
-    let pk =
-        privacy_tokens::voprf::PublicKey::<privacy_tokens::P384Sha384>::from_bytes(&key).unwrap();
-    let (req, state) =
-        privacy_tokens::voprf::privacy_pass::Client::request(&pk, &challenge, &mut rand::rng())
-            .unwrap();
-    let r = c
-        .post(format!("{base}/token-request"))
-        .header("content-type", SINGLE)
-        .body(req.to_bytes().to_vec())
-        .send()
-        .await
-        .unwrap();
-    let body = expect_ok(r, "application/private-token-response").await;
-    let token = state
-        .finalize(&privacy_tokens::voprf::privacy_pass::TokenResponse::from_bytes(&body).unwrap())
-        .unwrap();
-    let auth = format!(
-        "PrivateToken token={}",
-        privacy_tokens_server::auth::b64url(&token.to_bytes())
-    );
-    let redeem = || {
-        c.get(format!("{base}/private"))
-            .header("authorization", &auth)
-            .send()
-    };
-    assert_eq!(redeem().await.unwrap().status(), 200);
-    assert_eq!(redeem().await.unwrap().status(), 401);
+    let (token, _) = voprf_token_at(&c, &base).await;
+    assert_eq!(redeem_at(&c, &base, &token).await.0, 200);
+    assert_eq!(redeem_at(&c, &base, &token).await.0, 401);
     // The record is in Redis: a direct spend of the same id is a double spend.
-    let mut id = vec![0, 1];
-    id.extend_from_slice(&token.nonce);
+    // type 0x0001 ‖ nonce: the token's first 34 bytes.
+    let id = token[..34].to_vec();
     let direct = redis.store().await;
     let exp = privacy_tokens_server::unix_now() + 60;
     assert_eq!(

@@ -158,10 +158,27 @@ pub async fn voprf_token_and_headers(
     c: &reqwest::Client,
     s: &RunningServer,
 ) -> (Vec<u8>, reqwest::header::HeaderMap) {
-    let (challenge, key) = get_challenge(c, s, 1).await;
+    voprf_token_at(c, &format!("http://{}", s.addr)).await
+}
+
+/// Obtains one type 0x0001 token from the server at `base` (`http://host:port`); returns its
+/// bytes and the issuance answer's headers.
+pub async fn voprf_token_at(
+    c: &reqwest::Client,
+    base: &str,
+) -> (Vec<u8>, reqwest::header::HeaderMap) {
+    let r = c.get(format!("{base}/private")).send().await.unwrap();
+    assert_eq!(r.status(), 401);
+    let (challenge, key, _) = challenge_of(&r, 1);
     let pk = PublicKey::<P384Sha384>::from_bytes(&key).unwrap();
     let (req, state) = Client::request(&pk, &challenge, &mut rand::rng()).unwrap();
-    let r = post(c, s, SINGLE, req.to_bytes().to_vec()).await;
+    let r = c
+        .post(format!("{base}/token-request"))
+        .header("content-type", SINGLE)
+        .body(req.to_bytes().to_vec())
+        .send()
+        .await
+        .unwrap();
     let headers = r.headers().clone();
     let body = expect_ok(r, "application/private-token-response").await;
     let token = state
@@ -172,10 +189,10 @@ pub async fn voprf_token_and_headers(
     (token, headers)
 }
 
-/// Redeems token bytes at `/private`; returns the status and body.
-pub async fn redeem(c: &reqwest::Client, s: &RunningServer, token: &[u8]) -> (u16, String) {
+/// Redeems token bytes at `base` (`http://host:port`); returns the status and body.
+pub async fn redeem_at(c: &reqwest::Client, base: &str, token: &[u8]) -> (u16, String) {
     let r = c
-        .get(url(s, "/private"))
+        .get(format!("{base}/private"))
         .header(
             "authorization",
             format!("PrivateToken token={}", B64URL.encode(token)),
@@ -185,6 +202,11 @@ pub async fn redeem(c: &reqwest::Client, s: &RunningServer, token: &[u8]) -> (u1
         .unwrap();
     let status = r.status().as_u16();
     (status, r.text().await.unwrap())
+}
+
+/// Redeems token bytes at `/private`; returns the status and body.
+pub async fn redeem(c: &reqwest::Client, s: &RunningServer, token: &[u8]) -> (u16, String) {
+    redeem_at(c, &format!("http://{}", s.addr), token).await
 }
 
 /// A Redis server of this test, on a unix socket in a temp dir, with an append-only file
@@ -292,14 +314,17 @@ pub fn init_data_dir(data: &Path) {
 /// 127.0.0.1:0 --json-logs --data-dir data --config ... extra`; returns the process and the
 /// fields of its JSON `serving` log line (`addr`, `store`, `key_fingerprint`, ...).
 pub fn spawn_serve(data: &Path, toml: &str, extra: &[&str]) -> (Child, serde_json::Value) {
-    try_serve(data, toml, extra).unwrap_or_else(|log| panic!("the binary did not start: {log}"))
+    try_serve(data, toml, extra, &[])
+        .unwrap_or_else(|log| panic!("the binary did not start: {log}"))
 }
 
-/// As [`spawn_serve`], but a process that exits before serving gives its log lines.
+/// As [`spawn_serve`] with environment variables `env`, but a process that exits before
+/// serving gives its log lines.
 pub fn try_serve(
     data: &Path,
     toml: &str,
     extra: &[&str],
+    env: &[(&str, &str)],
 ) -> Result<(Child, serde_json::Value), String> {
     let config = data.with_extension("toml");
     std::fs::write(&config, format!("[issuance]\nauth = \"open\"\n{toml}")).unwrap();
@@ -318,6 +343,7 @@ pub fn try_serve(
         .arg(&config)
         .args(extra)
         .env("RUST_LOG", "info")
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
