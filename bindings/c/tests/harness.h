@@ -72,4 +72,35 @@ static inline size_t as_slices(const pt_buffer_list *l, pt_slice *out, size_t ma
     return n;
 }
 
+static const char ISSUER[] = "issuer.example";
+static const char ORIGIN[] = "origin.example";
+
+/* A challenge of `type` from ISSUER for ORIGIN with a 32-byte redemption context; `key` (if
+ * not NULL) set as its token-key. */
+static inline pt_challenge *challenge_for(uint16_t type, const pt_buffer *key) {
+    uint8_t ctx[32];
+    memset(ctx, 0x2a, sizeof ctx);
+    pt_challenge *c = NULL;
+    OK(pt_challenge_create(type, ISSUER, strlen(ISSUER), ctx, sizeof ctx, ORIGIN, strlen(ORIGIN),
+                           NULL, 0, &c));
+    if (key) OK(pt_challenge_set_token_key(c, key->data, key->len));
+    return c;
+}
+
+/* An ARC credential for challenge `c` from `issuer` (request, issue, finalize): the first
+ * failing status, or PT_OK with `*cred` set. */
+static inline pt_status arc_credential(const pt_arc_issuer *issuer, const pt_challenge *c,
+                                       pt_credential **cred) {
+    pt_buffer body = {NULL, 0}, resp = {NULL, 0};
+    const char *ct, *rct;
+    pt_credential_request_state *st = NULL;
+    pt_status s = pt_create_credential_request(c, NULL, 0, &body, &ct, &st);
+    if (s == PT_OK) s = pt_arc_issuer_issue(issuer, body.data, body.len, &resp, &rct);
+    if (s == PT_OK) s = pt_credential_request_state_finalize(st, resp.data, resp.len, cred);
+    pt_buffer_free(&resp);
+    pt_buffer_free(&body);
+    pt_credential_request_state_free(st);
+    return s;
+}
+
 #endif

@@ -11,19 +11,6 @@
 
 #include "harness.h"
 
-static const char ISSUER[] = "issuer.example";
-static const char ORIGIN[] = "origin.example";
-
-/* A challenge of `type` with a 32-byte redemption context; `key` set as its token-key. */
-static pt_challenge *challenge_for(uint16_t type, const pt_buffer *key) {
-    uint8_t ctx[32];
-    memset(ctx, 0x2a, sizeof ctx);
-    pt_challenge *c = NULL;
-    OK(pt_challenge_create(type, ISSUER, strlen(ISSUER), ctx, sizeof ctx, ORIGIN, strlen(ORIGIN),
-                           NULL, 0, &c));
-    if (key) OK(pt_challenge_set_token_key(c, key->data, key->len));
-    return c;
-}
 
 /* --------------------------------------------------------------------------------------- */
 

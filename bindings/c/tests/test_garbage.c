@@ -67,9 +67,7 @@ static void privacy_pass_garbage(void) {
         OK(pt_privacy_pass_issuer_generate(types[t], &issuer));
         pt_buffer key, body, resp;
         OK(pt_privacy_pass_issuer_token_key(issuer, &key));
-        pt_challenge *c = NULL;
-        OK(pt_challenge_create(types[t], "i", 1, NULL, 0, NULL, 0, NULL, 0, &c));
-        OK(pt_challenge_set_token_key(c, key.data, key.len));
+        pt_challenge *c = challenge_for(types[t], &key);
         const char *ct, *rct;
         for (int r = 0; r < ROUNDS; r++) {
             uint32_t count = r % 2 ? 2 : 0;
@@ -153,17 +151,13 @@ static void arc_garbage(void) {
     OK(pt_arc_issuer_generate(&issuer));
     pt_buffer key, body, resp, token, tag;
     OK(pt_arc_issuer_token_key(issuer, &key));
-    pt_challenge *c = NULL;
-    OK(pt_challenge_create(PT_TOKEN_TYPE_ARC, "i", 1, NULL, 0, "o", 1, NULL, 0, &c));
-    OK(pt_challenge_set_token_key(c, key.data, key.len));
+    pt_challenge *c = challenge_for(PT_TOKEN_TYPE_ARC, &key);
     OK(pt_challenge_set_rate_limit(c, 2 * ROUNDS));
     const char *ct, *rct;
     pt_credential_request_state *st = NULL;
     pt_credential *cred = NULL;
-    OK(pt_create_credential_request(c, NULL, 0, &body, &ct, &st));
-    OK(pt_arc_issuer_issue(issuer, body.data, body.len, &resp, &rct));
-    OK(pt_credential_request_state_finalize(st, resp.data, resp.len, &cred));
-    pt_buffer_free(&resp);
+    OK(arc_credential(issuer, c, &cred));
+    OK(pt_create_credential_request(c, NULL, 0, &body, &ct, &st)); /* to mutate */
     pt_buffer saved;
     OK(pt_credential_to_bytes(cred, &saved));
     for (int r = 0; r < ROUNDS / 2; r++) {

@@ -33,10 +33,8 @@ static pt_status issuer_example(const uint8_t *secret_key, size_t secret_key_len
 /* A 0x0001 challenge of the_issuer's key as a WWW-Authenticate value. */
 static pt_buffer www_authenticate(void) {
     pt_buffer key, header = {0};
-    pt_challenge *c = NULL;
     OK(pt_privacy_pass_issuer_token_key(the_issuer, &key));
-    OK(pt_challenge_create(PT_TOKEN_TYPE_1, "issuer.example", 14, NULL, 0, NULL, 0, NULL, 0, &c));
-    OK(pt_challenge_set_token_key(c, key.data, key.len));
+    pt_challenge *c = challenge_for(PT_TOKEN_TYPE_1, &key);
     OK(pt_challenge_to_header(c, &header));
     pt_challenge_free(c);
     pt_buffer_free(&key);

@@ -65,8 +65,7 @@ static void shared_issuer_and_server(void) {
     OK(pt_privacy_pass_issuer_generate(PT_TOKEN_TYPE_5, &issuer));
     pt_buffer key, pk;
     OK(pt_privacy_pass_issuer_token_key(issuer, &key));
-    OK(pt_challenge_create(PT_TOKEN_TYPE_5, "i", 1, NULL, 0, NULL, 0, NULL, 0, &challenge));
-    OK(pt_challenge_set_token_key(challenge, key.data, key.len));
+    challenge = challenge_for(PT_TOKEN_TYPE_5, &key);
     OK(pt_voprf_server_generate(PT_SUITE_RISTRETTO255_SHA512, &server));
     OK(pt_voprf_server_public_key(server, &pk));
     OK(pt_voprf_client_new(PT_SUITE_RISTRETTO255_SHA512, pk.data, pk.len, &client));
@@ -100,13 +99,9 @@ static void *arc_and_trust_token_worker(void *arg) {
     int *failures = arg;
     for (int r = 0; r < ROUNDS; r++) {
         /* ARC: a credential of this thread's own, two presentations, each verified. */
-        pt_buffer body = {0}, resp = {0}, token = {0}, tag = {0};
-        const char *ct, *rct;
-        pt_credential_request_state *cs = NULL;
+        pt_buffer token = {0}, tag = {0};
         pt_credential *cred = NULL;
-        MUST(pt_create_credential_request(arc_challenge, NULL, 0, &body, &ct, &cs));
-        MUST(pt_arc_issuer_issue(arc_issuer, body.data, body.len, &resp, &rct));
-        MUST(pt_credential_request_state_finalize(cs, resp.data, resp.len, &cred));
+        MUST(arc_credential(arc_issuer, arc_challenge, &cred));
         for (int i = 0; i < 2; i++) {
             MUST(pt_credential_present(cred, arc_challenge, NULL, 0, 0, &token));
             MUST(pt_arc_issuer_verify(arc_issuer, token.data, token.len, arc_challenge, 0, &tag));
@@ -114,9 +109,6 @@ static void *arc_and_trust_token_worker(void *arg) {
             pt_buffer_free(&tag);
         }
         pt_credential_free(cred);
-        pt_credential_request_state_free(cs);
-        pt_buffer_free(&resp);
-        pt_buffer_free(&body);
 
         /* Trust Tokens: issue two with the private bit set, redeem each. */
         pt_buffer req = {0}, tt_resp = {0}, red = {0}, nonce = {0}, data = {0};
@@ -153,8 +145,7 @@ static void shared_arc_and_trust_token(void) {
     OK(pt_arc_issuer_generate(&arc_issuer));
     pt_buffer key, sk, pk;
     OK(pt_arc_issuer_token_key(arc_issuer, &key));
-    OK(pt_challenge_create(PT_TOKEN_TYPE_ARC, "i", 1, NULL, 0, "o", 1, NULL, 0, &arc_challenge));
-    OK(pt_challenge_set_token_key(arc_challenge, key.data, key.len));
+    arc_challenge = challenge_for(PT_TOKEN_TYPE_ARC, &key);
     OK(pt_challenge_set_rate_limit(arc_challenge, 2 * ROUNDS));
     OK(pt_trust_token_generate_key(PT_METHOD_PST_V1_PMB, 3, &sk, &pk));
     OK(pt_trust_token_issuer_new(PT_METHOD_PST_V1_PMB, 2, &tt_issuer));
