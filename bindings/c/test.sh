@@ -21,9 +21,10 @@
 #      amortized batch) and an ARC credential's presentations from the issuer server process
 #      (server/, built with cargo build --release) over HTTP through the shared library.
 # Ends with "N passed, M failed" (N, M: the tests of every step) and exits 1 if any failed.
-# Times on two cores (each step prints its own): warm 78 s, most of it valgrind; from a fresh
-# clone 266 s (the crate's build, clippy and unit tests 150 s), with the server already built
-# (CI builds it first) and cbindgen installed, which takes 206 s once per machine.
+# Times on two cores shared with other builds (load about 7; each step prints its own): warm
+# 199 s, most of it valgrind (164 s); from a fresh clone 394 s (the crate's build, clippy and
+# unit tests 193 s), with the server already built (CI builds it first) and cbindgen installed,
+# which takes 206 s once per machine.
 #
 #   --update-header   rewrite include/privacy_tokens.h instead of diffing it (then run again)
 #   PRIVACY_TOKENS_SERVER_BIN=path   use a prebuilt server binary (no cargo build in server/)
