@@ -7,6 +7,9 @@ use serde::Deserialize;
 
 /// Privacy Pass token type 0x0001, VOPRF(P-384, SHA-384) (RFC 9578 §5).
 pub const TYPE_VOPRF: u16 = privacy_tokens::voprf::privacy_pass::TOKEN_TYPE;
+/// Privacy Pass token type 0x0005, VOPRF(ristretto255, SHA-512)
+/// (draft-ietf-privacypass-batched-tokens).
+pub const TYPE_VOPRF5: u16 = privacy_tokens::voprf::privacy_pass::type5::TOKEN_TYPE;
 /// Privacy Pass token type 0xE5AC, ARC (P-256) (draft-ietf-privacypass-arc-protocol).
 pub const TYPE_ARC: u16 = privacy_tokens::arc::privacy_pass::TOKEN_TYPE;
 
@@ -19,7 +22,8 @@ pub struct Config {
     pub issuer_name: String,
     /// The origin's `origin_info` in challenges (RFC 9577 §2.1); empty for any origin.
     pub origin_info: String,
-    /// The Privacy Pass token types served: 1 (VOPRF P-384) and/or 58796 (0xE5AC, ARC).
+    /// The Privacy Pass token types served: 1 (VOPRF P-384), 5 (VOPRF ristretto255) and/or
+    /// 58796 (0xE5AC, ARC).
     pub token_types: Vec<u16>,
     /// The Private State Token methods served: `"pst_v1_voprf"` and/or `"pst_v1_pmb"`.
     pub pst_methods: Vec<String>,
@@ -172,7 +176,7 @@ impl Default for Config {
         Self {
             issuer_name: "issuer.example".into(),
             origin_info: String::new(),
-            token_types: vec![TYPE_VOPRF, TYPE_ARC],
+            token_types: vec![TYPE_VOPRF, TYPE_VOPRF5, TYPE_ARC],
             pst_methods: vec!["pst_v1_voprf".into(), "pst_v1_pmb".into()],
             max_batch: 100,
             keys: KeySchedule::default(),
@@ -268,7 +272,7 @@ impl Config {
         if let Some(t) = self
             .token_types
             .iter()
-            .find(|t| ![TYPE_VOPRF, TYPE_ARC].contains(t))
+            .find(|t| ![TYPE_VOPRF, TYPE_VOPRF5, TYPE_ARC].contains(t))
         {
             return bad(&format!("unsupported token type {t}"));
         }
@@ -333,7 +337,7 @@ mod tests {
             "issuance.auth has no default"
         );
         let c = Config::from_toml("[issuance]\nauth = \"open\"").unwrap();
-        assert_eq!(c.token_types, vec![1, 0xE5AC]);
+        assert_eq!(c.token_types, vec![1, 5, 0xE5AC]);
         let c = Config::from_toml(
             "issuer_name = \"a.example\"\nmax_batch = 10\n[keys]\nlifetime_secs = 600\n[issuance]\nauth = \"open\"\n",
         )

@@ -14,17 +14,18 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use privacy_tokens::voprf::privacy_pass::TokenRequest;
+use privacy_tokens::voprf::privacy_pass::generic::TokenRequest;
+use privacy_tokens::voprf::privacy_pass::{Type1, Type5};
 use privacy_tokens::Error;
 use serde_json::json;
 use sha2::{Digest as _, Sha256};
 
 use crate::auth::b64url;
-use crate::config::{TYPE_ARC, TYPE_VOPRF};
-use crate::keys::{KeyRing, KeyTimes};
+use crate::config::{TYPE_ARC, TYPE_VOPRF, TYPE_VOPRF5};
+use crate::keys::{KeyRing, KeyTimes, VoprfKey, VoprfType};
 use crate::{key_failure, text, AppState};
 
-/// Media type of a type 0x0001 token request (RFC 9578 §8.3).
+/// Media type of a type 0x0001 or 0x0005 token request (RFC 9578 §8.3).
 pub const TOKEN_REQUEST: &str = "application/private-token-request";
 /// Media type of a type 0x0001 token response.
 pub const TOKEN_RESPONSE: &str = "application/private-token-response";
@@ -67,9 +68,13 @@ enum Kind {
 fn requested_tokens(kind: Kind, body: &[u8]) -> u64 {
     match kind {
         Kind::Amortized => {
+            let ne = if body.get(..2) == Some(&TYPE_VOPRF5.to_be_bytes()[..]) {
+                <Type5 as privacy_tokens::voprf::privacy_pass::TokenType>::NE
+            } else {
+                <Type1 as privacy_tokens::voprf::privacy_pass::TokenType>::NE
+            };
             let prefix = body.get(3).map_or(1, |b| 1usize << (b >> 6));
-            (body.len().saturating_sub(3 + prefix) / privacy_tokens::voprf::privacy_pass::NE).max(1)
-                as u64
+            (body.len().saturating_sub(3 + prefix) / ne).max(1) as u64
         }
         _ => 1,
     }
@@ -93,10 +98,11 @@ pub async fn token_request(
             )
         }
     };
-    let wanted = if kind == Kind::Arc {
-        TYPE_ARC
-    } else {
-        TYPE_VOPRF
+    // A VOPRF request names its type in its first two bytes (a short one is malformed later).
+    let wanted = match (kind, body.get(..2)) {
+        (Kind::Arc, _) => TYPE_ARC,
+        (_, Some(t)) => u16::from_be_bytes([t[0], t[1]]),
+        (_, None) => TYPE_VOPRF,
     };
     if !st.config.token_types.contains(&wanted) {
         return unprocessable("unsupported token type\n");
@@ -123,78 +129,93 @@ pub async fn token_request(
 
 /// The curve work of a token request (on the crypto pool).
 fn issue(st: &AppState, ring: &KeyRing, kind: Kind, body: &[u8], now: u64) -> Response {
-    let mut rng = rand::rng();
+    let five = body.get(..2) == Some(&TYPE_VOPRF5.to_be_bytes()[..]);
     match kind {
-        Kind::Single => {
-            let Ok(req) = TokenRequest::from_bytes(body) else {
-                return unprocessable("malformed token request\n");
-            };
-            let Some(key) = ring.voprf.iter().find(|k| {
-                issues(&k.times, now)
-                    && k.issuer.truncated_token_key_id() == req.truncated_token_key_id()
-            }) else {
-                return unprocessable("unknown token key\n");
-            };
-            match key.issuer.issue(&mut rng, &req) {
-                Ok(resp) => {
-                    st.metrics.issued("1", 1);
-                    ok(TOKEN_RESPONSE, resp.to_bytes().to_vec())
-                }
-                Err(_) => unprocessable("token request refused\n"),
-            }
+        Kind::Single if five => issue_single::<Type5>(st, ring, body, now),
+        Kind::Single => issue_single::<Type1>(st, ring, body, now),
+        Kind::Amortized if five => issue_amortized::<Type5>(st, ring, body, now),
+        Kind::Amortized => issue_amortized::<Type1>(st, ring, body, now),
+        Kind::Arc => issue_arc(st, ring, body, now),
+    }
+}
+
+/// The key of type `T` that issues at `now` under a truncated key id.
+fn issuing_key<T: VoprfType>(ring: &KeyRing, truncated: u8, now: u64) -> Option<&VoprfKey<T>> {
+    T::keys(ring)
+        .iter()
+        .find(|k| issues(&k.times, now) && k.issuer.truncated_token_key_id() == truncated)
+}
+
+/// One VOPRF token (`application/private-token-request`, types 0x0001 and 0x0005).
+fn issue_single<T: VoprfType>(st: &AppState, ring: &KeyRing, body: &[u8], now: u64) -> Response {
+    let Ok(req) = TokenRequest::<T>::from_bytes(body) else {
+        return unprocessable("malformed token request\n");
+    };
+    let Some(key) = issuing_key::<T>(ring, req.truncated_token_key_id(), now) else {
+        return unprocessable("unknown token key\n");
+    };
+    match key.issuer.issue(&mut rand::rng(), &req) {
+        Ok(resp) => {
+            st.metrics.issued(T::METRIC, 1);
+            ok(TOKEN_RESPONSE, resp.to_bytes().as_ref().to_vec())
         }
-        Kind::Arc => {
-            let Ok(req) = privacy_tokens::arc::privacy_pass::CredentialRequest::from_bytes(body)
-            else {
-                return unprocessable("malformed credential request\n");
-            };
-            let Some(key) = ring
-                .arc
-                .iter()
-                .find(|k| issues(&k.times, now) && k.issuer.key_id()[31] == body[2])
-            else {
-                return unprocessable("unknown issuer key\n");
-            };
-            match key.issuer.issue(&req, &mut rng) {
-                Ok(resp) => {
-                    st.metrics.issued("58796", 1);
-                    ok(
-                        privacy_tokens::arc::privacy_pass::RESPONSE_MEDIA_TYPE,
-                        resp.to_bytes(),
-                    )
-                }
-                Err(_) => unprocessable("credential request refused\n"),
-            }
+        Err(_) => unprocessable("token request refused\n"),
+    }
+}
+
+/// An amortized batch of VOPRF tokens: type, key id and count are checked before any element
+/// is decoded (`Issuer::issue_batch_from_bytes`).
+fn issue_amortized<T: VoprfType>(st: &AppState, ring: &KeyRing, body: &[u8], now: u64) -> Response {
+    let Some(&truncated) = body.get(2) else {
+        return text(StatusCode::BAD_REQUEST, "malformed batch request\n");
+    };
+    let Some(key) = issuing_key::<T>(ring, truncated, now) else {
+        return unprocessable("unknown token key\n");
+    };
+    match key.issuer.issue_batch_from_bytes(&mut rand::rng(), body) {
+        Ok(resp) => {
+            st.metrics
+                .issued(T::METRIC, resp.evaluated_elements().len() as u64);
+            ok(BATCH_RESPONSE, resp.to_bytes())
         }
-        Kind::Amortized => {
-            // Type, key id and count are checked before any element is decoded
-            // (Issuer::issue_batch_from_bytes).
-            let (Some(ty), Some(&truncated)) = (body.get(..2), body.get(2)) else {
-                return text(StatusCode::BAD_REQUEST, "malformed batch request\n");
-            };
-            if ty != TYPE_VOPRF.to_be_bytes() {
-                return unprocessable("unsupported token type\n");
-            }
-            let Some(key) = ring
-                .voprf
-                .iter()
-                .find(|k| issues(&k.times, now) && k.issuer.truncated_token_key_id() == truncated)
-            else {
-                return unprocessable("unknown token key\n");
-            };
-            match key.issuer.issue_batch_from_bytes(&mut rng, body) {
-                Ok(resp) => {
-                    st.metrics
-                        .issued("1", resp.evaluated_elements().len() as u64);
-                    ok(BATCH_RESPONSE, resp.to_bytes())
-                }
-                Err(Error::InvalidLength) => {
-                    text(StatusCode::BAD_REQUEST, "malformed batch request\n")
-                }
-                Err(Error::Batch) => unprocessable("batch empty or over the cap\n"),
-                Err(_) => unprocessable("batch request refused\n"),
-            }
+        Err(Error::InvalidLength) => text(StatusCode::BAD_REQUEST, "malformed batch request\n"),
+        Err(Error::Batch) => unprocessable("batch empty or over the cap\n"),
+        Err(_) => unprocessable("batch request refused\n"),
+    }
+}
+
+/// An ARC credential.
+fn issue_arc(st: &AppState, ring: &KeyRing, body: &[u8], now: u64) -> Response {
+    let Ok(req) = privacy_tokens::arc::privacy_pass::CredentialRequest::from_bytes(body) else {
+        return unprocessable("malformed credential request\n");
+    };
+    let Some(key) = ring
+        .arc
+        .iter()
+        .find(|k| issues(&k.times, now) && k.issuer.key_id()[31] == body[2])
+    else {
+        return unprocessable("unknown issuer key\n");
+    };
+    match key.issuer.issue(&req, &mut rand::rng()) {
+        Ok(resp) => {
+            st.metrics.issued("58796", 1);
+            ok(
+                privacy_tokens::arc::privacy_pass::RESPONSE_MEDIA_TYPE,
+                resp.to_bytes(),
+            )
         }
+        Err(_) => unprocessable("credential request refused\n"),
+    }
+}
+
+/// The directory entries of VOPRF type `T`: its current and next keys.
+fn directory_keys<T: VoprfType>(ring: &KeyRing, keys: &mut Vec<serde_json::Value>) {
+    for k in T::keys(ring).iter().filter(|k| k.times.epoch >= ring.epoch) {
+        keys.push(json!({
+            "token-type": T::TOKEN_TYPE,
+            "token-key": b64url(k.issuer.public_key().to_bytes().as_ref()),
+            "not-before": k.times.not_before,
+        }));
     }
 }
 
@@ -209,13 +230,8 @@ pub async fn directory(State(st): State<Arc<AppState>>, headers: HeaderMap) -> R
     let now = st.now();
     let e = ring.epoch;
     let mut keys = Vec::new();
-    for k in ring.voprf.iter().filter(|k| k.times.epoch >= e) {
-        keys.push(json!({
-            "token-type": TYPE_VOPRF,
-            "token-key": b64url(&k.issuer.public_key().to_bytes()[..]),
-            "not-before": k.times.not_before,
-        }));
-    }
+    directory_keys::<Type1>(&ring, &mut keys);
+    directory_keys::<Type5>(&ring, &mut keys);
     for k in ring.arc.iter().filter(|k| k.times.epoch >= e) {
         keys.push(json!({
             "token-type": TYPE_ARC,

@@ -13,7 +13,8 @@
 //!
 //! | label | L | key |
 //! | --- | --- | --- |
-//! | `voprf-p384` | 48 | `DeriveKeyPair(seed, "PrivacyPass")` (RFC 9578 §6.5, RFC 9497 §3.2.1) |
+//! | `voprf-p384` | 48 | type 0x0001: `DeriveKeyPair(seed, "PrivacyPass")` (RFC 9578 §6.5, RFC 9497 §3.2.1) |
+//! | `voprf-ristretto255` | 32 | type 0x0005: `DeriveKeyPair(seed, "PrivacyPass")` over ristretto255 |
 //! | `arc-p256` | 128 | ARC `x0 ‖ x1 ‖ x2 ‖ x0Blinding`, a new attempt if a scalar is not canonical |
 //! | `pst_v1_voprf`, `pst_v1_pmb` | 32 | `TRUST_TOKEN_derive_key_from_secret(method, key_id, seed)` |
 //! | `challenge` | 32 | the HMAC key of the origin's redemption contexts (attempt 0, epoch 0) |
@@ -45,7 +46,8 @@ use hkdf::Hkdf;
 use privacy_tokens::arc::privacy_pass::Issuer as ArcIssuer;
 use privacy_tokens::arc::{ArcV2P256, ServerPrivateKey};
 use privacy_tokens::trust_token::{self, derive_key_from_secret, Method};
-use privacy_tokens::voprf::privacy_pass::Issuer as VoprfIssuer;
+use privacy_tokens::voprf::privacy_pass::generic::Issuer as GenericIssuer;
+use privacy_tokens::voprf::privacy_pass::{TokenType, Type1, Type5};
 use privacy_tokens::voprf::VoprfServer;
 use rand::TryRng as _;
 use sha2::Sha256;
@@ -279,12 +281,42 @@ impl KeySchedule {
     }
 }
 
-/// A type 0x0001 key of one epoch.
-pub struct VoprfKey {
+/// A VOPRF token type the server serves: 0x0001 (P-384) or 0x0005 (ristretto255).
+pub trait VoprfType: TokenType + 'static {
+    /// The HKDF label of its keys.
+    const LABEL: &'static str;
+    /// The length of its `DeriveKeyPair` seed (at most 48).
+    const SEED_LEN: usize;
+    /// Its metrics label.
+    const METRIC: &'static str;
+    /// Its keys in a ring.
+    fn keys(ring: &KeyRing) -> &[VoprfKey<Self>];
+}
+
+impl VoprfType for Type1 {
+    const LABEL: &'static str = "voprf-p384";
+    const SEED_LEN: usize = 48;
+    const METRIC: &'static str = "1";
+    fn keys(ring: &KeyRing) -> &[VoprfKey<Self>] {
+        &ring.voprf
+    }
+}
+
+impl VoprfType for Type5 {
+    const LABEL: &'static str = "voprf-ristretto255";
+    const SEED_LEN: usize = 32;
+    const METRIC: &'static str = "5";
+    fn keys(ring: &KeyRing) -> &[VoprfKey<Self>] {
+        &ring.voprf5
+    }
+}
+
+/// A VOPRF key (type 0x0001 unless said otherwise) of one epoch.
+pub struct VoprfKey<T: TokenType = Type1> {
     /// Its schedule.
     pub times: KeyTimes,
     /// The library issuer (holds the secret key, zeroized on drop).
-    pub issuer: VoprfIssuer,
+    pub issuer: GenericIssuer<T>,
 }
 
 /// An ARC (0xE5AC) key of one epoch.
@@ -305,23 +337,23 @@ pub struct PstKeys {
     pub public: Vec<(KeyTimes, Vec<u8>)>,
 }
 
-/// Derives the type 0x0001 key of epoch `k`.
+/// Derives the VOPRF key of type `T` (0x0001 or 0x0005) of epoch `k`.
 ///
 /// # Errors
 /// [`KeyError::Derivation`] if no attempt gives a valid key in the slot.
-pub fn derive_voprf(
+pub fn derive_voprf<T: VoprfType>(
     master: &MasterSecret,
     schedule: &KeySchedule,
     k: u64,
     max_batch: u16,
-) -> Result<VoprfKey, KeyError> {
+) -> Result<VoprfKey<T>, KeyError> {
     let n = schedule.window();
     for attempt in 0..MAX_ATTEMPTS {
-        let seed = master.expand::<48>("voprf-p384", &schedule.binding(), k, attempt);
-        let Ok(server) = VoprfServer::derive(seed.as_ref(), b"PrivacyPass") else {
+        let seed = master.expand::<48>(T::LABEL, &schedule.binding(), k, attempt);
+        let Ok(server) = VoprfServer::derive(&seed[..T::SEED_LEN], b"PrivacyPass") else {
             continue;
         };
-        let issuer = VoprfIssuer::new(server).with_max_batch(max_batch);
+        let issuer = GenericIssuer::<T>::new(server).with_max_batch(max_batch);
         if u64::from(issuer.truncated_token_key_id()) % n == k % n {
             return Ok(VoprfKey {
                 times: schedule.times(k),
@@ -329,7 +361,7 @@ pub fn derive_voprf(
             });
         }
     }
-    Err(KeyError::Derivation("voprf-p384"))
+    Err(KeyError::Derivation(T::LABEL))
 }
 
 /// Derives the ARC key of epoch `k`.
@@ -403,6 +435,8 @@ pub struct KeyRing {
     pub pst_epoch: u64,
     /// Type 0x0001 keys of the live epochs, oldest first (empty if the type is off).
     pub voprf: Vec<VoprfKey>,
+    /// Type 0x0005 keys of the live epochs, oldest first (empty if the type is off).
+    pub voprf5: Vec<VoprfKey<Type5>>,
     /// ARC keys of the live epochs, oldest first (empty if the type is off).
     pub arc: Vec<ArcKey>,
     /// PST keys per configured method.
@@ -423,12 +457,19 @@ impl KeyRing {
             epoch: e,
             pst_epoch,
             voprf: Vec::new(),
+            voprf5: Vec::new(),
             arc: Vec::new(),
             pst: Vec::new(),
         };
         if config.token_types.contains(&crate::config::TYPE_VOPRF) {
             for k in s.live_epochs(e) {
                 ring.voprf
+                    .push(derive_voprf(master, s, k, config.max_batch)?);
+            }
+        }
+        if config.token_types.contains(&crate::config::TYPE_VOPRF5) {
+            for k in s.live_epochs(e) {
+                ring.voprf5
                     .push(derive_voprf(master, s, k, config.max_batch)?);
             }
         }
@@ -499,8 +540,8 @@ mod tests {
             a,
             MasterSecret::from_bytes(&[8; 32]).expand::<32>("voprf-p384", &[], 5, 0)
         );
-        let k1 = derive_voprf(&m, &schedule(), 5, 10).unwrap();
-        let k2 = derive_voprf(&m, &schedule(), 5, 10).unwrap();
+        let k1 = derive_voprf::<Type1>(&m, &schedule(), 5, 10).unwrap();
+        let k2 = derive_voprf::<Type1>(&m, &schedule(), 5, 10).unwrap();
         assert_eq!(k1.issuer.token_key_id(), k2.issuer.token_key_id());
         assert_eq!(format!("{m:?}"), "MasterSecret(<redacted>)");
     }
@@ -511,7 +552,7 @@ mod tests {
         let s = schedule();
         let ids: Vec<u8> = (0..40)
             .map(|k| {
-                derive_voprf(&m, &s, k, 10)
+                derive_voprf::<Type1>(&m, &s, k, 10)
                     .unwrap()
                     .issuer
                     .truncated_token_key_id()
@@ -550,7 +591,12 @@ mod tests {
             ..a.clone()
         };
         for k in [5, 6, 7, 8, 9, 10] {
-            let key = |s: &KeySchedule| *derive_voprf(&m, s, k, 10).unwrap().issuer.token_key_id();
+            let key = |s: &KeySchedule| {
+                *derive_voprf::<Type1>(&m, s, k, 10)
+                    .unwrap()
+                    .issuer
+                    .token_key_id()
+            };
             let arc = |s: &KeySchedule| derive_arc(&m, s, k).unwrap().issuer.key_id().to_vec();
             for other in [&longer, &more_epochs] {
                 assert_ne!(key(&a), key(other), "epoch {k}: {other:?}");

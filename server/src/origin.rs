@@ -20,12 +20,13 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 use hmac::{Hmac, Mac as _};
 use privacy_tokens::arc::privacy_pass::{Token as ArcToken, TokenChallenge as ArcChallenge};
-use privacy_tokens::voprf::privacy_pass::{Token, TokenChallenge};
+use privacy_tokens::voprf::privacy_pass::generic::Token;
+use privacy_tokens::voprf::privacy_pass::{TokenChallenge, Type1, Type5};
 use sha2::{Digest as _, Sha256};
 
 use crate::auth::{parse_authorization, www_authenticate};
-use crate::config::{TYPE_ARC, TYPE_VOPRF};
-use crate::keys::KeyRing;
+use crate::config::{TYPE_ARC, TYPE_VOPRF, TYPE_VOPRF5};
+use crate::keys::{KeyRing, VoprfType};
 use crate::pool::Busy;
 use crate::store::Spend;
 use crate::{key_failure, text, AppState};
@@ -54,10 +55,15 @@ impl AppState {
 
     /// The type 0x0001 challenge of `window` (RFC 9577 §2.1).
     pub fn voprf_challenge(&self, window: u64) -> Option<TokenChallenge> {
+        self.token_challenge(TYPE_VOPRF, window)
+    }
+
+    /// The challenge of a VOPRF token type (0x0001, 0x0005) for `window`.
+    pub fn token_challenge(&self, token_type: u16, window: u64) -> Option<TokenChallenge> {
         TokenChallenge::new(
-            TYPE_VOPRF,
+            token_type,
             self.config.issuer_name.as_bytes().to_vec(),
-            self.redemption_context(TYPE_VOPRF, window),
+            self.redemption_context(token_type, window),
             self.config.origin_info.as_bytes().to_vec(),
         )
         .ok()
@@ -94,6 +100,18 @@ impl AppState {
     }
 }
 
+/// The `WWW-Authenticate` line of VOPRF type `T` with its current key, if it is served.
+fn voprf_line<T: VoprfType>(st: &AppState, ring: &KeyRing, w: u64, max_age: u64) -> Option<String> {
+    let c = st.token_challenge(T::TOKEN_TYPE, w)?;
+    let k = T::keys(ring).iter().find(|k| k.times.epoch == ring.epoch)?;
+    Some(www_authenticate(
+        &c.to_bytes(),
+        k.issuer.public_key().to_bytes().as_ref(),
+        max_age,
+        None,
+    ))
+}
+
 /// The 401 answer: one `WWW-Authenticate` line per token type (so a client that knows only one
 /// type can parse its line), with the current issuing key.
 fn challenge_response(st: &AppState, ring: &KeyRing, reason: &'static str) -> Response {
@@ -102,18 +120,13 @@ fn challenge_response(st: &AppState, ring: &KeyRing, reason: &'static str) -> Re
     let max_age = st.challenge_max_age(now);
     let mut resp = text(StatusCode::UNAUTHORIZED, reason);
     let current = |t: &crate::keys::KeyTimes| t.epoch == ring.epoch;
-    let mut lines = Vec::new();
-    if let (Some(c), Some(k)) = (
-        st.voprf_challenge(w),
-        ring.voprf.iter().find(|k| current(&k.times)),
-    ) {
-        lines.push(www_authenticate(
-            &c.to_bytes(),
-            &k.issuer.public_key().to_bytes()[..],
-            max_age,
-            None,
-        ));
-    }
+    let mut lines: Vec<String> = [
+        voprf_line::<Type1>(st, ring, w, max_age),
+        voprf_line::<Type5>(st, ring, w, max_age),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     if let (Some(c), Some(k)) = (
         st.arc_challenge(w),
         ring.arc.iter().find(|k| current(&k.times)),
@@ -162,7 +175,10 @@ pub async fn private(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Res
     let now = st.now();
     let check: Option<(&str, Check)> = match bytes.get(..2) {
         Some(t) if t == TYPE_VOPRF.to_be_bytes() && !ring.voprf.is_empty() => {
-            Some(("1", verify_voprf))
+            Some(("1", verify_voprf::<Type1>))
+        }
+        Some(t) if t == TYPE_VOPRF5.to_be_bytes() && !ring.voprf5.is_empty() => {
+            Some(("5", verify_voprf::<Type5>))
         }
         Some(t) if t == TYPE_ARC.to_be_bytes() && !ring.arc.is_empty() => {
             Some(("58796", verify_arc))
@@ -231,13 +247,12 @@ fn spent_outcome(r: Result<Spend, ()>) -> Outcome {
     }
 }
 
-/// Parse, key, challenge, verify of a type 0x0001 token (on the crypto pool).
-fn verify_voprf(st: &AppState, ring: &KeyRing, bytes: &[u8], now: u64) -> Verified {
-    let Ok(token) = Token::from_bytes(bytes) else {
+/// Parse, key, challenge, verify of a VOPRF token, type 0x0001 or 0x0005 (on the crypto pool).
+fn verify_voprf<T: VoprfType>(st: &AppState, ring: &KeyRing, bytes: &[u8], now: u64) -> Verified {
+    let Ok(token) = Token::<T>::from_bytes(bytes) else {
         return Err(Outcome::Refused("invalid", "malformed token\n"));
     };
-    let Some(key) = ring
-        .voprf
+    let Some(key) = T::keys(ring)
         .iter()
         .find(|k| k.issuer.token_key_id() == &token.token_key_id && now < k.times.expires_at)
     else {
@@ -246,7 +261,7 @@ fn verify_voprf(st: &AppState, ring: &KeyRing, bytes: &[u8], now: u64) -> Verifi
     let known = st
         .accepted_windows(now)
         .into_iter()
-        .filter_map(|w| st.voprf_challenge(w))
+        .filter_map(|w| st.token_challenge(T::TOKEN_TYPE, w))
         .any(|c| c.digest() == token.challenge_digest);
     if !known {
         return Err(Outcome::Refused("unknown_challenge", "unknown challenge\n"));
@@ -255,7 +270,7 @@ fn verify_voprf(st: &AppState, ring: &KeyRing, bytes: &[u8], now: u64) -> Verifi
         return Err(Outcome::Refused("invalid", "invalid token\n"));
     }
     let mut id = Vec::with_capacity(34);
-    id.extend_from_slice(&TYPE_VOPRF.to_be_bytes());
+    id.extend_from_slice(&T::TOKEN_TYPE.to_be_bytes());
     id.extend_from_slice(&token.nonce);
     Ok((id, key.times.expires_at))
 }

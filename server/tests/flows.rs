@@ -506,3 +506,73 @@ async fn pst_rotation_commitment_id_grows_and_old_keys_expire() {
     assert_eq!(send("/pst/redeem", rr).await.unwrap().status(), 403);
     s.stop().await.unwrap();
 }
+
+/// Type 0x0005 (VOPRF ristretto255, SHA-512) beside 0x0001 and 0xE5AC: in the directory and
+/// the 401, single and amortized issuance, redemption and double spend.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn type5_ristretto255_single_and_batch_flows() {
+    use privacy_tokens::voprf::privacy_pass::type5;
+    let dir = tempfile::tempdir().unwrap();
+    let s = start_redb(dir.path()).await;
+    let c = http();
+    let body = c
+        .get(url(&s, "/.well-known/private-token-issuer-directory"))
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let v: Value = serde_json::from_slice(&body).unwrap();
+    let type5_keys: Vec<&Value> = v["token-keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|k| k["token-type"] == 5)
+        .collect();
+    assert_eq!(type5_keys.len(), 2, "{v}");
+    // The 401's type 0x0005 line names the current key, the directory's first.
+    let (challenge, key) = get_challenge(&c, &s, 5).await;
+    assert_eq!(type5_keys[0]["token-key"], B64URL.encode(&key));
+    let pk = PublicKey::<privacy_tokens::Ristretto255Sha512>::from_bytes(&key).unwrap();
+    let (req, state) = type5::Client::request(&pk, &challenge, &mut rand::rng()).unwrap();
+    let body = expect_ok(
+        post(&c, &s, SINGLE, req.to_bytes().to_vec()).await,
+        "application/private-token-response",
+    )
+    .await;
+    let token = state
+        .finalize(&type5::TokenResponse::from_bytes(&body).unwrap())
+        .unwrap()
+        .to_bytes();
+    assert_eq!(&token[..2], &[0, 5]);
+    assert_eq!(redeem(&c, &s, &token).await.0, 200);
+    assert_eq!(
+        redeem(&c, &s, &token).await,
+        (401, "token already spent\n".into())
+    );
+    // The same bytes relabelled as type 0x0001 are no type 1 token.
+    let mut relabelled = token.to_vec();
+    relabelled[1] = 1;
+    assert_eq!(redeem(&c, &s, &relabelled).await.0, 401);
+    let (req, state) = type5::Client::request_batch(&pk, &challenge, 10, &mut rand::rng()).unwrap();
+    let body = expect_ok(
+        post(&c, &s, BATCH, req.to_bytes()).await,
+        "application/private-token-amortized-batch-response",
+    )
+    .await;
+    let tokens = state
+        .finalize_batch(&type5::BatchTokenResponse::from_bytes(&body).unwrap())
+        .unwrap();
+    assert_eq!(tokens.len(), 10);
+    for t in &tokens {
+        assert_eq!(redeem(&c, &s, &t.to_bytes()).await.0, 200);
+    }
+    assert_eq!(redeem(&c, &s, &tokens[7].to_bytes()).await.0, 401);
+    let m = metrics_text(&c, &s).await;
+    assert!(
+        m.contains("pt_issued_tokens_total{token_type=\"5\"} 11"),
+        "{m}"
+    );
+    s.stop().await.unwrap();
+}
