@@ -118,15 +118,7 @@ impl Gate {
         let Some(keys) = &self.keys else {
             return Ok(());
         };
-        let bearer = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| {
-                let (scheme, key) = v.trim().split_once(' ')?;
-                scheme.eq_ignore_ascii_case("bearer").then(|| key.trim())
-            })
-            .ok_or(Refusal::Unauthorized)?;
-        let hash: [u8; 32] = Sha256::digest(bearer.as_bytes()).into();
+        let hash = bearer_hash(headers).ok_or(Refusal::Unauthorized)?;
         let key = keys.get(&hash).ok_or(Refusal::Unauthorized)?;
         let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
         let entry = used.entry(hash).or_insert((epoch, 0));
@@ -140,6 +132,35 @@ impl Gate {
         entry.1 += n;
         Ok(())
     }
+}
+
+impl Gate {
+    /// Gives back `n` tokens admitted in `epoch` that were not issued (the crypto pool was
+    /// full and the request was answered 503), so a retry is not charged twice.
+    pub fn refund(&self, headers: &HeaderMap, n: u64, epoch: u64) {
+        if self.keys.is_none() {
+            return;
+        }
+        let Some(hash) = bearer_hash(headers) else {
+            return;
+        };
+        let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(entry) = used.get_mut(&hash).filter(|e| e.0 == epoch) {
+            entry.1 = entry.1.saturating_sub(n);
+        }
+    }
+}
+
+/// The SHA-256 of a request's `Authorization: Bearer` key.
+fn bearer_hash(headers: &HeaderMap) -> Option<[u8; 32]> {
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            let (scheme, key) = v.trim().split_once(' ')?;
+            scheme.eq_ignore_ascii_case("bearer").then(|| key.trim())
+        })?;
+    Some(Sha256::digest(bearer.as_bytes()).into())
 }
 
 /// Why the gate refused a request.

@@ -112,19 +112,21 @@ pub async fn token_request(
         Err(e) => return key_failure(&e),
     };
     let now = st.now();
-    if let Err(r) = st.gate.admit(
-        &headers,
-        requested_tokens(kind, &body),
-        ring.epoch,
-        st.config.keys.secs_to_rotation(now),
-    ) {
+    let (n, epoch) = (requested_tokens(kind, &body), ring.epoch);
+    if let Err(r) = st
+        .gate
+        .admit(&headers, n, epoch, st.config.keys.secs_to_rotation(now))
+    {
         return r.response();
     }
     let job = st.clone();
     st.pool
         .run(move || issue(&job, &ring, kind, &body, now))
         .await
-        .unwrap_or_else(|b| b.response())
+        .unwrap_or_else(|b| {
+            st.gate.refund(&headers, n, epoch);
+            b.response()
+        })
 }
 
 /// The curve work of a token request (on the crypto pool).

@@ -161,12 +161,11 @@ pub async fn issue(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Respo
         .get(..2)
         .map_or(1, |c| u64::from(u16::from_be_bytes([c[0], c[1]])));
     let now = st.now();
-    if let Err(r) = st.gate.admit(
-        &headers,
-        n,
-        ring.epoch,
-        st.config.keys.secs_to_rotation(now),
-    ) {
+    let epoch = ring.epoch;
+    if let Err(r) = st
+        .gate
+        .admit(&headers, n, epoch, st.config.keys.secs_to_rotation(now))
+    {
         return r.response();
     }
     let job = st.clone();
@@ -188,7 +187,10 @@ pub async fn issue(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Respo
         .await;
     let (method, issued) = match issued {
         Ok(x) => x,
-        Err(b) => return b.response(),
+        Err(b) => {
+            st.gate.refund(&headers, n, epoch);
+            return b.response();
+        }
     };
     match issued {
         Ok(r) => {

@@ -19,6 +19,15 @@ fn hex(b: &[u8]) -> String {
 }
 
 async fn gated(dir: &std::path::Path, quota: u64) -> privacy_tokens_server::RunningServer {
+    gated_with(dir, quota, "").await
+}
+
+/// [`gated`] with more TOML after the `[issuance]` table.
+async fn gated_with(
+    dir: &std::path::Path,
+    quota: u64,
+    extra: &str,
+) -> privacy_tokens_server::RunningServer {
     let keys = dir.join("api-keys");
     std::fs::write(
         &keys,
@@ -30,7 +39,7 @@ async fn gated(dir: &std::path::Path, quota: u64) -> privacy_tokens_server::Runn
     .unwrap();
     let config = Config::from_toml(&format!(
         "issuer_name = \"issuer.test\"\norigin_info = \"origin.test\"\nmax_batch = 20\n\
-         [issuance]\nauth = \"api-keys\"\napi_keys_file = \"{}\"\n",
+         [issuance]\nauth = \"api-keys\"\napi_keys_file = \"{}\"\n{extra}",
         keys.display()
     ))
     .unwrap();
@@ -105,4 +114,35 @@ fn issuance_auth_must_be_configured() {
     let e = Config::from_toml("issuer_name = \"a.test\"\n").unwrap_err();
     assert!(e.to_string().contains("[issuance] auth"), "{e}");
     assert!(Config::from_toml("[issuance]\nauth = \"api-keys\"\n").is_err());
+}
+
+/// A request refused 503 because the crypto pool is full is not charged to the key's quota.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_refused_as_busy_does_not_spend_the_quota() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = gated_with(
+        dir.path(),
+        1,
+        "[limits]\ncrypto_threads = 1\ncrypto_queue = 0\n",
+    )
+    .await;
+    let c = http();
+    let (challenge, pk) = voprf_challenge(&c, &s).await;
+    let (req, _) = Client::request(&pk, &challenge, &mut rand::rng()).unwrap();
+    let send = || {
+        c.post(url(&s, "/token-request"))
+            .header("content-type", SINGLE)
+            .header("authorization", format!("Bearer {KEY}"))
+            .body(req.to_bytes().to_vec())
+            .send()
+    };
+    // A job holds the only slot: the request is refused as busy.
+    let (release, holder) = hold_the_pool(&s).await;
+    assert_eq!(send().await.unwrap().status(), 503);
+    release.send(()).unwrap();
+    assert!(holder.await.unwrap());
+    // The quota of 1 is still whole: issued once, then 429.
+    assert_eq!(send().await.unwrap().status(), 200);
+    assert_eq!(send().await.unwrap().status(), 429);
+    s.stop().await.unwrap();
 }

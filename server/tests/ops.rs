@@ -78,19 +78,7 @@ async fn issuance_beyond_the_pool_and_its_queue_answers_503_with_retry_after() {
     assert_eq!(by_status.len(), 2, "{by_status:?}");
     // Deterministically: while a job holds the only slot, a single token request is refused
     // with 503 and Retry-After, and is issued once the slot is free.
-    let (release, held) = std::sync::mpsc::channel::<()>();
-    let (started, running) = tokio::sync::oneshot::channel::<()>();
-    let st = s.state.clone();
-    let holder = tokio::spawn(async move {
-        st.pool
-            .run(move || {
-                let _ = started.send(());
-                let _ = held.recv();
-            })
-            .await
-            .is_ok()
-    });
-    running.await.unwrap();
+    let (release, holder) = hold_the_pool(&s).await;
     let (challenge, pk) = voprf_challenge(&c, &s).await;
     let (req, _) =
         privacy_tokens::voprf::privacy_pass::Client::request(&pk, &challenge, &mut rand::rng())

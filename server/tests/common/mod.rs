@@ -77,6 +77,27 @@ pub async fn post(
         .unwrap()
 }
 
+/// Occupies a slot of the server's crypto pool with a job that runs until `release` is sent;
+/// returns the sender and the job (true when it ran). Answers once the job runs.
+pub async fn hold_the_pool(
+    s: &RunningServer,
+) -> (std::sync::mpsc::Sender<()>, tokio::task::JoinHandle<bool>) {
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    let (started, running) = tokio::sync::oneshot::channel::<()>();
+    let st = s.state.clone();
+    let holder = tokio::spawn(async move {
+        st.pool
+            .run(move || {
+                let _ = started.send(());
+                let _ = held.recv();
+            })
+            .await
+            .is_ok()
+    });
+    running.await.unwrap();
+    (release, holder)
+}
+
 /// `GET /private` with an `Authorization` value.
 pub async fn get_with_auth(
     c: &reqwest::Client,
