@@ -187,7 +187,7 @@ test('Chromium (headless, puppeteer-core): a page imports the package\'s browser
     assert.equal(out.ok, true, info);
     assert.match(out.userAgent, /Chrome\//);
     assert.equal(out.challengeStatus, 401, info);
-    assert.deepEqual(out.challengeTypes.sort((a, b) => a - b), [0x0001, 0xe5ac], info);
+    assert.deepEqual(out.challengeTypes.sort((a, b) => a - b), [0x0001, 0x0005, 0xe5ac], info);
     assert.equal(out.issueStatus, 200, info);
     assert.equal(out.issueType, 'application/private-token-response');
     assert.equal(out.authorizationPrefix, 'PrivateToken token=');

@@ -1,7 +1,8 @@
 // The package against the issuer server of server/ started as a real process (test/support/
 // server.mjs): the 401 challenge of /private parsed as fetch hands its WWW-Authenticate header
 // over, the token request POSTed to /token-request, the response finalized, the token redeemed at
-// /private (200) and replayed (401): type 0x0001 single, an amortized batch of 10, and ARC 0xE5AC
+// /private (200) and replayed (401): type 0x0001 single, an amortized batch of 10, type 0x0005
+// (ristretto255) single, and ARC 0xE5AC
 // presentations up to the rate limit with the credential persisted and restored mid-way.
 
 import { test, before, after } from 'node:test';
@@ -13,6 +14,7 @@ import {
 import { startServer } from './support/server.mjs';
 
 const TYPE_VOPRF = 0x0001;
+const TYPE_RISTRETTO = 0x0005;
 const TYPE_ARC = 0xe5ac;
 
 let server;
@@ -60,11 +62,11 @@ async function redeem(authorization) {
   return { status: res.status, text: await res.text() };
 }
 
-test('server: GET /private answers 401 with PrivateToken challenges for 0x0001 and 0xE5AC, parsed as fetch joins them', async () => {
+test('server: GET /private answers 401 with PrivateToken challenges for 0x0001, 0x0005 and 0xE5AC, parsed as fetch joins them', async () => {
   const { header, list } = await challenges();
-  // fetch joins the two WWW-Authenticate lines with ", ": both challenges come back.
-  assert.equal(header.match(/PrivateToken /g).length, 2);
-  assert.deepEqual(list.map((c) => c.tokenType).sort(), [TYPE_VOPRF, TYPE_ARC].sort());
+  // fetch joins the three WWW-Authenticate lines with ", ": every challenge comes back.
+  assert.equal(header.match(/PrivateToken /g).length, 3);
+  assert.deepEqual(list.map((c) => c.tokenType).sort((a, b) => a - b), [TYPE_VOPRF, TYPE_RISTRETTO, TYPE_ARC]);
   for (const c of list) {
     assert.equal(c.supported, true);
     assert.equal(c.issuerName, server.host);
@@ -74,6 +76,7 @@ test('server: GET /private answers 401 with PrivateToken challenges for 0x0001 a
     assert.equal(c.redemptionContext.length, 32);
   }
   assert.equal(list.find((c) => c.tokenType === TYPE_VOPRF).tokenKey.length, 49); // compressed P-384
+  assert.equal(list.find((c) => c.tokenType === TYPE_RISTRETTO).tokenKey.length, 32); // ristretto255
   assert.equal(list.find((c) => c.tokenType === TYPE_ARC).rateLimit, RATE_LIMIT);
   assert.equal(list.find((c) => c.tokenType === TYPE_VOPRF).rateLimit, undefined);
 });
@@ -126,6 +129,24 @@ test('server: type 0x0001 amortized batch of 10: each of the 10 tokens redeems o
     assert.equal(r.status, 401);
     assert.match(r.text, /already spent/);
   }
+});
+
+test('server: type 0x0005 (ristretto255): a single token and an amortized batch of 3, each redeems once (200), then 401', async () => {
+  const c = await challengeOf(TYPE_RISTRETTO);
+  const single = createTokenRequest(c);
+  assert.equal(single.body.length, 2 + 1 + 32);
+  const batch = createTokenRequest(c, { count: 3 });
+  const tokens = [];
+  for (const req of [single, batch]) {
+    const res = await post(req.body, req.contentType);
+    assert.equal(res.status, 200);
+    tokens.push(...req.state.finalize(res.bytes));
+  }
+  assert.equal(tokens.length, 4);
+  for (const t of tokens) assert.equal(t.tokenType, TYPE_RISTRETTO);
+  const headers = tokens.map((t) => t.authorizationHeader());
+  for (const h of headers) assert.equal((await redeem(h)).status, 200);
+  for (const h of headers) assert.equal((await redeem(h)).status, 401);
 });
 
 test('server: type 0x0001 response finalized twice throws STATE_CONSUMED; a tampered token gets 401 and spends nothing', async () => {
