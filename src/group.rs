@@ -395,9 +395,10 @@ fn fe_repr<F: FieldOps>(bytes: &[u8]) -> F::Repr {
 }
 
 /// Our field element from the curve crate's (the output of its `hash_to_field`; canonical, so
-/// the conversion cannot fail).
+/// the conversion cannot fail). Branch-free: the value may derive from a secret (a token nonce
+/// hashed to the curve), so the `CtOption` is resolved by selection, not by a branch.
 fn fe_from_crate<F: FieldOps, G: PrimeField>(x: &G) -> F {
-    fe_from_slice::<F>(x.to_repr().as_ref()).unwrap_or(F::ZERO)
+    F::from_repr(fe_repr::<F>(x.to_repr().as_ref())).unwrap_or(F::ZERO)
 }
 
 /// RFC 9380 `hash_to_field` (§5.2) with `count = N` and `L`-byte pieces: `expand_message`
@@ -567,8 +568,12 @@ fn zero_if(out: &mut [u8], c: Choice) {
 /// The crate's one declassification point: the bit `c`, derived from secrets, as a `bool` that
 /// the caller branches on. Only for the by-design branches whose outcome is public or occurs
 /// with negligible probability: rejection sampling (a candidate at or above the order, or
-/// zero), a zero secret scalar refused, and the exceptional-case fallbacks of the constant-time
-/// multiplications (see `group/mul.rs`). Out of line and with a jump of its own, so that
+/// zero; the legacy ARC nonce permutation's search), a zero secret scalar or an identity
+/// element refused (blinds, derived and generated keys, the POPRF tweak, a hashed input, ARC's
+/// `U'` and `V`, batch inversions of a zero), and the exceptional-case fallbacks of the
+/// constant-time multiplications (see `group/mul.rs`, `group/ct_multi.rs`, the fixed-base
+/// table). Each such refusal is an error the caller sees anyway, or a retry of a fresh random
+/// draw. Out of line and with a jump of its own, so that
 /// `bash scripts/ct-valgrind.sh` can accept the branch here (its suppression names this
 /// function only) and still reports any other branch on a secret.
 #[inline(never)]
