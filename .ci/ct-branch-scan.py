@@ -48,6 +48,11 @@ REVIEWED = {
     # recomputes); the branch is hash2curve's expand_message error / output-length check.
     r"voprf::Context<S> as .*DleqHash.*>::(challenge|composite)$": (
         1, "hash2curve's expander output-length check on the public transcript"),
+    # The PMB issuer key's ladder blind is `hash_to_scalar` of the key; inlined here (the build's
+    # partitioning moved when `voprf::privacy_pass::generic_batch` came in), its expander check
+    # tests `fill_bytes`'s error flag OR (output length != 72): the constant length, not the key.
+    r"trust_token::pmb::IssuerKey::for_key$": (
+        1, "hash2curve's expander output-length check (the fixed 72 bytes, not the key)"),
     # With P-256's squaring inlined, `sqn(x, 2)` becomes a two-trip loop whose flag is the
     # constant `mov $0x1` set before it and tested at its back edge: the loop counter.
     r"group::field::(invert_p256|pow_p256_c1)$": (

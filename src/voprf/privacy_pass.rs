@@ -7,6 +7,7 @@
 //! - Token type `0x0005`, VOPRF(ristretto255, SHA-512) (draft-ietf-privacypass-batched-tokens):
 //!   [`Type5`], and the same names in [`type5`].
 //! - Any type: the generic types in [`generic`], over the sealed [`TokenType`] trait.
+//! - Several types in one request: the generic token batch of [`generic_batch`].
 //!
 //! Both types also have the amortized batched variant of draft-ietf-privacypass-batched-tokens
 //! (one DLEQ proof for a whole batch of tokens under the same challenge and key).
@@ -39,6 +40,7 @@
 //! ```
 
 mod batch;
+pub mod generic_batch;
 mod single;
 mod token_type;
 
