@@ -318,11 +318,16 @@ impl Config {
         Ok(())
     }
 
-    /// The largest request body the issuer reads: an amortized batch of `max_batch` P-384
-    /// elements (the largest valid request), with room for its header and length prefix.
+    /// The largest request body the issuer reads: a generic batch of `max_batch` type 0x0001
+    /// requests (the largest valid request), with room for its length prefix; an amortized
+    /// batch of `max_batch` P-384 elements and its header is smaller.
     pub fn max_body_bytes(&self) -> usize {
-        let batch = 3 + 8 + usize::from(self.max_batch) * privacy_tokens::voprf::privacy_pass::NE;
-        batch.max(privacy_tokens::arc::privacy_pass::CredentialRequest::LEN)
+        use privacy_tokens::voprf::privacy_pass::{NE, TOKEN_REQUEST_LEN};
+        let batch = 3 + 8 + usize::from(self.max_batch) * NE;
+        let generic = 8 + usize::from(self.max_batch) * TOKEN_REQUEST_LEN;
+        batch
+            .max(generic)
+            .max(privacy_tokens::arc::privacy_pass::CredentialRequest::LEN)
     }
 }
 

@@ -4,9 +4,12 @@
 //!
 //! Status codes: 415 for a media type this issuer does not take; 422 for an unsupported token
 //! type, an unknown truncated key id, a wrong size or an element that does not decode (RFC 9578
-//! §5.2; also the amortized batch over the cap, and ARC); 400 for an amortized batch whose
-//! framing is malformed (bad or non-minimal length prefix, length disagreeing with the body);
-//! 413 for a body over the size cap, refused before it is read in full.
+//! §5.2; also the amortized or generic batch over the cap, and ARC); 400 for an amortized or
+//! generic batch whose framing is malformed (bad or non-minimal length prefix, length
+//! disagreeing with the body); 413 for a body over the size cap, refused before it is read in
+//! full. A generic batch (draft-ietf-privacypass-batched-tokens, "Generic Token Batch
+//! Issuance") answers 200 when every token was issued, 206 when some were (the others absent
+//! in the response), 400 when none was.
 
 use std::sync::Arc;
 
@@ -15,6 +18,7 @@ use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use privacy_tokens::voprf::privacy_pass::generic::TokenRequest;
+use privacy_tokens::voprf::privacy_pass::generic_batch::{self, GenericBatchTokenRequest};
 use privacy_tokens::voprf::privacy_pass::{Type1, Type5};
 use privacy_tokens::Error;
 use serde_json::json;
@@ -33,6 +37,11 @@ pub const TOKEN_RESPONSE: &str = "application/private-token-response";
 pub const BATCH_REQUEST: &str = "application/private-token-amortized-batch-request";
 /// Media type of an amortized batch response.
 pub const BATCH_RESPONSE: &str = "application/private-token-amortized-batch-response";
+/// Media type of a generic batch request (draft-ietf-privacypass-batched-tokens): token requests
+/// of types 0x0001 and 0x0005, any keys, in one body.
+pub const GENERIC_BATCH_REQUEST: &str = generic_batch::REQUEST_MEDIA_TYPE;
+/// Media type of a generic batch response.
+pub const GENERIC_BATCH_RESPONSE: &str = generic_batch::RESPONSE_MEDIA_TYPE;
 /// Media type of the issuer directory (RFC 9578 §8.1).
 pub const DIRECTORY: &str = "application/private-token-issuer-directory";
 
@@ -60,13 +69,18 @@ fn unprocessable(msg: &'static str) -> Response {
 enum Kind {
     Single,
     Amortized,
+    Generic,
     Arc,
 }
 
 /// The tokens a request asks for, from its framing only (for the gate, before anything is
-/// decoded): 1, or an amortized batch's element count (at least 1).
+/// decoded): 1, an amortized batch's element count (at least 1), or a generic batch's request
+/// count (its framing was checked already).
 fn requested_tokens(kind: Kind, body: &[u8]) -> u64 {
     match kind {
+        Kind::Generic => {
+            GenericBatchTokenRequest::token_types(body, u16::MAX).map_or(1, |t| t.len() as u64)
+        }
         Kind::Amortized => {
             let ne = if body.get(..2) == Some(&TYPE_VOPRF5.to_be_bytes()[..]) {
                 <Type5 as privacy_tokens::voprf::privacy_pass::TokenType>::NE
@@ -90,6 +104,7 @@ pub async fn token_request(
     let kind = match media.as_deref() {
         Some(TOKEN_REQUEST) => Kind::Single,
         Some(BATCH_REQUEST) => Kind::Amortized,
+        Some(GENERIC_BATCH_REQUEST) => Kind::Generic,
         Some(privacy_tokens::arc::privacy_pass::REQUEST_MEDIA_TYPE) => Kind::Arc,
         _ => {
             return text(
@@ -98,13 +113,23 @@ pub async fn token_request(
             )
         }
     };
-    // A VOPRF request names its type in its first two bytes (a short one is malformed later).
+    // A VOPRF request names its type in its first two bytes (a short one is malformed later);
+    // a generic batch names one per request, read from its framing alone (no element is
+    // decoded here, on the async worker), with its count checked against `max_batch`.
     let wanted = match (kind, body.get(..2)) {
-        (Kind::Arc, _) => TYPE_ARC,
-        (_, Some(t)) => u16::from_be_bytes([t[0], t[1]]),
-        (_, None) => TYPE_VOPRF,
+        (Kind::Generic, _) => {
+            match GenericBatchTokenRequest::token_types(&body, st.config.max_batch) {
+                Ok(types) => types,
+                Err(Error::Batch) => return unprocessable("batch empty or over the cap\n"),
+                Err(Error::UnsupportedValue) => return unprocessable("unsupported token type\n"),
+                Err(_) => return text(StatusCode::BAD_REQUEST, "malformed batch request\n"),
+            }
+        }
+        (Kind::Arc, _) => vec![TYPE_ARC],
+        (_, Some(t)) => vec![u16::from_be_bytes([t[0], t[1]])],
+        (_, None) => vec![TYPE_VOPRF],
     };
-    if !st.config.token_types.contains(&wanted) {
+    if !wanted.iter().all(|t| st.config.token_types.contains(t)) {
         return unprocessable("unsupported token type\n");
     }
     let ring = match st.ring().await {
@@ -137,6 +162,7 @@ fn issue(st: &AppState, ring: &KeyRing, kind: Kind, body: &[u8], now: u64) -> Re
         Kind::Single => issue_single::<Type1>(st, ring, body, now),
         Kind::Amortized if five => issue_amortized::<Type5>(st, ring, body, now),
         Kind::Amortized => issue_amortized::<Type1>(st, ring, body, now),
+        Kind::Generic => issue_generic(st, ring, body, now),
         Kind::Arc => issue_arc(st, ring, body, now),
     }
 }
@@ -184,6 +210,55 @@ fn issue_amortized<T: VoprfType>(st: &AppState, ring: &KeyRing, body: &[u8], now
         Err(Error::Batch) => unprocessable("batch empty or over the cap\n"),
         Err(_) => unprocessable("batch request refused\n"),
     }
+}
+
+/// A generic batch: each request answered by the key of its type and truncated id that issues
+/// at `now` (absent where none does or the key refuses), with the single request's rules. The
+/// count was checked against `max_batch` (and the gate charged for every request) before.
+fn issue_generic(st: &AppState, ring: &KeyRing, body: &[u8], now: u64) -> Response {
+    let max = st.config.max_batch;
+    let req = match GenericBatchTokenRequest::from_bytes_with_limit(body, max) {
+        Ok(r) => r,
+        Err(Error::InvalidLength) => {
+            return text(StatusCode::BAD_REQUEST, "malformed batch request\n")
+        }
+        Err(Error::Batch) => return unprocessable("batch empty or over the cap\n"),
+        Err(_) => return unprocessable("malformed token request\n"),
+    };
+    let resp = match generic_batch::issue(
+        &mut rand::rng(),
+        &req,
+        max,
+        |id| issuing_key::<Type1>(ring, id, now).map(|k| &k.issuer),
+        |id| issuing_key::<Type5>(ring, id, now).map(|k| &k.issuer),
+    ) {
+        Ok(r) => r,
+        Err(_) => return unprocessable("batch empty or over the cap\n"),
+    };
+    let count = |t: u16| {
+        resp.responses()
+            .iter()
+            .flatten()
+            .filter(|r| r.token_type() == t)
+            .count() as u64
+    };
+    let (one, five) = (count(TYPE_VOPRF), count(TYPE_VOPRF5));
+    if one > 0 {
+        st.metrics.issued(Type1::METRIC, one);
+    }
+    if five > 0 {
+        st.metrics.issued(Type5::METRIC, five);
+    }
+    let status = StatusCode::from_u16(resp.http_status()).unwrap_or(StatusCode::BAD_REQUEST);
+    if status == StatusCode::BAD_REQUEST {
+        return text(status, "no token issued\n");
+    }
+    (
+        status,
+        [(header::CONTENT_TYPE, GENERIC_BATCH_RESPONSE)],
+        resp.to_bytes(),
+    )
+        .into_response()
 }
 
 /// An ARC credential.

@@ -330,10 +330,14 @@ async fn issuance_status_codes() {
     let mut bad_type = good.clone();
     bad_type[1] = 2;
     assert_eq!(status(post(single, bad_type).await.unwrap()), 422);
-    // Amortized: a body over the size cap of 20 elements is 413 before it is read; a length
-    // prefix claiming 21 elements is 422 before anything else is read; bad framing 400.
-    let (breq, _) = Client::request_batch(&pk, &challenge, 21, &mut rand::rng()).unwrap();
+    // Amortized: a body over the size cap (a generic batch of 20 type-0x0001 requests, 8 +
+    // 20 * 52 = 1048 bytes) is 413 before it is read; 21 elements fit the body cap and are 422
+    // (over max_batch); a length prefix claiming 21 elements is 422 before anything else is
+    // read; bad framing 400.
+    let (breq, _) = Client::request_batch(&pk, &challenge, 22, &mut rand::rng()).unwrap();
     assert_eq!(status(post(batch, breq.to_bytes()).await.unwrap()), 413);
+    let (breq, _) = Client::request_batch(&pk, &challenge, 21, &mut rand::rng()).unwrap();
+    assert_eq!(status(post(batch, breq.to_bytes()).await.unwrap()), 422);
     let len = (21u16 * 49) | 0x4000;
     let claim = [&[0, 1, good[2]][..], &len.to_be_bytes()].concat();
     assert_eq!(status(post(batch, claim).await.unwrap()), 422);
