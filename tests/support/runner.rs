@@ -11,6 +11,8 @@ use serde_json::Value;
 pub mod arc;
 #[path = "counts.rs"]
 pub mod counts;
+#[path = "generic_batch.rs"]
+pub mod generic_batch;
 #[path = "patgo.rs"]
 pub mod patgo;
 #[path = "rfc9496.rs"]
@@ -37,6 +39,8 @@ pub enum Kind {
     Rfc9578,
     /// pat-go's amortized batched issuance vectors (types 0x0001 and 0x0005).
     Amortized,
+    /// pat-go's generic token batch vectors (draft-ietf-privacypass-batched-tokens).
+    GenericBatch,
     /// Wycheproof ECDH ecpoint tests.
     Wycheproof,
     /// Recorded BoringSSL Trust Token transcripts.
@@ -57,6 +61,8 @@ pub fn recognise(json: &Value) -> Option<Kind> {
         Some(Kind::Rfc9497)
     } else if patgo::recognises(json) {
         Some(Kind::Amortized)
+    } else if generic_batch::recognises(json) {
+        Some(Kind::GenericBatch)
     } else if json.as_array().is_some_and(|a| {
         !a.is_empty()
             && a.iter()
@@ -89,6 +95,7 @@ pub fn replay_file(path: &Path) -> Result<(Kind, Counts), String> {
         Kind::Rfc9497 => rfc9497::run(&json)?,
         Kind::Rfc9578 => rfc9578::run(&json)?,
         Kind::Amortized => patgo::run(&json)?,
+        Kind::GenericBatch => generic_batch::run(&json)?,
         Kind::Wycheproof => wycheproof::run(&json)?,
         Kind::TrustToken => trust_token::run(&json)?,
         Kind::Arc => arc::run(&json)?,
