@@ -157,3 +157,49 @@ test('privacypass-ts: its Client parses the server process\'s 401, gets a type 0
     await server.stop();
   }
 });
+
+test('privacypass-ts: its genericBatched Client gets three type 0x0001 tokens in one generic batch from the server process, each redeems once', { timeout: 20 * 60 * 1000 }, async () => {
+  const server = await startServer();
+  try {
+    const res = await fetch(`${server.url}/private`);
+    await res.arrayBuffer();
+    const www = WWWAuthenticateHeader.parse(res.headers.get('www-authenticate'))
+      .find((h) => h.challenge.tokenType === 0x0001);
+    assert.ok(www, 'privacypass-ts finds the 0x0001 challenge');
+    const clients = [new Client(), new Client(), new Client()];
+    const requests = [];
+    for (const c of clients) {
+      requests.push(new pp.genericBatched.TokenRequest(await c.createTokenRequest(www.challenge, www.tokenKey)));
+    }
+    const batch = new pp.genericBatched.Client().createTokenRequest(requests);
+    const tr = await fetch(`${server.url}/token-request`, {
+      method: 'POST',
+      headers: { 'content-type': pp.MediaType.ARBITRARY_BATCHED_TOKEN_REQUEST },
+      body: batch.serialize(),
+    });
+    assert.equal(tr.status, 200);
+    assert.equal(tr.headers.get('content-type'), pp.MediaType.ARBITRARY_BATCHED_TOKEN_RESPONSE);
+    const response = new pp.genericBatched.Client()
+      .deserializeTokenResponse(new Uint8Array(await tr.arrayBuffer()));
+    assert.equal(response.tokenResponses.length, 3);
+    const authorizations = [];
+    for (const [i, r] of response.tokenResponses.entries()) {
+      assert.equal(r.tokenType, 0x0001);
+      assert.ok(r.tokenResponse, `response ${i} present`);
+      const token = await clients[i].finalize(r.tokenResponse);
+      authorizations.push(new AuthorizationHeader(token).toString());
+    }
+    assert.equal(new Set(authorizations).size, 3);
+    for (const authorization of authorizations) {
+      const ok = await fetch(`${server.url}/private`, { headers: { authorization } });
+      assert.equal(ok.status, 200, await ok.text());
+    }
+    for (const authorization of authorizations) {
+      const replay = await fetch(`${server.url}/private`, { headers: { authorization } });
+      assert.equal(replay.status, 401);
+      await replay.arrayBuffer();
+    }
+  } finally {
+    await server.stop();
+  }
+});
