@@ -13,7 +13,7 @@ use crate::{Error, Result};
 pub const MAX_BATCH: usize = 65535;
 
 /// QUIC variable-length integer (RFC 9000 §16).
-fn varint_encode(v: usize, out: &mut Vec<u8>) {
+pub(super) fn varint_encode(v: usize, out: &mut Vec<u8>) {
     let v = v as u64;
     if v < 1 << 6 {
         out.push(v as u8);
@@ -27,7 +27,7 @@ fn varint_encode(v: usize, out: &mut Vec<u8>) {
 }
 
 /// Strict QUIC varint decoding: the shortest encoding only.
-fn varint_decode(bytes: &[u8]) -> Result<(usize, &[u8])> {
+pub(super) fn varint_decode(bytes: &[u8]) -> Result<(usize, &[u8])> {
     let first = *bytes.first().ok_or(Error::InvalidLength)?;
     let len = 1usize << (first >> 6);
     let (enc, rest) = split(bytes, len)?;

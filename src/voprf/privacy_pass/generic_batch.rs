@@ -72,23 +72,8 @@ pub const REQUEST_MEDIA_TYPE: &str = "application/private-token-generic-batch-re
 /// The response media type, `application/private-token-generic-batch-response`.
 pub const RESPONSE_MEDIA_TYPE: &str = "application/private-token-generic-batch-response";
 
-/// The largest value a QUIC varint holds, 2^62 - 1.
-const VARINT_MAX: u64 = (1 << 62) - 1;
-
-/// Appends the minimal QUIC varint of `v` (RFC 9000 §16); `v` is a byte length, far below
-/// [`VARINT_MAX`].
-fn put_varint(v: usize, out: &mut Vec<u8>) {
-    let v = v as u64;
-    debug_assert!(v <= VARINT_MAX);
-    let (len, tag) = match v {
-        0..=0x3f => (1usize, 0u64),
-        0x40..=0x3fff => (2, 1),
-        0x4000..=0x3fff_ffff => (4, 2),
-        _ => (8, 3),
-    };
-    let word = (v & VARINT_MAX) | tag << (8 * len - 2);
-    out.extend_from_slice(&word.to_be_bytes()[8 - len..]);
-}
+/// The minimal QUIC varint of a length (RFC 9000 §16): the amortized batch's codec.
+use super::batch::varint_encode as put_varint;
 
 /// Prefixes `body` with its `<V>` length.
 fn with_length(body: Vec<u8>) -> Vec<u8> {
@@ -105,20 +90,8 @@ fn with_length(body: Vec<u8>) -> Vec<u8> {
 /// [`Error::InvalidLength`] for an empty input, a truncated prefix, a non-minimal prefix, or a
 /// length other than the rest's.
 fn vector_body(bytes: &[u8]) -> Result<&[u8]> {
-    let first = *bytes.first().ok_or(Error::InvalidLength)?;
-    let len = 1usize << (first >> 6);
-    let prefix = bytes.get(..len).ok_or(Error::InvalidLength)?;
-    let v = prefix[1..]
-        .iter()
-        .fold(u64::from(first & 0x3f), |v, b| v << 8 | u64::from(*b));
-    let min_len = match v {
-        0..=0x3f => 1,
-        0x40..=0x3fff => 2,
-        0x4000..=0x3fff_ffff => 4,
-        _ => 8,
-    };
-    let body = &bytes[len..];
-    if min_len != len || body.len() as u64 != v {
+    let (len, body) = super::batch::varint_decode(bytes)?;
+    if body.len() != len {
         return Err(Error::InvalidLength);
     }
     Ok(body)
