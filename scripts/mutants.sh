@@ -1,42 +1,114 @@
 #!/usr/bin/env bash
 # cargo-mutants over the files of .cargo/mutants.toml (the group layer, src/dleq.rs,
-# src/dleqor.rs, the decoders, the VOPRF code), one mutant at a time by default. Installs
-# cargo-mutants when it is missing. Prints the summary line
+# src/dleqor.rs, the decoders, the VOPRF code). Installs cargo-mutants (and cargo-nextest, its
+# test tool here) when missing. A full run is about 2,700 mutants at 5-40 s each on two cores,
+# longer than a session, so runs accumulate: mutants/ledger.tsv (in the repository) keeps every
+# mutant's last outcome with the commit it was tested at, and each run skips the mutants the
+# ledger has as caught or unviable under the same name (file:line:col and the mutation, so a
+# mutant whose code moved is tested again). Prints the summary line
 #   mutants: <tested> tested, <caught> caught, <missed> missed, <unviable> unviable, <timeouts> timeouts
-# and each missed mutant. Usage: bash scripts/mutants.sh [--file GLOB]... [other cargo-mutants
-# options, e.g. --shard 1/8]. JOBS (default 1) runs that many mutants at once. A full run takes
-# hours on two cores; the output stays in target/mutants.out (mutants.out/missed.txt,
-# outcomes.json).
+# over the mutants that exist today, then `mutants: <n> not yet tested` when the ledger is
+# incomplete, and each missed mutant.
+# Usage: bash scripts/mutants.sh [--file GLOB]... [other cargo-mutants options]
+#        bash scripts/mutants.sh --summary      (the ledger's summary, no run)
+#        bash scripts/mutants.sh --merge        (merge an interrupted run's outcomes, then summary)
+# Env: JOBS (default 1) mutants at once; FRESH=1 ignores the ledger's caught entries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
 
+files=(src/group.rs 'src/group/**/*.rs' src/dleq.rs src/dleqor.rs src/codec.rs src/wire.rs
+  src/voprf.rs 'src/voprf/**/*.rs')
+all=()
+for g in "${files[@]}"; do all+=(--file "$g"); done
+
 if ! cargo mutants --version >/dev/null 2>&1; then
   cargo install cargo-mutants --locked
 fi
+ledger=mutants/ledger.tsv
+mkdir -p mutants
+touch "$ledger"
+list=target/mutants.list
+mkdir -p target
+cargo mutants --list "${all[@]}" >"$list"
 
-out=target/mutants.out
-mkdir -p "$out"
-files=()
+summary() {
+  python3 - "$ledger" "$list" <<'PY'
+import sys
+ledger, listing = sys.argv[1], sys.argv[2]
+now = [l.rstrip("\n") for l in open(listing) if l.strip()]
+rows = {}
+for l in open(ledger):
+    parts = l.rstrip("\n").split("\t")
+    if len(parts) >= 2:
+        rows[parts[0]] = parts[1]
+seen = {n: rows[n] for n in now if n in rows}
+c = lambda k: sum(1 for v in seen.values() if v == k)
+print(f"mutants: {len(seen)} tested, {c('caught')} caught, {c('missed')} missed, "
+      f"{c('unviable')} unviable, {c('timeout')} timeouts")
+left = len(now) - len(seen)
+if left:
+    print(f"mutants: {left} not yet tested (of {len(now)})")
+for n in now:
+    if seen.get(n) == "missed":
+        print(f"  missed: {n}")
+PY
+}
+
+merge() {
+  # Merge a run's outcomes into the ledger (a mutant's newest outcome wins), sorted by name.
+  python3 - "$ledger" "$out/mutants.out/outcomes.json" "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" <<'PY'
+import json, os, sys
+ledger, outcomes, commit = sys.argv[1:4]
+rows = {}
+for l in open(ledger):
+    parts = l.rstrip("\n").split("\t")
+    if len(parts) == 3:
+        rows[parts[0]] = parts
+kinds = {"CaughtMutant": "caught", "MissedMutant": "missed", "Unviable": "unviable",
+         "Timeout": "timeout"}
+if os.path.exists(outcomes):
+    for o in json.load(open(outcomes))["outcomes"]:
+        m = o["scenario"].get("Mutant") if isinstance(o["scenario"], dict) else None
+        k = kinds.get(o.get("summary"))
+        if m and k:
+            rows[m["name"]] = [m["name"], k, commit]
+with open(ledger, "w") as f:
+    for name in sorted(rows):
+        f.write("\t".join(rows[name]) + "\n")
+PY
+}
+
+out=target/mutants.iter
+if [ "${1:-}" = "--merge" ]; then
+  merge
+  summary
+  exit 0
+fi
+if [ "${1:-}" = "--summary" ]; then
+  summary
+  exit 0
+fi
+if ! cargo nextest --version >/dev/null 2>&1; then
+  cargo install cargo-nextest --locked
+fi
+
+# The ledger's caught and unviable mutants become cargo-mutants' previously-caught list.
+rm -rf "$out"
+mkdir -p "$out/mutants.out"
+if [ "${FRESH:-0}" != 1 ]; then
+  awk -F'\t' '$2 == "caught" || $2 == "unviable" { print $1 }' "$ledger" \
+    >"$out/mutants.out/previously_caught.txt"
+fi
 case " $* " in
-  *" --file "* | *" -f "*) ;;
-  *) for g in src/group.rs 'src/group/**/*.rs' src/dleq.rs src/dleqor.rs src/codec.rs src/wire.rs \
-       src/voprf.rs 'src/voprf/**/*.rs'; do files+=(--file "$g"); done ;;
+  *" --file "* | *" -f "*) sel=() ;;
+  *) sel=("${all[@]}") ;;
 esac
 status=0
-cargo mutants --jobs "${JOBS:-1}" --output "$out" --no-shuffle "${files[@]}" "$@" || status=$?
-# cargo-mutants exits 2 when mutants were missed, 3 on timeouts: report, then pass that on.
-python3 - "$out/mutants.out/outcomes.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-o = [x for x in d["outcomes"] if x.get("scenario") != "Baseline"]
-def count(kind):
-    return sum(1 for x in o if x.get("summary") == kind)
-print(f'mutants: {len(o)} tested, {count("CaughtMutant")} caught, {count("MissedMutant")} missed, '
-      f'{count("Unviable")} unviable, {count("Timeout")} timeouts')
-for x in o:
-    if x.get("summary") == "MissedMutant":
-        m = x["scenario"]["Mutant"]
-        print(f'  missed: {m["file"]}:{m["span"]["start"]["line"]}: {m.get("name") or m}')
-PY
+cargo mutants --iterate --jobs "${JOBS:-1}" --output "$out" --no-shuffle "${sel[@]}" "$@" ||
+  status=$?
+
+merge
+summary
+# cargo-mutants exits 2 when mutants were missed, 3 on timeouts: pass that on.
 exit "$status"
