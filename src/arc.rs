@@ -205,7 +205,7 @@ impl<S: ArcSuite> SuiteData<S> {
             &[b"HashToGroup-", S::CONTEXT_STRING, b"generatorH"],
         )?);
         let h_enc = S::Curve::encode_compressed(&h);
-        let h_table = FixedBaseTable::new(&h);
+        let h_table = FixedBaseTable::new_wide(&h);
         let session = |suffix: &'static [u8]| [S::CONTEXT_STRING, suffix];
         let request_prefix = S::Transcript::prefix(
             &session(b"CredentialRequest"),

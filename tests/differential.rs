@@ -1152,18 +1152,23 @@ fn single_mul<C: RefCurve>(t: &mut Tally, rng: &mut StdRng) {
         .iter()
         .filter(|c| matches!(c.label.as_bytes()[0], b'i' | b'G' | b'P' | b'-'))
     {
-        let table = FixedBaseTable::<C>::new(&p.aff);
-        check_affine::<C>(t, "FixedBaseTable::base", table.base(), &p.r, &|| {
-            p.label.clone()
-        });
-        for (j, (name, k)) in scalars.iter().enumerate() {
-            if j % 3 != 0 {
-                continue;
-            }
-            let theirs = p.r * *k;
-            let input = || format!("P = {}, k = {name}", p.label);
-            for (what, f) in &fixed {
-                check_point::<C>(t, what, &f(&table, k), &theirs, &input);
+        // The 5-bit tables (per key) and the 7-bit ones (the process-wide generators).
+        for (width, table) in [
+            ("new", FixedBaseTable::<C>::new(&p.aff)),
+            ("new_wide", FixedBaseTable::<C>::new_wide(&p.aff)),
+        ] {
+            check_affine::<C>(t, "FixedBaseTable::base", table.base(), &p.r, &|| {
+                format!("{} ({width})", p.label)
+            });
+            for (j, (name, k)) in scalars.iter().enumerate() {
+                if j % 3 != 0 {
+                    continue;
+                }
+                let theirs = p.r * *k;
+                let input = || format!("P = {}, k = {name}, FixedBaseTable::{width}", p.label);
+                for (what, f) in &fixed {
+                    check_point::<C>(t, what, &f(&table, k), &theirs, &input);
+                }
             }
         }
     }

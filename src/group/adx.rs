@@ -20,6 +20,15 @@
 //! `not`, `push`/`pop` and `cmov`, run in time independent of their operands on every x86-64
 //! core this targets.
 //!
+//! # The AVX2 table scan
+//! [`Avx2::gather`] selects one entry of a row of the 7-bit fixed-base tables (64 affine points)
+//! without a branch or an address that depends on the index: every entry is loaded, ANDed with
+//! a `vpcmpeqd` mask of a public counter against the index, and ORed into the result
+//! (`vmovd`, `vpbroadcastd`, `vpcmpeqd`, `vpsrld`, `vpaddd`, `vpand`, `vpor`, `vpxor`,
+//! `vmovdqa`/`vmovdqu`, `vzeroupper`: data-independent timing). The loop counter and the
+//! stride are public. AVX2 is detected apart from BMI2/ADX ([`avx2`]); the portable scan
+//! (`window::scan_row`) is the fallback and the oracle it is tested against.
+//!
 //! # P-384 Montgomery multiplication
 //! Operand scanning with the reduction interleaved (one word per row), two carry chains per row
 //! (`adcx` for the low halves of the products, `adox` for the high halves), and the special form of
@@ -82,6 +91,198 @@ pub(crate) fn backend_name() -> &'static str {
         "x86-64 mulx/adx"
     } else {
         "portable"
+    }
+}
+
+/// Proof that the CPU runs AVX2 instructions (obtained from [`avx2`] only): the wide
+/// fixed-base tables' constant-time scan ([`Avx2::gather`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx2(());
+
+#[cfg(feature = "std")]
+mod detect_avx2 {
+    use core::sync::atomic::{AtomicU8, Ordering};
+
+    /// 0: not yet known; 1: available; 2: not available or forced off.
+    static STATE: AtomicU8 = AtomicU8::new(0);
+
+    #[cold]
+    fn init() -> bool {
+        let forced_off = std::env::var_os("PRIVACY_TOKENS_ARITH").is_some_and(|v| v == "portable");
+        let on = !forced_off && std::is_x86_feature_detected!("avx2");
+        STATE.store(if on { 1 } else { 2 }, Ordering::Relaxed);
+        on
+    }
+
+    #[inline(always)]
+    pub(super) fn available() -> bool {
+        match STATE.load(Ordering::Relaxed) {
+            1 => true,
+            2 => false,
+            _ => init(),
+        }
+    }
+}
+
+#[cfg(not(feature = "std"))]
+mod detect_avx2 {
+    #[inline(always)]
+    pub(super) fn available() -> bool {
+        cfg!(target_feature = "avx2")
+    }
+}
+
+/// The AVX2 token when the CPU has it and the portable code is not forced
+/// (`PRIVACY_TOKENS_ARITH=portable` turns this off with the rest of the backend).
+#[inline(always)]
+pub(crate) fn avx2() -> Option<Avx2> {
+    detect_avx2::available().then_some(Avx2(()))
+}
+
+impl Avx2 {
+    /// The coordinates of entry `idx - 1` of `row` (zeros for `idx = 0` or `idx > row.len()`),
+    /// by a scan of every entry: each is loaded whole and ANDed with a mask that
+    /// `vpcmpeqd` sets from a public counter and the secret `idx`, then ORed into the
+    /// accumulators, so neither a branch nor an address depends on `idx`. The two coordinates
+    /// are `N`-limb arrays (`N` = 4 or 6) that `coords` borrows from an entry; their offsets in
+    /// the entry are the same for every entry of the slice.
+    #[inline]
+    pub(crate) fn gather<T, const N: usize>(
+        self,
+        row: &[T],
+        coords: impl Fn(&T) -> (&[u64; N], &[u64; N]),
+        idx: u8,
+    ) -> ([u64; N], [u64; N]) {
+        const { assert!(N == 4 || N == 6) };
+        let mut x = [0u64; N];
+        let mut y = [0u64; N];
+        let Some(first) = row.first() else {
+            return (x, y);
+        };
+        let base = row.as_ptr() as usize;
+        let (fx, fy) = coords(first);
+        let ox = fx.as_ptr() as usize - base;
+        let oy = fy.as_ptr() as usize - base;
+        // The same offsets hold for the last entry (a slice's elements are `size_of::<T>()`
+        // apart and `coords` returns fields of its argument): checked, not assumed.
+        let last = &row[row.len() - 1];
+        let (lx, ly) = coords(last);
+        let stride = core::mem::size_of::<T>();
+        assert!(
+            lx.as_ptr() as usize == base + (row.len() - 1) * stride + ox
+                && ly.as_ptr() as usize == base + (row.len() - 1) * stride + oy
+        );
+        // SAFETY: the token proves AVX2 (`avx2()` checked the CPU); `gather_avx2` reads
+        // exactly the `N` limbs of each entry's two coordinates (at `base + i * stride + ox`
+        // and `+ oy` for `i < row.len()`, inside `row`, as the assertion above checks at both
+        // ends) and writes the two `N`-limb outputs.
+        unsafe {
+            gather_avx2::<N>(
+                row.as_ptr() as *const u8,
+                row.len(),
+                stride,
+                ox,
+                oy,
+                u32::from(idx),
+                &mut x,
+                &mut y,
+            );
+        }
+        (x, y)
+    }
+}
+
+/// The scan of [`Avx2::gather`]; `N` = 4 (one 32-byte load a coordinate) or 6 (32 + 16 bytes).
+///
+/// # Safety
+/// AVX2 must be available; `p + i * stride + ox` and `+ oy` must be readable for `8 * N` bytes
+/// for every `i < n`.
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn gather_avx2<const N: usize>(
+    p: *const u8,
+    n: usize,
+    stride: usize,
+    ox: usize,
+    oy: usize,
+    idx: u32,
+    x: &mut [u64; N],
+    y: &mut [u64; N],
+) {
+    // The shared frame of both scans: `ymm0` the index in every lane, `ymm1` ones, `ymm2` the
+    // entry counter (from 1), `ymm5` the entry's mask; `$load` ANDs the entry into the
+    // accumulators, `$store` writes them out.
+    macro_rules! scan {
+        ($($load:literal,)* ; $($store:literal,)*) => {
+            // SAFETY: as the function's contract; the loop count `n` and the stride are public,
+            // and every load is of an entry's coordinates at `p + ox` or `p + oy`.
+            unsafe {
+                core::arch::asm!(
+                    "vmovd xmm0, {idx:e}",
+                    "vpbroadcastd ymm0, xmm0",
+                    "vpcmpeqd ymm1, ymm1, ymm1",
+                    "vpsrld ymm1, ymm1, 31",
+                    "vmovdqa ymm2, ymm1",
+                    "vpxor ymm3, ymm3, ymm3",
+                    "vpxor ymm4, ymm4, ymm4",
+                    "vpxor ymm8, ymm8, ymm8",
+                    "vpxor ymm9, ymm9, ymm9",
+                    "2:",
+                    "vpcmpeqd ymm5, ymm2, ymm0",
+                    "vpaddd ymm2, ymm2, ymm1",
+                    $($load,)*
+                    "add {p}, {stride}",
+                    "dec {n}",
+                    "jnz 2b",
+                    $($store,)*
+                    // Without it the next SSE code stalls on the dirty upper halves (measured:
+                    // a 64-entry scan at 132 ns against 44 ns).
+                    "vzeroupper",
+                    idx = in(reg) idx,
+                    p = inout(reg) p => _,
+                    n = inout(reg) n => _,
+                    stride = in(reg) stride,
+                    ox = in(reg) ox,
+                    oy = in(reg) oy,
+                    x = in(reg) x.as_mut_ptr(),
+                    y = in(reg) y.as_mut_ptr(),
+                    // `vzeroupper` clears the upper halves of every vector register.
+                    out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _,
+                    out("ymm4") _, out("ymm5") _, out("ymm6") _, out("ymm7") _,
+                    out("ymm8") _, out("ymm9") _, out("ymm10") _, out("ymm11") _,
+                    out("ymm12") _, out("ymm13") _, out("ymm14") _, out("ymm15") _,
+                    options(nostack),
+                );
+            }
+        };
+    }
+    if N == 4 {
+        scan!(
+            "vpand ymm6, ymm5, ymmword ptr [{p} + {ox}]",
+            "vpand ymm7, ymm5, ymmword ptr [{p} + {oy}]",
+            "vpor ymm3, ymm3, ymm6",
+            "vpor ymm4, ymm4, ymm7",
+            ;
+            "vmovdqu ymmword ptr [{x}], ymm3",
+            "vmovdqu ymmword ptr [{y}], ymm4",
+        );
+    } else {
+        // A 16-byte tail load after each 32-byte one.
+        scan!(
+            "vpand ymm6, ymm5, ymmword ptr [{p} + {ox}]",
+            "vpand ymm7, ymm5, ymmword ptr [{p} + {oy}]",
+            "vpor ymm3, ymm3, ymm6",
+            "vpor ymm4, ymm4, ymm7",
+            "vpand xmm6, xmm5, xmmword ptr [{p} + {ox} + 32]",
+            "vpand xmm7, xmm5, xmmword ptr [{p} + {oy} + 32]",
+            "vpor xmm8, xmm8, xmm6",
+            "vpor xmm9, xmm9, xmm7",
+            ;
+            "vmovdqu ymmword ptr [{x}], ymm3",
+            "vmovdqu xmmword ptr [{x} + 32], xmm8",
+            "vmovdqu ymmword ptr [{y}], ymm4",
+            "vmovdqu xmmword ptr [{y} + 32], xmm9",
+        );
     }
 }
 

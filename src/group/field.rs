@@ -65,12 +65,24 @@ pub trait FieldOps:
     fn to_repr(&self) -> Self::Repr;
     /// Strict decoding (value below the modulus).
     fn from_repr(repr: Self::Repr) -> CtOption<Self>;
+    /// `self |= other & mask`, limb by limb, on the internal representation (`mask` is 0 or
+    /// all ones). The wide fixed-base tables' scan accumulates the one selected entry into
+    /// zero with it: one mask per entry, no per-limb selection, so the scan vectorises.
+    fn or_masked(&mut self, other: &Self, mask: u64);
+    /// The two coordinates of entry `idx - 1` of `row` (`coords` borrows them from an entry)
+    /// by the backend's vector scan, constant time in `idx`; `None` where there is none (the
+    /// caller then scans with [`FieldOps::or_masked`]). `idx = 0` gives zeros.
+    fn gather_pair<T>(
+        row: &[T],
+        coords: impl Fn(&T) -> (&Self, &Self),
+        idx: u8,
+    ) -> Option<(Self, Self)>;
 }
 
 /// `FieldOps` for one of the crate's own field elements (`to_bytes`, `from_bytes` and the
 /// inherent operations).
 macro_rules! own_field_ops {
-    ($fe:ident, $repr:ty) => {
+    ($fe:ident, $repr:ty, $n:literal) => {
         impl FieldOps for $fe {
             const ZERO: Self = $fe::ZERO;
             const ONE: Self = $fe::ONE;
@@ -108,12 +120,39 @@ macro_rules! own_field_ops {
             fn from_repr(repr: Self::Repr) -> CtOption<Self> {
                 $fe::from_bytes(&repr.into())
             }
+            #[inline(always)]
+            fn or_masked(&mut self, other: &Self, mask: u64) {
+                for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
+                    *a |= b & mask;
+                }
+            }
+            #[inline(always)]
+            fn gather_pair<T>(
+                row: &[T],
+                coords: impl Fn(&T) -> (&Self, &Self),
+                idx: u8,
+            ) -> Option<(Self, Self)> {
+                #[cfg(target_arch = "x86_64")]
+                if let Some(avx2) = super::adx::avx2() {
+                    let (x, y) = avx2.gather::<T, $n>(
+                        row,
+                        |t| {
+                            let (x, y) = coords(t);
+                            (&x.0, &y.0)
+                        },
+                        idx,
+                    );
+                    return Some(($fe(x), $fe(y)));
+                }
+                let _ = (row, coords, idx);
+                None
+            }
         }
     };
 }
 
-own_field_ops!(P256Fe, p256::FieldBytes);
-own_field_ops!(P384Fe, p384::FieldBytes);
+own_field_ops!(P256Fe, p256::FieldBytes, 4);
+own_field_ops!(P384Fe, p384::FieldBytes, 6);
 
 /// A uniformly random element of a curve crate's field (or scalar field): rejection sampling of
 /// its canonical encoding, on a rand_core 0.10 RNG (the crates' own `random` takes rand_core 0.6).

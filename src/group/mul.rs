@@ -81,7 +81,7 @@ impl<C: Curve> GeneratorTable<C> {
     /// Builds the table (once per process; a few milliseconds).
     pub fn new() -> Self {
         Self {
-            table: FixedBaseTable::new(&Affine::<C>::generator()),
+            table: FixedBaseTable::new_wide(&Affine::<C>::generator()),
         }
     }
 

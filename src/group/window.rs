@@ -7,7 +7,7 @@
 use elliptic_curve::ff::PrimeField;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
-use super::{Affine, Curve, Point, Scalar};
+use super::{Affine, Curve, FieldOps, Point, Scalar};
 
 /// Window width of the signed radix-32 recoding (digits in `[-16, 16]`).
 pub(super) const W: usize = 5;
@@ -64,19 +64,83 @@ impl Drop for ScalarDigits {
     }
 }
 
-/// Signed radix-32 recoding, constant time: digits in `[-16, 15]` (the top one, the carry, in
-/// `{0, 1}`), `sum d_j 32^j = k`. Returns the number of digits.
+/// Signed radix-32 recoding ([`signed_digits_w`] with `WW = W`): digits in `[-16, 15]`.
+#[inline(always)]
 pub(super) fn signed_digits<C: Curve>(k: &Scalar<C>, out: &mut [i8; MAX_DIGITS]) -> usize {
+    signed_digits_w::<C, W>(k, out)
+}
+
+/// Signed radix-`2^WW` recoding for `WW` in `5..=7`, constant time: digits in
+/// `[-2^(WW-1), 2^(WW-1) - 1]` (the top one, the carry, in `{0, 1}`), `sum d_j 2^(WW j) = k`.
+/// Returns the number of digits (at most [`MAX_DIGITS`]).
+pub(super) fn signed_digits_w<C: Curve, const WW: usize>(
+    k: &Scalar<C>,
+    out: &mut [i8; MAX_DIGITS],
+) -> usize {
+    const { assert!(WW >= W && WW <= MAX_W) };
     let s = ScalarDigits::new::<C>(k);
-    let n = s.bits.div_ceil(W);
+    let n = s.bits.div_ceil(WW);
     let mut carry: i32 = 0;
     for (j, d) in out.iter_mut().enumerate().take(n) {
-        let v = s.window(j * W, W) as i32 + carry;
-        carry = (v + (1 << (W - 1))) >> W;
-        *d = (v - (carry << W)) as i8;
+        let v = s.window(j * WW, WW) as i32 + carry;
+        carry = (v + (1 << (WW - 1))) >> WW;
+        *d = (v - (carry << WW)) as i8;
     }
     out[n] = carry as i8;
     n + 1
+}
+
+/// How many digits of [`signed_digits_w`] can be non-zero for a scalar below `2^bits`: the
+/// final carry is always 0 when the top window holds fewer than `w - 1` bits (its value plus
+/// the incoming carry is then at most `2^(w-2)`), so a table needs no row for it.
+pub(super) const fn digit_rows(bits: usize, w: usize) -> usize {
+    let windows = bits.div_ceil(w);
+    let top = bits - (windows - 1) * w;
+    windows + (top >= w - 1) as usize
+}
+
+/// The widest window of the fixed-base tables (`2^(MAX_W - 1)` entries a row).
+pub(super) const MAX_W: usize = 7;
+/// Entries of a row of the widest table.
+pub(super) const MAX_ENTRIES: usize = 1 << (MAX_W - 1);
+
+/// `d * P` from a row `P, 2P, ..., mP` of affine points (`|d| <= m <= MAX_ENTRIES`) by a scan
+/// of the whole row, constant time: the backend's vector scan ([`FieldOps::gather_pair`],
+/// AVX2 on x86-64) where the CPU has one, else [`scan_row`]. `of_identity` says that the
+/// table is that of the identity (every entry the identity; public).
+#[inline(always)]
+pub(super) fn ct_lookup_row<C: Curve>(row: &[Affine<C>], d: i8, of_identity: bool) -> Affine<C> {
+    let (neg, abs) = digit_sign_abs(d);
+    let (x, y) = match C::Fe::gather_pair(row, |e| (&e.x, &e.y), abs) {
+        Some(xy) => xy,
+        None => scan_row(row, abs),
+    };
+    // The identity for digit 0, and for every digit in a table of the identity (public).
+    let infinity = abs.ct_eq(&0).unwrap_u8() | u8::from(of_identity);
+    let mut sel = Affine::<C> { x, y, infinity };
+    sel.negate_if(neg);
+    sel
+}
+
+/// The portable scan of [`ct_lookup_row`]: each entry's mask (all ones for the entry `abs`,
+/// zero otherwise) is computed first and passed through `black_box`, so the compiler sees
+/// neither which entry is selected nor a comparison to branch on; the scan then ORs
+/// `entry & mask` into zero (one mask an entry instead of a selection a limb).
+#[inline(always)]
+pub(super) fn scan_row<C: Curve>(row: &[Affine<C>], abs: u8) -> (C::Fe, C::Fe) {
+    let mut masks = [0u64; MAX_ENTRIES];
+    for (e, m) in masks.iter_mut().enumerate().take(row.len()) {
+        let x = u64::from(abs ^ (e as u8 + 1));
+        *m = (x.wrapping_sub(1) >> 63).wrapping_neg();
+    }
+    let masks = core::hint::black_box(masks);
+    let mut x = <C::Fe as FieldOps>::ZERO;
+    let mut y = <C::Fe as FieldOps>::ZERO;
+    for (entry, &m) in row.iter().zip(masks.iter()) {
+        x.or_masked(&entry.x, m);
+        y.or_masked(&entry.y, m);
+    }
+    (x, y)
 }
 
 /// Sign and absolute value of a signed digit, constant time.
@@ -138,11 +202,7 @@ pub(super) fn ct_lookup<C: Curve, E: Entry<C>>(table: &[E; ENTRIES], d: i8) -> E
 
 /// `acc + d * P` for a public digit, variable time (a direct index, no scan).
 #[inline]
-pub(super) fn vartime_add_entry<C: Curve>(
-    acc: &Point<C>,
-    table: &[Affine<C>; ENTRIES],
-    d: i8,
-) -> Point<C> {
+pub(super) fn vartime_add_entry<C: Curve>(acc: &Point<C>, table: &[Affine<C>], d: i8) -> Point<C> {
     match d {
         0 => *acc,
         d if d > 0 => acc.vartime_add_affine(&table[d as usize - 1]),

@@ -98,7 +98,7 @@ pub(crate) fn h_table(method: Method) -> &'static FixedBaseTable<C> {
         Method::ExperimentV1 => &EXP1_T,
         _ => &PST1_T,
     };
-    cell.get_or_init(|| FixedBaseTable::new(generator_h(method)))
+    cell.get_or_init(|| FixedBaseTable::new_wide(generator_h(method)))
 }
 
 /// Fixed-base tables of a PMB public key `pub0, pub1, pubs` (as BoringSSL's
