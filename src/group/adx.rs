@@ -48,25 +48,38 @@ mod detect {
     use core::sync::atomic::{AtomicU8, Ordering};
 
     /// 0: not yet known; 1: available; 2: not available or forced off.
-    static STATE: AtomicU8 = AtomicU8::new(0);
+    static ADX: AtomicU8 = AtomicU8::new(0);
+    static AVX2: AtomicU8 = AtomicU8::new(0);
 
     #[cold]
-    fn init() -> bool {
+    fn init(state: &AtomicU8, probe: fn() -> bool) -> bool {
         let forced_off = std::env::var_os("PRIVACY_TOKENS_ARITH").is_some_and(|v| v == "portable");
-        let on = !forced_off
-            && std::is_x86_feature_detected!("bmi2")
-            && std::is_x86_feature_detected!("adx");
-        STATE.store(if on { 1 } else { 2 }, Ordering::Relaxed);
+        let on = !forced_off && probe();
+        state.store(if on { 1 } else { 2 }, Ordering::Relaxed);
         on
     }
 
     #[inline(always)]
-    pub(super) fn available() -> bool {
-        match STATE.load(Ordering::Relaxed) {
+    fn cached(state: &AtomicU8, probe: fn() -> bool) -> bool {
+        match state.load(Ordering::Relaxed) {
             1 => true,
             2 => false,
-            _ => init(),
+            _ => init(state, probe),
         }
+    }
+
+    /// BMI2 and ADX.
+    #[inline(always)]
+    pub(super) fn available() -> bool {
+        cached(&ADX, || {
+            std::is_x86_feature_detected!("bmi2") && std::is_x86_feature_detected!("adx")
+        })
+    }
+
+    /// AVX2.
+    #[inline(always)]
+    pub(super) fn avx2() -> bool {
+        cached(&AVX2, || std::is_x86_feature_detected!("avx2"))
     }
 }
 
@@ -75,6 +88,11 @@ mod detect {
     #[inline(always)]
     pub(super) fn available() -> bool {
         cfg!(all(target_feature = "bmi2", target_feature = "adx"))
+    }
+
+    #[inline(always)]
+    pub(super) fn avx2() -> bool {
+        cfg!(target_feature = "avx2")
     }
 }
 
@@ -99,44 +117,11 @@ pub(crate) fn backend_name() -> &'static str {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Avx2(());
 
-#[cfg(feature = "std")]
-mod detect_avx2 {
-    use core::sync::atomic::{AtomicU8, Ordering};
-
-    /// 0: not yet known; 1: available; 2: not available or forced off.
-    static STATE: AtomicU8 = AtomicU8::new(0);
-
-    #[cold]
-    fn init() -> bool {
-        let forced_off = std::env::var_os("PRIVACY_TOKENS_ARITH").is_some_and(|v| v == "portable");
-        let on = !forced_off && std::is_x86_feature_detected!("avx2");
-        STATE.store(if on { 1 } else { 2 }, Ordering::Relaxed);
-        on
-    }
-
-    #[inline(always)]
-    pub(super) fn available() -> bool {
-        match STATE.load(Ordering::Relaxed) {
-            1 => true,
-            2 => false,
-            _ => init(),
-        }
-    }
-}
-
-#[cfg(not(feature = "std"))]
-mod detect_avx2 {
-    #[inline(always)]
-    pub(super) fn available() -> bool {
-        cfg!(target_feature = "avx2")
-    }
-}
-
 /// The AVX2 token when the CPU has it and the portable code is not forced
 /// (`PRIVACY_TOKENS_ARITH=portable` turns this off with the rest of the backend).
 #[inline(always)]
 pub(crate) fn avx2() -> Option<Avx2> {
-    detect_avx2::available().then_some(Avx2(()))
+    detect::avx2().then_some(Avx2(()))
 }
 
 impl Avx2 {
