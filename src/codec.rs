@@ -298,3 +298,31 @@ mod serde_bytes_vec {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Encoding;
+    use hybrid_array::Array;
+
+    /// Every owning encoding is all zeros after `wipe` (what `Wiped` runs when a serialized
+    /// secret's bytes are dropped); the bytes are those given before.
+    #[test]
+    fn wipe_zeroes_owned_encodings() {
+        fn check<T: Encoding>(mut e: T, len: usize) {
+            assert_eq!(e.bytes(), &vec![0xa5; len][..]);
+            e.wipe();
+            assert!(e.bytes().iter().all(|&b| b == 0));
+        }
+        check(Array::<u8, hybrid_array::sizes::U33>::from([0xa5; 33]), 33);
+        check([0xa5u8; 7], 7);
+        check(vec![0xa5u8; 9], 9);
+        // A wrapper that wipes itself on drop and a borrow are left as they are.
+        let mut z = zeroize::Zeroizing::new(vec![0xa5u8; 3]);
+        z.wipe();
+        assert_eq!(z.bytes(), &[0xa5; 3]);
+        let owned = [0xa5u8; 2];
+        let mut b: &[u8] = &owned;
+        b.wipe();
+        assert_eq!(b, &[0xa5; 2]);
+    }
+}

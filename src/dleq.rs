@@ -231,3 +231,52 @@ fn verify_inner<G: PrimeGroup, H: DleqHash<G>>(
         Err(Error::InvalidProof)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::voprf::{Context, Mode};
+    use crate::P256Sha256;
+    use p256::NistP256 as C;
+
+    /// Every proof entry point refuses an empty, mismatched or oversized batch before any work
+    /// (the callers check too; this is the proof layer's own check).
+    #[test]
+    fn bad_batches_are_refused() {
+        let h = Context::<P256Sha256>::new(Mode::Voprf);
+        let mut rng = rand::rng();
+        let k = group::random_scalar::<C>(&mut rng);
+        let r = group::random_scalar::<C>(&mut rng);
+        let b = group::to_affine(&group::mul_generator::<C>(&k));
+        let c = Affine::<C>::generator();
+        let d = group::to_affine(&group::mul_generator::<C>(&k));
+        let table = FixedBaseTable::<C>::new(&b);
+        let good = generate_proof::<C, _>(&h, &k, &b, &[c], &[d], &r).expect("one pair");
+        verify_proof::<C, _>(&h, &b, &[c], &[d], &good).expect("verifies");
+        verify_proof_with_table::<C, _>(&h, &table, &[c], &[d], &good).expect("verifies");
+        let big = vec![c; MAX_BATCH + 1];
+        let bad: [(&[Affine<C>], &[Affine<C>]); 4] =
+            [(&[], &[]), (&[c], &[d, d]), (&[c, c], &[d]), (&big, &big)];
+        for (cs, ds) in bad {
+            let what = (cs.len(), ds.len());
+            assert_eq!(
+                generate_proof::<C, _>(&h, &k, &b, cs, ds, &r).err(),
+                Some(Error::Batch),
+                "{what:?}"
+            );
+            assert_eq!(
+                verify_proof::<C, _>(&h, &b, cs, ds, &good).err(),
+                Some(Error::Batch),
+                "{what:?}"
+            );
+            assert_eq!(
+                verify_proof_with_table::<C, _>(&h, &table, cs, ds, &good).err(),
+                Some(Error::Batch),
+                "{what:?}"
+            );
+        }
+        // The largest batch passes the check (and then fails only as a wrong proof).
+        let full = vec![c; MAX_BATCH];
+        assert_eq!(check_batch(full.len(), full.len()), Ok(()));
+    }
+}
