@@ -255,8 +255,8 @@ mod tests {
         verify_proof::<C, _>(&h, &b, &[c], &[d], &good).expect("verifies");
         verify_proof_with_table::<C, _>(&h, &table, &[c], &[d], &good).expect("verifies");
         let big = vec![c; MAX_BATCH + 1];
-        let bad: [(&[Affine<C>], &[Affine<C>]); 4] =
-            [(&[], &[]), (&[c], &[d, d]), (&[c, c], &[d]), (&big, &big)];
+        type Pair<'a> = (&'a [Affine<C>], &'a [Affine<C>]);
+        let bad: [Pair<'_>; 4] = [(&[], &[]), (&[c], &[d, d]), (&[c, c], &[d]), (&big, &big)];
         for (cs, ds) in bad {
             let what = (cs.len(), ds.len());
             assert_eq!(
