@@ -8,7 +8,8 @@
 # mutant whose code moved is tested again). Prints the summary line
 #   mutants: <tested> tested, <caught> caught, <missed> missed, <unviable> unviable, <timeouts> timeouts
 # over the mutants that exist today, then `mutants: <n> not yet tested` when the ledger is
-# incomplete, and each missed mutant.
+# incomplete, and each missed mutant, with its argument where mutants/equivalent.tsv gives one
+# (a mutant that cannot change behaviour: name, a tab, the reason).
 # Usage: bash scripts/mutants.sh [--file GLOB]... [other cargo-mutants options]
 #        bash scripts/mutants.sh --summary      (the ledger's summary, no run)
 #        bash scripts/mutants.sh --merge        (merge an interrupted run's outcomes, then summary)
@@ -33,9 +34,15 @@ mkdir -p target
 cargo mutants --list "${all[@]}" >"$list"
 
 summary() {
-  python3 - "$ledger" "$list" <<'PY'
-import sys
-ledger, listing = sys.argv[1], sys.argv[2]
+  python3 - "$ledger" "$list" mutants/equivalent.tsv <<'PY'
+import os, sys
+ledger, listing, argued_path = sys.argv[1], sys.argv[2], sys.argv[3]
+argued = {}
+if os.path.exists(argued_path):
+    for l in open(argued_path):
+        if l.strip() and not l.startswith("#"):
+            name, _, why = l.rstrip("\n").partition("\t")
+            argued[name] = why
 now = [l.rstrip("\n") for l in open(listing) if l.strip()]
 rows = {}
 for l in open(ledger):
@@ -49,15 +56,22 @@ print(f"mutants: {len(seen)} tested, {c('caught')} caught, {c('missed')} missed,
 left = len(now) - len(seen)
 if left:
     print(f"mutants: {left} not yet tested (of {len(now)})")
+unargued = 0
 for n in now:
     if seen.get(n) == "missed":
-        print(f"  missed: {n}")
+        if n in argued:
+            print(f"  missed (equivalent): {n}: {argued[n]}")
+        else:
+            unargued += 1
+            print(f"  missed: {n}")
+print(f"mutants: {unargued} missed without an argument (mutants/equivalent.tsv)")
 PY
 }
 
 merge() {
   # Merge a run's outcomes into the ledger (a mutant's newest outcome wins), sorted by name.
-  python3 - "$ledger" "$out/mutants.out/outcomes.json" "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" <<'PY'
+  # The commit the run's tree was copied from (written when it started).
+  python3 - "$ledger" "$out/mutants.out/outcomes.json" "$(cat "$out/commit" 2>/dev/null || echo unknown)" <<'PY'
 import json, os, sys
 ledger, outcomes, commit = sys.argv[1:4]
 rows = {}
@@ -96,6 +110,7 @@ fi
 # The ledger's caught and unviable mutants become cargo-mutants' previously-caught list.
 rm -rf "$out"
 mkdir -p "$out/mutants.out"
+git rev-parse --short HEAD >"$out/commit" 2>/dev/null || echo unknown >"$out/commit"
 if [ "${FRESH:-0}" != 1 ]; then
   awk -F'\t' '$2 == "caught" || $2 == "unviable" { print $1 }' "$ledger" \
     >"$out/mutants.out/previously_caught.txt"
