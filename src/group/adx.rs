@@ -125,82 +125,73 @@ pub(crate) fn avx2() -> Option<Avx2> {
 }
 
 impl Avx2 {
-    /// The coordinates of entry `idx - 1` of `row` (zeros for `idx = 0` or `idx > row.len()`),
-    /// by a scan of every entry: each is loaded whole and ANDed with a mask that
-    /// `vpcmpeqd` sets from a public counter and the secret `idx`, then ORed into the
-    /// accumulators, so neither a branch nor an address depends on `idx`. The two coordinates
-    /// are `N`-limb arrays (`N` = 4 or 6) that `coords` borrows from an entry; their offsets in
-    /// the entry are the same for every entry of the slice.
+    /// The `K` coordinates of entry `idx - 1` of `row` (zeros for `idx = 0` or
+    /// `idx > row.len()`), by a scan of every entry: each is loaded whole and ANDed with a mask
+    /// that `vpcmpeqd` sets from a public counter and the secret `idx`, then ORed into the
+    /// accumulators, so neither a branch nor an address depends on `idx`. The coordinates are
+    /// `N`-limb arrays (`N` = 4 or 6, `K` = 2 for affine and 3 for Jacobian entries) that
+    /// `coords` borrows from an entry; their offsets are the same in every entry of the slice.
     #[inline]
-    pub(crate) fn gather<T, const N: usize>(
+    pub(crate) fn gather<T, const N: usize, const K: usize>(
         self,
         row: &[T],
-        coords: impl Fn(&T) -> (&[u64; N], &[u64; N]),
+        coords: impl Fn(&T) -> [&[u64; N]; K],
         idx: u8,
-    ) -> ([u64; N], [u64; N]) {
-        const { assert!(N == 4 || N == 6) };
-        let mut x = [0u64; N];
-        let mut y = [0u64; N];
+    ) -> [[u64; N]; K] {
+        const { assert!((N == 4 || N == 6) && (K == 2 || K == 3)) };
+        let mut out = [[0u64; N]; K];
         let Some(first) = row.first() else {
-            return (x, y);
+            return out;
         };
         let base = row.as_ptr() as usize;
-        let (fx, fy) = coords(first);
-        let ox = fx.as_ptr() as usize - base;
-        let oy = fy.as_ptr() as usize - base;
+        let offs = coords(first).map(|c| c.as_ptr() as usize - base);
         // The same offsets hold for the last entry (a slice's elements are `size_of::<T>()`
         // apart and `coords` returns fields of its argument): checked, not assumed.
-        let last = &row[row.len() - 1];
-        let (lx, ly) = coords(last);
         let stride = core::mem::size_of::<T>();
-        assert!(
-            lx.as_ptr() as usize == base + (row.len() - 1) * stride + ox
-                && ly.as_ptr() as usize == base + (row.len() - 1) * stride + oy
-        );
+        let last = base + (row.len() - 1) * stride;
+        let ends = coords(&row[row.len() - 1]).map(|c| c.as_ptr() as usize);
+        assert!((0..K).all(|j| ends[j] == last + offs[j]));
         // SAFETY: the token proves AVX2 (`avx2()` checked the CPU); `gather_avx2` reads
-        // exactly the `N` limbs of each entry's two coordinates (at `base + i * stride + ox`
-        // and `+ oy` for `i < row.len()`, inside `row`, as the assertion above checks at both
-        // ends) and writes the two `N`-limb outputs.
+        // exactly the `N` limbs of each entry's `K` coordinates (at `base + i * stride +
+        // offs[j]` for `i < row.len()`, inside `row`, as the assertion above checks at both
+        // ends) and writes the `K` outputs.
         unsafe {
-            gather_avx2::<N>(
+            gather_avx2::<N, K>(
                 row.as_ptr() as *const u8,
                 row.len(),
                 stride,
-                ox,
-                oy,
+                &offs,
                 u32::from(idx),
-                &mut x,
-                &mut y,
+                &mut out,
             );
         }
-        (x, y)
+        out
     }
 }
 
-/// The scan of [`Avx2::gather`]; `N` = 4 (one 32-byte load a coordinate) or 6 (32 + 16 bytes).
+/// The scan of [`Avx2::gather`]; `N` = 4 (one 32-byte load a coordinate) or 6 (32 + 16 bytes),
+/// `K` = 2 or 3 coordinates.
 ///
 /// # Safety
-/// AVX2 must be available; `p + i * stride + ox` and `+ oy` must be readable for `8 * N` bytes
-/// for every `i < n`.
+/// AVX2 must be available; `p + i * stride + offs[j]` must be readable for `8 * N` bytes for
+/// every `i < n` and `j < K`.
 #[target_feature(enable = "avx2")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn gather_avx2<const N: usize>(
+unsafe fn gather_avx2<const N: usize, const K: usize>(
     p: *const u8,
     n: usize,
     stride: usize,
-    ox: usize,
-    oy: usize,
+    offs: &[usize; K],
     idx: u32,
-    x: &mut [u64; N],
-    y: &mut [u64; N],
+    out: &mut [[u64; N]; K],
 ) {
-    // The shared frame of both scans: `ymm0` the index in every lane, `ymm1` ones, `ymm2` the
-    // entry counter (from 1), `ymm5` the entry's mask; `$load` ANDs the entry into the
-    // accumulators, `$store` writes them out.
+    // The shared frame of every scan: `ymm0` the index in every lane, `ymm1` ones, `ymm2` the
+    // entry counter (from 1), `ymm5` the entry's mask, `ymm6`/`ymm7` temporaries, accumulators
+    // from `ymm8`; `$load` ANDs the entry into the accumulators, `$store` writes them to `out`
+    // (coordinate `j` at `8 * N * j`).
     macro_rules! scan {
-        ($($load:literal,)* ; $($store:literal,)*) => {
+        ($($load:expr,)* ; $($store:literal,)* ; $($ops:tt)*) => {
             // SAFETY: as the function's contract; the loop count `n` and the stride are public,
-            // and every load is of an entry's coordinates at `p + ox` or `p + oy`.
+            // and every load is of an entry's coordinates at `p + offs[j]`.
             unsafe {
                 core::arch::asm!(
                     "vmovd xmm0, {idx:e}",
@@ -208,10 +199,12 @@ unsafe fn gather_avx2<const N: usize>(
                     "vpcmpeqd ymm1, ymm1, ymm1",
                     "vpsrld ymm1, ymm1, 31",
                     "vmovdqa ymm2, ymm1",
-                    "vpxor ymm3, ymm3, ymm3",
-                    "vpxor ymm4, ymm4, ymm4",
                     "vpxor ymm8, ymm8, ymm8",
                     "vpxor ymm9, ymm9, ymm9",
+                    "vpxor ymm10, ymm10, ymm10",
+                    "vpxor ymm11, ymm11, ymm11",
+                    "vpxor ymm12, ymm12, ymm12",
+                    "vpxor ymm13, ymm13, ymm13",
                     "2:",
                     "vpcmpeqd ymm5, ymm2, ymm0",
                     "vpaddd ymm2, ymm2, ymm1",
@@ -227,10 +220,8 @@ unsafe fn gather_avx2<const N: usize>(
                     p = inout(reg) p => _,
                     n = inout(reg) n => _,
                     stride = in(reg) stride,
-                    ox = in(reg) ox,
-                    oy = in(reg) oy,
-                    x = in(reg) x.as_mut_ptr(),
-                    y = in(reg) y.as_mut_ptr(),
+                    out = in(reg) out.as_mut_ptr(),
+                    $($ops)*
                     // `vzeroupper` clears the upper halves of every vector register.
                     out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _,
                     out("ymm4") _, out("ymm5") _, out("ymm6") _, out("ymm7") _,
@@ -241,33 +232,75 @@ unsafe fn gather_avx2<const N: usize>(
             }
         };
     }
-    if N == 4 {
-        scan!(
-            "vpand ymm6, ymm5, ymmword ptr [{p} + {ox}]",
-            "vpand ymm7, ymm5, ymmword ptr [{p} + {oy}]",
-            "vpor ymm3, ymm3, ymm6",
-            "vpor ymm4, ymm4, ymm7",
+    macro_rules! wide {
+        ($acc:literal, $o:literal) => {
+            concat!(
+                "vpand ymm6, ymm5, ymmword ptr [{p} + {",
+                $o,
+                "}]\n",
+                "vpor ymm",
+                $acc,
+                ", ymm",
+                $acc,
+                ", ymm6"
+            )
+        };
+    }
+    macro_rules! tail {
+        ($acc:literal, $o:literal) => {
+            concat!(
+                "vpand xmm7, xmm5, xmmword ptr [{p} + {",
+                $o,
+                "} + 32]\n",
+                "vpor xmm",
+                $acc,
+                ", xmm",
+                $acc,
+                ", xmm7"
+            )
+        };
+    }
+    match (N, K) {
+        (4, 2) => scan!(
+            wide!("8", "o0"), wide!("9", "o1"),
             ;
-            "vmovdqu ymmword ptr [{x}], ymm3",
-            "vmovdqu ymmword ptr [{y}], ymm4",
-        );
-    } else {
-        // A 16-byte tail load after each 32-byte one.
-        scan!(
-            "vpand ymm6, ymm5, ymmword ptr [{p} + {ox}]",
-            "vpand ymm7, ymm5, ymmword ptr [{p} + {oy}]",
-            "vpor ymm3, ymm3, ymm6",
-            "vpor ymm4, ymm4, ymm7",
-            "vpand xmm6, xmm5, xmmword ptr [{p} + {ox} + 32]",
-            "vpand xmm7, xmm5, xmmword ptr [{p} + {oy} + 32]",
-            "vpor xmm8, xmm8, xmm6",
-            "vpor xmm9, xmm9, xmm7",
+            "vmovdqu ymmword ptr [{out}], ymm8",
+            "vmovdqu ymmword ptr [{out} + 32], ymm9",
             ;
-            "vmovdqu ymmword ptr [{x}], ymm3",
-            "vmovdqu xmmword ptr [{x} + 32], xmm8",
-            "vmovdqu ymmword ptr [{y}], ymm4",
-            "vmovdqu xmmword ptr [{y} + 32], xmm9",
-        );
+            o0 = in(reg) offs[0], o1 = in(reg) offs[1],
+        ),
+        (4, _) => scan!(
+            wide!("8", "o0"), wide!("9", "o1"), wide!("10", "o2"),
+            ;
+            "vmovdqu ymmword ptr [{out}], ymm8",
+            "vmovdqu ymmword ptr [{out} + 32], ymm9",
+            "vmovdqu ymmword ptr [{out} + 64], ymm10",
+            ;
+            o0 = in(reg) offs[0], o1 = in(reg) offs[1], o2 = in(reg) offs[K - 1],
+        ),
+        (_, 2) => scan!(
+            wide!("8", "o0"), tail!("9", "o0"), wide!("10", "o1"), tail!("11", "o1"),
+            ;
+            "vmovdqu ymmword ptr [{out}], ymm8",
+            "vmovdqu xmmword ptr [{out} + 32], xmm9",
+            "vmovdqu ymmword ptr [{out} + 48], ymm10",
+            "vmovdqu xmmword ptr [{out} + 80], xmm11",
+            ;
+            o0 = in(reg) offs[0], o1 = in(reg) offs[1],
+        ),
+        _ => scan!(
+            wide!("8", "o0"), tail!("9", "o0"), wide!("10", "o1"), tail!("11", "o1"),
+            wide!("12", "o2"), tail!("13", "o2"),
+            ;
+            "vmovdqu ymmword ptr [{out}], ymm8",
+            "vmovdqu xmmword ptr [{out} + 32], xmm9",
+            "vmovdqu ymmword ptr [{out} + 48], ymm10",
+            "vmovdqu xmmword ptr [{out} + 80], xmm11",
+            "vmovdqu ymmword ptr [{out} + 96], ymm12",
+            "vmovdqu xmmword ptr [{out} + 128], xmm13",
+            ;
+            o0 = in(reg) offs[0], o1 = in(reg) offs[1], o2 = in(reg) offs[K - 1],
+        ),
     }
 }
 

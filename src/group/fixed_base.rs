@@ -321,4 +321,42 @@ mod tests {
         assert_eq!(digit_rows(384, 7), 56);
         assert_eq!(digit_rows(384, 5), 78);
     }
+
+    /// The ladders' 16-entry lookups (Jacobian and affine entries, the vector scan where the
+    /// CPU has one) select the entry for every digit, on a point's table and the identity's.
+    fn ladder_lookups<C: Curve>() {
+        use crate::group::point::batch_normalize;
+        use crate::group::window::{build_tables, ct_lookup, ENTRIES};
+        let mut rng = rand::rng();
+        let p = mul_generator::<C>(&random_scalar::<C>(&mut rng));
+        for q in [p, Point::<C>::IDENTITY] {
+            let ([t], _) = build_tables::<C, 1>(&[q]);
+            let mut a = [Affine::<C>::IDENTITY; ENTRIES];
+            batch_normalize(&t, &mut a);
+            for d in -16i8..=16 {
+                let abs = d.unsigned_abs() as usize;
+                let (pj, pa) = match abs {
+                    0 => (Point::<C>::IDENTITY, Affine::<C>::IDENTITY),
+                    i => (t[i - 1], a[i - 1]),
+                };
+                let (pj, pa) = if d < 0 { (-pj, -pa) } else { (pj, pa) };
+                let gj = ct_lookup::<C, Point<C>>(&t, d);
+                assert_eq!(gj, pj, "digit {d}");
+                assert_eq!(
+                    (gj.x, gj.y, gj.z),
+                    (pj.x, pj.y, pj.z),
+                    "digit {d}: coordinates"
+                );
+                let ga = ct_lookup::<C, Affine<C>>(&a, d);
+                assert_eq!(ga, pa, "digit {d}");
+                assert_eq!(ga.infinity, pa.infinity, "digit {d}");
+            }
+        }
+    }
+
+    #[test]
+    fn ladder_lookups_select_the_entry() {
+        ladder_lookups::<p256::NistP256>();
+        ladder_lookups::<C>();
+    }
 }

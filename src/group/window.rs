@@ -162,6 +162,9 @@ pub(super) trait Entry<C: Curve>: Copy + ConditionallySelectable {
     fn negate_if(&mut self, neg: Choice);
     /// `acc + self` and whether the addition hit the doubling case.
     fn add_to(&self, acc: &Point<C>) -> (Point<C>, Choice);
+    /// Entry `abs - 1` of `table` (the identity for `abs = 0`) by the backend's vector scan,
+    /// constant time in `abs`; `None` where there is none.
+    fn gather(table: &[Self; ENTRIES], abs: u8) -> Option<Self>;
 }
 
 impl<C: Curve> Entry<C> for Point<C> {
@@ -173,6 +176,15 @@ impl<C: Curve> Entry<C> for Point<C> {
     #[inline(always)]
     fn add_to(&self, acc: &Point<C>) -> (Point<C>, Choice) {
         acc.add_ct(self)
+    }
+    #[inline(always)]
+    fn gather(table: &[Self; ENTRIES], abs: u8) -> Option<Self> {
+        // Zeros for `abs = 0`, made the identity's own `(1 : 1 : 0)`.
+        let [mut x, mut y, z] = C::Fe::gather_triple(table, |e| [&e.x, &e.y, &e.z], abs)?;
+        let none = abs.ct_eq(&0);
+        x.conditional_assign(&Point::<C>::IDENTITY.x, none);
+        y.conditional_assign(&Point::<C>::IDENTITY.y, none);
+        Some(Point::<C> { x, y, z })
     }
 }
 
@@ -186,16 +198,34 @@ impl<C: Curve> Entry<C> for Affine<C> {
     fn add_to(&self, acc: &Point<C>) -> (Point<C>, Choice) {
         acc.add_affine_ct(self)
     }
+    #[inline(always)]
+    fn gather(table: &[Self; ENTRIES], abs: u8) -> Option<Self> {
+        let (x, y) = C::Fe::gather_pair(table, |e| (&e.x, &e.y), abs)?;
+        // The identity for `abs = 0` or a selected entry that is the identity (the table of
+        // the identity): the flags are ORed under the same masks as the scan's.
+        let mut infinity = abs.ct_eq(&0).unwrap_u8();
+        for (e, entry) in table.iter().enumerate() {
+            let hit = u8::from(abs == e as u8 + 1);
+            infinity |= entry.infinity & core::hint::black_box(hit.wrapping_neg());
+        }
+        Some(Affine::<C> { x, y, infinity })
+    }
 }
 
 /// `d * P` for `|d| <= 16` by a scan of the whole table, constant time.
 #[inline(always)]
 pub(super) fn ct_lookup<C: Curve, E: Entry<C>>(table: &[E; ENTRIES], d: i8) -> E {
     let (neg, abs) = digit_sign_abs(d);
-    let mut sel = E::IDENTITY;
-    for (e, entry) in table.iter().enumerate() {
-        sel.conditional_assign(entry, abs.ct_eq(&(e as u8 + 1)));
-    }
+    let mut sel = match E::gather(table, abs) {
+        Some(e) => e,
+        None => {
+            let mut sel = E::IDENTITY;
+            for (e, entry) in table.iter().enumerate() {
+                sel.conditional_assign(entry, abs.ct_eq(&(e as u8 + 1)));
+            }
+            sel
+        }
+    };
     sel.negate_if(neg);
     sel
 }
