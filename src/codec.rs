@@ -323,6 +323,100 @@ mod tests {
         let owned = [0xa5u8; 2];
         let mut b: &[u8] = &owned;
         b.wipe();
-        assert_eq!(b, &[0xa5; 2]);
+        assert_eq!(b.bytes(), &[0xa5; 2]);
+    }
+
+    /// `Wiped` runs the encoding's `wipe` when it is dropped, once.
+    #[test]
+    fn wiped_wipes_on_drop() {
+        use std::cell::Cell;
+        struct Counted<'a>(&'a Cell<u32>);
+        impl Encoding for Counted<'_> {
+            fn bytes(&self) -> &[u8] {
+                &[]
+            }
+            fn wipe(&mut self) {
+                self.0.set(self.0.get() + 1);
+            }
+        }
+        let wipes = Cell::new(0);
+        drop(super::Wiped(Counted(&wipes)));
+        assert_eq!(wipes.get(), 1);
+    }
+
+    /// Hex decoding reserves the output exactly once and refuses a pair of two invalid
+    /// digits (the error flags of both digits are ORed, not XORed: two negative flags XOR to
+    /// a non-negative one).
+    #[test]
+    fn hex_decoding_reserves_once_and_flags_every_bad_digit() {
+        use super::alloc_hex::decode_hex_into;
+        let mut out = Vec::new();
+        assert_eq!(decode_hex_into("00ff10a5c3", &mut out), Some(()));
+        assert_eq!(out, [0x00, 0xff, 0x10, 0xa5, 0xc3]);
+        assert_eq!(out.capacity(), 5);
+        for bad in ["zz", "g0", "0g", "--", "\u{7f}\u{7f}", "0a zz"] {
+            assert_eq!(decode_hex_into(bad, &mut out), None, "{bad:?}");
+        }
+    }
+
+    /// A deserializer that hands its bytes to `visit_byte_buf` (serde has none built in).
+    struct ByteBuf(Vec<u8>);
+
+    impl<'de> serde::Deserializer<'de> for ByteBuf {
+        type Error = serde::de::value::Error;
+        fn deserialize_any<V: serde::de::Visitor<'de>>(
+            self,
+            v: V,
+        ) -> Result<V::Value, Self::Error> {
+            v.visit_byte_buf(self.0)
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+            option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
+            identifier ignored_any
+        }
+    }
+
+    /// Each visitor method of the byte decoders, driven by serde's own deserializers: the
+    /// bytes come out as given, a sequence's buffer has the capacity of its (exact) length
+    /// hint or its doublings past 4096, and a wrong type names what was expected.
+    #[test]
+    fn byte_visitors_decode_each_form() {
+        use super::serde_bytes_vec::{BytesVisitor, HexVisitor};
+        use serde::de::value::{BytesDeserializer, Error, SeqDeserializer, StringDeserializer};
+        use serde::de::{Deserializer, IntoDeserializer};
+        let hex = StringDeserializer::<Error>::new("0a0bff".to_string());
+        assert_eq!(
+            *hex.deserialize_string(HexVisitor).unwrap(),
+            [0x0a, 0x0b, 0xff]
+        );
+        let bad = StringDeserializer::<Error>::new("0x".to_string());
+        assert!(bad.deserialize_string(HexVisitor).is_err());
+        let bytes = BytesDeserializer::<Error>::new(&[1, 2, 3]);
+        assert_eq!(*bytes.deserialize_bytes(BytesVisitor).unwrap(), [1, 2, 3]);
+        assert_eq!(
+            *ByteBuf(vec![4, 5])
+                .deserialize_byte_buf(BytesVisitor)
+                .unwrap(),
+            [4, 5]
+        );
+        for n in [0usize, 3, 20, 5000] {
+            let v: Vec<u8> = (0..n).map(|i| i as u8).collect();
+            let seq = SeqDeserializer::<_, Error>::new(v.clone().into_iter());
+            let got = seq.deserialize_seq(BytesVisitor).unwrap();
+            assert_eq!(*got, v);
+            let want = match n {
+                0..=16 => 16,
+                17..=4096 => n,
+                _ => 8192,
+            };
+            assert_eq!(got.capacity(), want, "{n} bytes");
+        }
+        let int = IntoDeserializer::<Error>::into_deserializer(7u32);
+        let e = int.deserialize_any(HexVisitor).unwrap_err().to_string();
+        assert!(e.contains("a hex string"), "{e}");
+        let int = IntoDeserializer::<Error>::into_deserializer(7u32);
+        let e = int.deserialize_any(BytesVisitor).unwrap_err().to_string();
+        assert!(e.ends_with("expected bytes"), "{e}");
     }
 }
