@@ -90,3 +90,43 @@ fn flows_p256() {
 fn flows_p384() {
     flows::<P384Sha384>();
 }
+
+/// `Debug` shows a public value as its name and its wire bytes in hex, and a secret as its
+/// name and `<redacted>` with none of its bytes.
+fn debug_output<S: Suite>() {
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    let mut rng = rand::rng();
+    let server = VoprfServer::<S>::new(&mut rng);
+    let pk = server.public_key();
+    assert_eq!(
+        format!("{pk:?}"),
+        format!("PublicKey({})", hex(pk.to_bytes().as_ref()))
+    );
+    let b = VoprfClient::<S>::blind(b"in", &mut rng).unwrap();
+    assert_eq!(
+        format!("{:?}", b.message),
+        format!("BlindedElement({})", hex(b.message.to_bytes().as_ref()))
+    );
+    assert_eq!(
+        format!("{:?}", b.state),
+        "VoprfClient { inner: ClientState(<redacted>) }"
+    );
+    let ev = server.blind_evaluate(&mut rng, &b.message).unwrap();
+    assert_eq!(
+        format!("{:?}", ev.message),
+        format!("EvaluationElement({})", hex(ev.message.to_bytes().as_ref()))
+    );
+    assert_eq!(
+        format!("{:?}", ev.proof),
+        format!("Proof({})", hex(ev.proof.to_bytes().as_ref()))
+    );
+    let sk = server.secret_key();
+    let shown = format!("{sk:?}");
+    assert_eq!(shown, "SecretKey(<redacted>)");
+}
+
+#[test]
+fn debug_shows_public_bytes_and_redacts_secrets() {
+    debug_output::<P256Sha256>();
+    debug_output::<P384Sha384>();
+}

@@ -65,10 +65,12 @@ pub trait FieldOps:
     fn to_repr(&self) -> Self::Repr;
     /// Strict decoding (value below the modulus).
     fn from_repr(repr: Self::Repr) -> CtOption<Self>;
+    #[doc(hidden)]
     /// `self |= other & mask`, limb by limb, on the internal representation (`mask` is 0 or
     /// all ones). The wide fixed-base tables' scan accumulates the one selected entry into
     /// zero with it: one mask per entry, no per-limb selection, so the scan vectorises.
     fn or_masked(&mut self, other: &Self, mask: u64);
+    #[doc(hidden)]
     /// The two coordinates of entry `idx - 1` of `row` (`coords` borrows them from an entry)
     /// by the backend's vector scan, constant time in `idx`; `None` where there is none (the
     /// caller then scans with [`FieldOps::or_masked`]). `idx = 0` gives zeros.
@@ -77,6 +79,7 @@ pub trait FieldOps:
         coords: impl Fn(&T) -> (&Self, &Self),
         idx: u8,
     ) -> Option<(Self, Self)>;
+    #[doc(hidden)]
     /// As [`FieldOps::gather_pair`] for three coordinates (Jacobian entries).
     fn gather_triple<T>(row: &[T], coords: impl Fn(&T) -> [&Self; 3], idx: u8)
         -> Option<[Self; 3]>;
