@@ -36,6 +36,7 @@ fn flows<S: Suite>() {
             server.public_key(),
         )
         .unwrap();
+        assert_eq!(outs.len(), n);
         for (o, i) in outs.iter().zip(&refs) {
             assert_eq!(*o, server.evaluate(i).unwrap());
             assert!(server.verify_output(i, o).unwrap());
@@ -76,9 +77,57 @@ fn flows<S: Suite>() {
         &ev.proof,
     )
     .unwrap();
+    assert_eq!(outs.len(), 5);
     assert!(outs
         .iter()
         .all(|o| *o == server.evaluate(b"x", b"i").unwrap()));
+}
+
+/// Every batch comes back whole (one output per element), and a batch whose lengths differ
+/// or that is empty is refused before any work.
+fn batch_lengths<S: Suite>() {
+    let mut rng = rand::rng();
+    let server = OprfServer::<S>::new(&mut rng);
+    let bs: Vec<_> = (0..3)
+        .map(|i| OprfClient::<S>::blind(&[i], &mut rng).unwrap())
+        .collect();
+    let msgs: Vec<_> = bs.iter().map(|b| b.message).collect();
+    let ev = server.blind_evaluate_batch(&msgs).unwrap();
+    assert_eq!(ev.len(), 3);
+    for (i, (b, e)) in bs.into_iter().zip(&ev).enumerate() {
+        let input = [i as u8];
+        assert_eq!(
+            b.state.finalize(&input, e).unwrap(),
+            server.evaluate(&input).unwrap()
+        );
+    }
+    assert_eq!(server.blind_evaluate_batch(&[]), Err(Error::Batch));
+
+    let server = VoprfServer::<S>::new(&mut rng);
+    let bs: Vec<_> = (0..2)
+        .map(|_| VoprfClient::<S>::blind(b"in", &mut rng).unwrap())
+        .collect();
+    let msgs: Vec<_> = bs.iter().map(|b| b.message).collect();
+    let ev = server.blind_evaluate_batch(&mut rng, &msgs).unwrap();
+    assert_eq!(ev.messages.len(), 2);
+    let states: Vec<_> = bs.into_iter().map(|b| b.state).collect();
+    assert_eq!(
+        VoprfClient::finalize_batch(
+            states,
+            &[b"in", b"in", b"in"],
+            &ev.messages,
+            &ev.proof,
+            server.public_key(),
+        ),
+        Err(Error::Batch)
+    );
+    assert!(server.blind_evaluate_batch(&mut rng, &[]).is_err());
+}
+
+#[test]
+fn batches_come_back_whole_and_bad_lengths_are_refused() {
+    batch_lengths::<P256Sha256>();
+    batch_lengths::<P384Sha384>();
 }
 
 #[test]
