@@ -50,9 +50,12 @@ impl<C: Curve> FixedBaseTable<C> {
     /// Builds the table of `p` with 7-bit windows, for the generators every process
     /// multiplies (the group generator, ARC's and PMB's second generators): about 150 KB on
     /// P-256 and 340 KB on P-384, and 37 (P-256) or 56 (P-384) mixed additions a
-    /// multiplication, each after a scan of 64 entries.
+    /// multiplication, each after a scan of 64 entries. On x86-64 only, where the scan is
+    /// AVX2's; elsewhere (WebAssembly) the portable scan of 64 entries costs about what the
+    /// saved additions do and the table is three times longer to build on first use, so this
+    /// is [`FixedBaseTable::new`] there.
     pub fn new_wide(p: &Affine<C>) -> Self {
-        Self::with_window(p, MAX_W)
+        Self::with_window(p, if cfg!(target_arch = "x86_64") { MAX_W } else { W })
     }
 
     fn with_window(p: &Affine<C>, w: usize) -> Self {
