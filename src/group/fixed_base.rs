@@ -1,13 +1,14 @@
-//! Fixed-base multiplication by precomputed tables for points other than the generator (a
-//! protocol's second generator, an issuer's public keys): `table[j][e] = (e + 1) * 32^j * P` in
-//! affine form, signed radix-32 digits, no doublings.
+//! Fixed-base multiplication by precomputed tables (the generator, a protocol's second
+//! generator, an issuer's public keys): `table[j][e] = (e + 1) * 2^(w j) * P` in affine form,
+//! signed radix-`2^w` digits, no doublings. `w = 5` for per-key tables ([`FixedBaseTable::new`]),
+//! `w = 7` for the process-wide generators on x86-64 ([`FixedBaseTable::new_wide`]).
 //!
-//! A table costs about 1250 additions and one field inversion to build and about 130 KB
+//! A 5-bit table costs about 1250 additions and one field inversion to build and about 130 KB
 //! (P-384); a multiplication is then ~78 mixed additions, a quarter of a variable-base
-//! ladder. The constant-time path selects every entry with `subtle` and, as the generator
-//! table, only reports an exceptional addition (accumulator equal to the selected entry),
-//! falling back to the complete ladder if one occurred (negligible probability for uniformly
-//! random secret scalars).
+//! ladder. The constant-time path scans every entry of a row (`window::ct_lookup_row`: the
+//! backend's AVX2 scan, or masks ORed in portable code) and only reports an exceptional
+//! addition (accumulator equal to the selected entry), falling back to the complete ladder if
+//! one occurred (negligible probability for uniformly random secret scalars).
 
 use subtle::Choice;
 use zeroize::Zeroize;
