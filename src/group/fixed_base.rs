@@ -19,6 +19,9 @@ use super::window::{
 };
 use super::{Affine, Curve, Point, Scalar};
 
+/// The window of [`FixedBaseTable::new_wide`]: 7 bits where the AVX2 scan exists, else 5.
+const WIDE: usize = if cfg!(target_arch = "x86_64") { MAX_W } else { W };
+
 /// Precomputed multiples of a fixed point `P`: rows of `2^(w-1)` affine points, one row per
 /// radix-`2^w` digit of the scalar.
 #[derive(Clone)]
@@ -56,7 +59,7 @@ impl<C: Curve> FixedBaseTable<C> {
     /// saved additions do and the table is three times longer to build on first use, so this
     /// is [`FixedBaseTable::new`] there.
     pub fn new_wide(p: &Affine<C>) -> Self {
-        Self::with_window(p, if cfg!(target_arch = "x86_64") { MAX_W } else { W })
+        Self::with_window(p, WIDE)
     }
 
     fn with_window(p: &Affine<C>, w: usize) -> Self {
