@@ -20,7 +20,11 @@ use super::window::{
 use super::{Affine, Curve, Point, Scalar};
 
 /// The window of [`FixedBaseTable::new_wide`]: 7 bits where the AVX2 scan exists, else 5.
-const WIDE: usize = if cfg!(target_arch = "x86_64") { MAX_W } else { W };
+const WIDE: usize = if cfg!(target_arch = "x86_64") {
+    MAX_W
+} else {
+    W
+};
 
 /// Precomputed multiples of a fixed point `P`: rows of `2^(w-1)` affine points, one row per
 /// radix-`2^w` digit of the scalar.
