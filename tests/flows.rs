@@ -55,6 +55,8 @@ fn flows<S: Suite>() {
         .unwrap();
     assert_eq!(out, server.evaluate(b"in", b"info").unwrap());
     assert_ne!(out, server.evaluate(b"in", b"other").unwrap());
+    assert!(server.verify_output(b"in", b"info", &out).unwrap());
+    assert!(!server.verify_output(b"in", b"other", &out).unwrap());
     let b = PoprfClient::<S>::blind(b"in", b"info", server.public_key(), &mut rng).unwrap();
     let e = server
         .blind_evaluate(&mut rng, &b.message, b"other")
