@@ -138,6 +138,7 @@ impl Avx2 {
         coords: impl Fn(&T) -> [&[u64; N]; K],
         idx: u8,
     ) -> [[u64; N]; K] {
+        // ok: checked at compile time.
         const { assert!((N == 4 || N == 6) && (K == 2 || K == 3)) };
         let mut out = [[0u64; N]; K];
         let Some(first) = row.first() else {
@@ -150,6 +151,8 @@ impl Avx2 {
         let stride = core::mem::size_of::<T>();
         let last = base + (row.len() - 1) * stride;
         let ends = coords(&row[row.len() - 1]).map(|c| c.as_ptr() as usize);
+        // ok: `coords` returns fields of its argument and slice elements are `stride` apart, so
+        // this holds for every caller (all in this crate); it guards the SAFETY argument below.
         assert!((0..K).all(|j| ends[j] == last + offs[j]));
         // SAFETY: the token proves AVX2 (`avx2()` checked the CPU); `gather_avx2` reads
         // exactly the `N` limbs of each entry's `K` coordinates (at `base + i * stride +

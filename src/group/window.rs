@@ -77,6 +77,7 @@ pub(super) fn signed_digits_w<C: Curve, const WW: usize>(
     k: &Scalar<C>,
     out: &mut [i8; MAX_DIGITS],
 ) -> usize {
+    // ok: checked at compile time.
     const { assert!(WW >= W && WW <= MAX_W) };
     let s = ScalarDigits::new::<C>(k);
     let n = s.bits.div_ceil(WW);
