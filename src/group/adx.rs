@@ -154,10 +154,10 @@ impl Avx2 {
         // ok: `coords` returns fields of its argument and slice elements are `stride` apart, so
         // this holds for every caller (all in this crate); it guards the SAFETY argument below.
         assert!((0..K).all(|j| ends[j] == last + offs[j]));
-        // SAFETY: the token proves AVX2 (`avx2()` checked the CPU); `gather_avx2` reads
-        // exactly the `N` limbs of each entry's `K` coordinates (at `base + i * stride +
-        // offs[j]` for `i < row.len()`, inside `row`, as the assertion above checks at both
-        // ends) and writes the `K` outputs.
+        // `gather_avx2` reads exactly the `N` limbs of each entry's `K` coordinates (at
+        // `base + i * stride + offs[j]` for `i < row.len()`, inside `row`, as the assertion
+        // above checks at both ends) and writes the `K` outputs.
+        // SAFETY: the token proves AVX2 (`avx2()` checked the CPU); the reads are in `row`.
         unsafe {
             gather_avx2::<N, K>(
                 row.as_ptr() as *const u8,
@@ -193,8 +193,9 @@ unsafe fn gather_avx2<const N: usize, const K: usize>(
     // (coordinate `j` at `8 * N * j`).
     macro_rules! scan {
         ($($load:expr,)* ; $($store:literal,)* ; $($ops:tt)*) => {
-            // SAFETY: as the function's contract; the loop count `n` and the stride are public,
-            // and every load is of an entry's coordinates at `p + offs[j]`.
+            // The loop count `n` and the stride are public; every load is of an entry's
+            // coordinates at `p + offs[j]`.
+            // SAFETY: as the function's contract (AVX2 present, those bytes readable).
             unsafe {
                 core::arch::asm!(
                     "vmovd xmm0, {idx:e}",
