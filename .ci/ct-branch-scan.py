@@ -29,6 +29,11 @@ PUBLIC = ("vartime", "wnaf", "straus", "pippenger")
 # (max hits per function, why it is public).
 REVIEWED = {
     r"codec::alloc_hex::decode_hex_into$": (1, "the string length's parity"),
+    # serde's sequence form of secret bytes (`serde_bytes_vec`): the tags tested are the
+    # deserializer's `Result` and `Option` (an error, the end of the sequence), the input's
+    # length and shape, never a byte's value (the bytes are only pushed).
+    r"codec::serde_bytes_vec::BytesVisitor as .*Visitor>::visit_seq$": (
+        2, "the sequence's end and the deserializer's error (the input's shape)"),
     r"primeorder::projective::ProjectivePoint<C>.*::mul$": (
         2, "the parity of the table-building loop index (add or double)"),
     r"dleqor::challenges$": (1, "the identity flag of the public points the transcript encodes"),
