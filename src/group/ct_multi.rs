@@ -298,6 +298,12 @@ mod tests {
         assert_eq!(got[1], Point::<C>::IDENTITY);
     }
 
+    /// A blind's `Debug` names the type and nothing of its points.
+    #[test]
+    fn blind_debug_shows_no_point() {
+        assert_eq!(format!("{:?}", blind()), "LadderBlind { .. }");
+    }
+
     #[test]
     fn shared_batch_matches_separate_multiplications() {
         let mut rng = rand::rng();
