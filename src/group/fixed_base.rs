@@ -223,6 +223,19 @@ mod tests {
         );
     }
 
+    /// `Debug` shows the base and the window, not the table's points.
+    #[test]
+    fn debug_shows_base_and_window() {
+        let g = Affine::<C>::generator();
+        let shown = format!("{:?}", FixedBaseTable::new(&g));
+        assert!(
+            shown.starts_with("FixedBaseTable { base: AffinePoint {"),
+            "{shown}"
+        );
+        assert!(shown.ends_with(&format!("w: {W}, .. }}")), "{shown}");
+        assert_eq!(shown.matches("AffinePoint").count(), 1, "{shown}");
+    }
+
     /// The wide tables on edge scalars, both curves: `0`, `1`, `n - 1` (every top digit at its
     /// largest, where a dropped carry row would show), low and high Hamming weight.
     fn wide_matches_ladder<C: Curve>() {
