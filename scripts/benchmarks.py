@@ -574,6 +574,11 @@ def main() -> int:
     summary = r.summary()
     head.append("## Summary\n")
     head.append(summary)
+    # Dated before/after measurements (one-off runs, each with its command and load) are kept in
+    # a file of their own and appended as they are, so a regeneration does not lose them.
+    history = a.plots / "history.md"
+    if history.exists():
+        r.parts.append("\n" + history.read_text())
     a.out.write_text("\n".join(head) + "\n" + "".join(r.parts))
     if a.readme:
         # The README's short table sits between two markers; the rest of the README is kept.
