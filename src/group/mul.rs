@@ -371,6 +371,13 @@ mod tests {
     use super::*;
     use crate::group::{random_scalar, to_affine};
 
+    /// `Debug` names the table and shows none of its points.
+    #[test]
+    fn generator_table_debug_shows_no_point() {
+        let t = GeneratorTable::<p256::NistP256>::new();
+        assert_eq!(format!("{t:?}"), "GeneratorTable { .. }");
+    }
+
     fn ladder_never_falls_back_near<C: Curve>() {
         let mut rng = rand::rng();
         let p = Point::<C>::generator() * random_scalar::<C>(&mut rng);
