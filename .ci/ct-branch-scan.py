@@ -44,6 +44,11 @@ REVIEWED = {
     # the stack after a memcpy of the response, so the classifier does not see it as returned.
     r"privacy_pass::single::Issuer<T>::issue$": (
         1, "whether the evaluation failed (the returned Result's tag)"),
+    # The per-item `Client::request` of a generic batch runs inside `stack::run`; its `Result`
+    # tag is reloaded from the stack after the wipe (`movzx r12d, [rsp + ..]`, then
+    # `test r12b, 1`), once for each token type's arm: whether the request failed, a public error.
+    r"privacy_pass::generic_batch::request$": (
+        2, "whether an item's request failed (its Result's tag, one per token type)"),
     # Instance validation of sigma-protocols-03 reads only the public statement and elements.
     r"arc::sigma03::validate_instance$": (
         1, "a shape check of the public statement (an unused element or scalar)"),
