@@ -68,8 +68,8 @@ fn blind_is_wiped_on_drop<C: privacy_tokens::group::Curve>(seed: u64) {
 
     let blind = Box::into_raw(Box::new(LadderBlind::<C>::random(&mut rng)));
     let kept = freed_nonzero::<C>(|| {
-        // SAFETY: `blind` came from `Box::into_raw` with this layout and is freed once; its
-        // `Drop` is skipped on purpose (the control).
+        // The control: `Drop` is skipped on purpose.
+        // SAFETY: `blind` came from `Box::into_raw` with this layout and is freed once.
         unsafe { std::alloc::dealloc(blind.cast::<u8>(), layout) }
     });
 

@@ -58,8 +58,8 @@ unsafe impl GlobalAlloc for Scanning {
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         if ARMED.load(Ordering::SeqCst) && layout.size() >= NEEDLE_LEN {
-            // SAFETY: `ptr` is a live allocation of `layout.size()` bytes (the `GlobalAlloc`
-            // contract) until `System.dealloc` below; it is only read.
+            // The block is only read, and `System.dealloc` below frees it afterwards.
+            // SAFETY: `ptr` is a live allocation of `layout.size()` bytes (`GlobalAlloc`).
             let block = unsafe { core::slice::from_raw_parts(ptr, layout.size()) };
             if let Ok(n) = NEEDLES.lock() {
                 for needle in &n.bytes[..n.len] {

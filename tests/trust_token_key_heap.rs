@@ -52,8 +52,8 @@ fn needle(key: &PrivateKey) -> [u8; SCALAR_LEN] {
     let be: [u8; SCALAR_LEN] = key.to_bytes()[4..4 + SCALAR_LEN].try_into().unwrap();
     let scalar = p384::Scalar::from_repr(be.into()).unwrap();
     assert_eq!(size_of::<p384::Scalar>(), SCALAR_LEN);
-    // SAFETY: `p384::Scalar` is 48 bytes of plain limbs (checked above), any bit pattern of
-    // which is a valid `[u8; 48]`.
+    // `p384::Scalar` is 48 bytes of plain limbs (checked above).
+    // SAFETY: any bit pattern of those 48 bytes is a valid `[u8; 48]`.
     unsafe { std::mem::transmute_copy::<p384::Scalar, [u8; SCALAR_LEN]>(&scalar) }
 }
 

@@ -50,12 +50,13 @@ mod requests {
     #[inline(always)]
     fn request(default: u64, args: [u64; 6]) -> u64 {
         let result: u64;
-        // SAFETY: the block reads the six words at `args`, a live array for its duration (and
-        // valgrind reads them when it runs the process); it writes `rdx` only. `rdi` is rotated
-        // by 3 + 13 + 61 + 51 = 128 bits, so it comes back unchanged, but is declared clobbered
+        // The block reads the six words at `args`, a live array for its duration (and valgrind
+        // reads them when it runs the process); it writes `rdx` only. `rdi` is rotated by
+        // 3 + 13 + 61 + 51 = 128 bits, so it comes back unchanged, but is declared clobbered
         // anyway; `xchg rbx, rbx` is a no-op; the flags are clobbered (no `preserves_flags`).
         // Nothing else is touched: valgrind changes only its own shadow state of the memory an
         // argument names.
+        // SAFETY: reads `args` only and writes only the declared registers, as above.
         unsafe {
             core::arch::asm!(
                 "rol rdi, 3",

@@ -153,8 +153,9 @@ pub unsafe extern "C" fn pt_credential_present(
 ) -> pt_status {
     guard(|| {
         let out = out_buffer(token)?;
-        // SAFETY: a live credential used by no other thread, a live challenge, the key
-        // readable (header contract).
+        // The header's contract: a live credential used by no other thread, a live challenge,
+        // the key readable.
+        // SAFETY: each pointer is valid as the header's contract above says.
         let (cred, c, key) = unsafe {
             (
                 handle_mut(credential)?,

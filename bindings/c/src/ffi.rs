@@ -222,8 +222,9 @@ impl pt_buffer {
     fn release(&mut self) {
         if !self.data.is_null() {
             let raw = core::ptr::slice_from_raw_parts_mut(self.data, self.len + 1);
-            // SAFETY: a non-NULL `data` was made by `pt_buffer::new` from a boxed slice of
-            // `len + 1` bytes and is freed only here, after which it is reset to NULL.
+            // A non-NULL `data` was made by `pt_buffer::new` from a boxed slice of `len + 1`
+            // bytes and is freed only here, after which it is reset to NULL.
+            // SAFETY: `raw` is that boxed slice, taken back once.
             let mut bytes = unsafe { Box::from_raw(raw) };
             bytes.zeroize();
         }
@@ -267,8 +268,9 @@ impl pt_buffer_list {
     fn release(&mut self) {
         if !self.items.is_null() {
             let raw = core::ptr::slice_from_raw_parts_mut(self.items, self.count);
-            // SAFETY: a non-NULL `items` was made by `pt_buffer_list::new` from a boxed slice of
+            // A non-NULL `items` was made by `pt_buffer_list::new` from a boxed slice of
             // `count` buffers and is freed only here, after which it is reset to NULL.
+            // SAFETY: `raw` is that boxed slice, taken back once.
             let mut items = unsafe { Box::from_raw(raw) };
             for b in items.iter_mut() {
                 b.release();
@@ -339,8 +341,9 @@ pub unsafe extern "C" fn pt_buffer_copy(
             if out.is_null() {
                 return fail(PT_NULL_ARGUMENT);
             }
-            // SAFETY: `out` is non-NULL and the caller guarantees `capacity` writable bytes
-            // there, which is at least `src.len()`; a library buffer never overlaps them.
+            // `out` is non-NULL and the caller guarantees `capacity` writable bytes there, which
+            // is at least `src.len()`; a library buffer never overlaps them.
+            // SAFETY: `src.len()` writable bytes at `out`, disjoint from `src`.
             unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), out, src.len()) };
         }
         Ok(())
@@ -422,8 +425,9 @@ pub(crate) unsafe fn slices<'a>(
     if items.is_null() {
         return fail(PT_NULL_ARGUMENT);
     }
-    // SAFETY: non-NULL, `count` (at most `max`, at most 65535) readable, aligned `pt_slice`s
-    // (caller contract).
+    // The caller's contract: non-NULL, `count` (at most `max`, at most 65535) readable,
+    // aligned `pt_slice`s.
+    // SAFETY: `items` points to `count` readable `pt_slice`s, as above.
     let items = unsafe { core::slice::from_raw_parts(items, count) };
     items
         .iter()
@@ -469,10 +473,11 @@ pub(crate) fn out_value<'a, T>(p: *mut T, init: T) -> R<&'a mut T> {
     if p.is_null() {
         return fail(PT_NULL_ARGUMENT);
     }
-    // SAFETY: the caller passes a pointer to writable, properly aligned storage for a `T`
-    // (header contract), possibly uninitialized: it is written before any reference is made,
-    // and `T` (an integer, a flag, a pointer or a buffer struct) has no drop glue to run on the
-    // old contents.
+    // The caller passes a pointer to writable, properly aligned storage for a `T` (header
+    // contract), possibly uninitialized: it is written before any reference is made, and `T`
+    // (an integer, a flag, a pointer or a buffer struct) has no drop glue to run on the old
+    // contents.
+    // SAFETY: `p` is writable, aligned storage for a `T`, written without reading it.
     unsafe {
         p.write(init);
         Ok(&mut *p)

@@ -319,8 +319,9 @@ pub unsafe extern "C" fn pt_trust_token_client_finish_issuance(
 ) -> pt_status {
     guard(|| {
         let o = out_list(tokens)?;
-        // SAFETY: a live client, a live state used by no other thread, the response readable
-        // (header contract).
+        // The header's contract: a live client, a live state used by no other thread, the
+        // response readable.
+        // SAFETY: each pointer is valid as the header's contract above says.
         let (c, st, resp) = unsafe {
             (
                 handle(client)?,
