@@ -18,6 +18,8 @@
 //! carry was not taken. `CARRY_COVERAGE_DROP=T<k>` leaves that path's directed inputs out, which
 //! must make the check fail (the control of `scripts/carry-coverage.sh`).
 
+#![cfg(test)] // A test-only module: its unwraps and expects are test assertions.
+
 use std::collections::BTreeMap;
 
 use rand::{Rng, RngExt, SeedableRng};

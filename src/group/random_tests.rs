@@ -1,6 +1,8 @@
 //! `random_scalar` against the curve crates' `NonZeroScalar` generation on the same byte stream
 //! (both rand_core 0.10), and its rejection of `n`, values above it, and zero.
 
+#![cfg(test)] // A test-only module: its unwraps and expects are test assertions.
+
 use elliptic_curve::ff::Field;
 use elliptic_curve::{Generate, NonZeroScalar};
 

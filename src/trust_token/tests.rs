@@ -1,5 +1,7 @@
 //! Unit tests that need private access.
 
+#![cfg(test)] // A test-only module: its unwraps and expects are test assertions.
+
 use super::*;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
