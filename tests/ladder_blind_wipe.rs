@@ -3,18 +3,19 @@
 //! from. The control frees a second boxed blind without running its `Drop` (the allocator then
 //! sees the coordinates), so the count can tell a wiped block from one that is not.
 
-#![allow(unsafe_code)] // A global allocator and the control's raw free; SAFETY notes below.
+#![allow(unsafe_code)] // The control's raw free; its SAFETY note is below.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+#[path = "support/inspecting_alloc.rs"]
+mod inspecting_alloc;
+
+use std::alloc::Layout;
 use std::cell::Cell;
+
+use inspecting_alloc::Inspecting;
 
 use privacy_tokens::group::{LadderBlind, NistP256, NistP384};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
-
-/// The system allocator, counting the non-zero bytes of the blocks of one size freed on this
-/// thread while armed.
-struct Counting;
 
 thread_local! {
     /// The block size to look at (none: not armed) and the last such block's non-zero bytes.
@@ -22,28 +23,15 @@ thread_local! {
     static NONZERO: Cell<Option<usize>> = const { Cell::new(None) };
 }
 
-// SAFETY: every call is forwarded unchanged to `System`; `dealloc` only reads the block it is
-// handed (valid for `layout.size()` bytes until it is freed) before forwarding it.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: the caller's contract is `System`'s.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        if SIZE.try_with(Cell::get).ok().flatten() == Some(layout.size()) {
-            // SAFETY: `ptr` is a live block of `layout.size()` bytes, not yet freed.
-            let block = unsafe { std::slice::from_raw_parts(ptr, layout.size()) };
-            let n = block.iter().filter(|&&b| b != 0).count();
-            let _ = NONZERO.try_with(|c| c.set(Some(n)));
-        }
-        // SAFETY: the caller's contract is `System`'s.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
+/// Counts the non-zero bytes of the freed blocks of one size, on this thread, while armed.
 #[global_allocator]
-static ALLOC: Counting = Counting;
+static ALLOC: Inspecting = Inspecting {
+    armed: |size| SIZE.try_with(Cell::get).ok().flatten() == Some(size),
+    inspect: |block| {
+        let n = block.iter().filter(|&&b| b != 0).count();
+        let _ = NONZERO.try_with(|c| c.set(Some(n)));
+    },
+};
 
 /// The non-zero bytes of the block `free` releases (a `LadderBlind<C>`'s box).
 fn freed_nonzero<C: privacy_tokens::group::Curve>(free: impl FnOnce()) -> usize {

@@ -6,16 +6,17 @@
 
 #![allow(unsafe_code)]
 
-use std::alloc::{GlobalAlloc, Layout, System};
+#[path = "support/inspecting_alloc.rs"]
+mod inspecting_alloc;
+
 use std::cell::Cell;
+
+use inspecting_alloc::Inspecting;
 
 use p384::elliptic_curve::ff::PrimeField;
 use privacy_tokens::trust_token::{generate_key, Issuer, Method, PrivateKey, SCALAR_LEN};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
-
-/// The system allocator, scanning freed blocks for this thread's needle.
-struct Scanning;
 
 thread_local! {
     /// The bytes to look for (none: no scan) and how many freed blocks held them.
@@ -23,29 +24,18 @@ thread_local! {
     static FOUND: Cell<usize> = const { Cell::new(0) };
 }
 
-// SAFETY: every call is forwarded unchanged to `System`; `dealloc` only reads the block it is
-// handed (valid for `layout.size()` bytes until it is freed) before forwarding it.
-unsafe impl GlobalAlloc for Scanning {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: the caller's contract is `System`'s.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+/// Scans the blocks freed on this thread for its needle.
+#[global_allocator]
+static ALLOC: Inspecting = Inspecting {
+    armed: |_| matches!(NEEDLE.try_with(Cell::get), Ok(Some(_))),
+    inspect: |block| {
         if let Some(needle) = NEEDLE.try_with(Cell::get).ok().flatten() {
-            // SAFETY: `ptr` is a live block of `layout.size()` bytes, not yet freed.
-            let block = unsafe { std::slice::from_raw_parts(ptr, layout.size()) };
             if block.windows(SCALAR_LEN).any(|w| w == needle) {
                 let _ = FOUND.try_with(|f| f.set(f.get() + 1));
             }
         }
-        // SAFETY: the caller's contract is `System`'s.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static ALLOC: Scanning = Scanning;
+    },
+};
 
 /// The in-memory image of the key's first scalar (`k` or `x0`).
 fn needle(key: &PrivateKey) -> [u8; SCALAR_LEN] {
