@@ -8,12 +8,13 @@
 //! still held every blind. Each scenario runs in this file's only test, so nothing else runs
 //! while the scanner is armed.
 
-#![allow(unsafe_code)] // A global allocator; each block has a SAFETY note.
-
 #[path = "support/secret_scan.rs"]
 mod secret_scan;
 
-use std::alloc::{GlobalAlloc, Layout, System};
+#[path = "support/inspecting_alloc.rs"]
+mod inspecting_alloc;
+
+use inspecting_alloc::Inspecting;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -44,38 +45,21 @@ static NEEDLES: Mutex<Needles> = Mutex::new(Needles {
 static ARMED: AtomicBool = AtomicBool::new(false);
 static HITS: AtomicUsize = AtomicUsize::new(0);
 
-/// The system allocator, scanning each freed block for the needles while armed. It never
-/// allocates itself, so holding the lock inside `dealloc` cannot re-enter it.
-struct Scanning;
-
-// SAFETY: every call is forwarded to `System` unchanged; `dealloc` only reads the block it is
-// given before freeing it.
-unsafe impl GlobalAlloc for Scanning {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded with the caller's layout.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        if ARMED.load(Ordering::SeqCst) && layout.size() >= NEEDLE_LEN {
-            // The block is only read, and `System.dealloc` below frees it afterwards.
-            // SAFETY: `ptr` is a live allocation of `layout.size()` bytes (`GlobalAlloc`).
-            let block = unsafe { core::slice::from_raw_parts(ptr, layout.size()) };
-            if let Ok(n) = NEEDLES.lock() {
-                for needle in &n.bytes[..n.len] {
-                    if block.windows(NEEDLE_LEN).any(|w| w == needle) {
-                        HITS.fetch_add(1, Ordering::SeqCst);
-                    }
+/// Scans each freed block for the needles while armed. Holding the lock inside `inspect`
+/// cannot re-enter the allocator: the scan never allocates.
+#[global_allocator]
+static GLOBAL: Inspecting = Inspecting {
+    armed: |size| ARMED.load(Ordering::SeqCst) && size >= NEEDLE_LEN,
+    inspect: |block| {
+        if let Ok(n) = NEEDLES.lock() {
+            for needle in &n.bytes[..n.len] {
+                if block.windows(NEEDLE_LEN).any(|w| w == needle) {
+                    HITS.fetch_add(1, Ordering::SeqCst);
                 }
             }
         }
-        // SAFETY: forwarded with the caller's pointer and layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Scanning = Scanning;
+    },
+};
 
 /// Runs `f` with the scanner armed for `needles` and returns how many freed blocks held one.
 fn freed_blocks_holding<T>(needles: &[[u8; NEEDLE_LEN]], f: impl FnOnce() -> T) -> (usize, T) {
