@@ -10,10 +10,17 @@
 # over the mutants that exist today, then `mutants: <n> not yet tested` when the ledger is
 # incomplete, and each missed mutant, with its argument where mutants/equivalent.tsv gives one
 # (a mutant that cannot change behaviour: name, a tab, the reason).
+# Two tiers: each mutant is first tested against the library's unit tests alone
+# (.cargo/mutants-lib.toml: one build of the crate, about 10 s a mutant), and only a mutant that
+# tier does not catch is tested against the whole set of suites (.cargo/mutants.toml, about a
+# minute a mutant). A mutant caught by the first tier is caught; a miss counts only from the
+# second. Before each tier the unmutated tree runs that tier's tests (a red baseline stops the
+# run: a test that fails without a mutant would "catch" every mutant).
 # Usage: bash scripts/mutants.sh [--file GLOB]... [other cargo-mutants options]
 #        bash scripts/mutants.sh --summary      (the ledger's summary, no run)
 #        bash scripts/mutants.sh --merge        (merge an interrupted run's outcomes, then summary)
-# Env: JOBS (default 1) mutants at once; FRESH=1 ignores the ledger's caught entries.
+# Env: JOBS (default 1) mutants at once; FRESH=1 ignores the ledger's caught entries;
+#      TIER=lib or TIER=full runs one tier only (default: both).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
@@ -49,13 +56,17 @@ for l in open(ledger):
     parts = l.rstrip("\n").split("\t")
     if len(parts) >= 2:
         rows[parts[0]] = parts[1]
-seen = {n: rows[n] for n in now if n in rows}
+# "lib-missed"/"lib-timeout": the unit tests alone did not catch it; the whole set has not run.
+waiting = sum(1 for n in now if rows.get(n, "").startswith("lib-"))
+seen = {n: rows[n] for n in now if n in rows and not rows[n].startswith("lib-")}
 c = lambda k: sum(1 for v in seen.values() if v == k)
 print(f"mutants: {len(seen)} tested, {c('caught')} caught, {c('missed')} missed, "
       f"{c('unviable')} unviable, {c('timeout')} timeouts")
 left = len(now) - len(seen)
 if left:
-    print(f"mutants: {left} not yet tested (of {len(now)})")
+    print(f"mutants: {left} not yet tested (of {len(now)})"
+          + (f", {waiting} of them missed by the unit tests and waiting for the whole set"
+             if waiting else ""))
 unargued = 0
 for n in now:
     if seen.get(n) == "missed":
@@ -71,9 +82,9 @@ PY
 merge() {
   # Merge a run's outcomes into the ledger (a mutant's newest outcome wins), sorted by name.
   # The commit the run's tree was copied from (written when it started).
-  python3 - "$ledger" "$out/mutants.out/outcomes.json" "$(cat "$out/commit" 2>/dev/null || echo unknown)" <<'PY'
+  python3 - "$ledger" "$out/mutants.out/outcomes.json" "$(cat "$out/commit" 2>/dev/null || echo unknown)" "$(cat "$out/tier" 2>/dev/null || echo full)" <<'PY'
 import json, os, sys
-ledger, outcomes, commit = sys.argv[1:4]
+ledger, outcomes, commit, tier = sys.argv[1:5]
 rows = {}
 for l in open(ledger):
     parts = l.rstrip("\n").split("\t")
@@ -85,6 +96,8 @@ if os.path.exists(outcomes):
     for o in json.load(open(outcomes))["outcomes"]:
         m = o["scenario"].get("Mutant") if isinstance(o["scenario"], dict) else None
         k = kinds.get(o.get("summary"))
+        if k in ("missed", "timeout") and tier == "lib":
+            k = "lib-" + k
         if m and k:
             rows[m["name"]] = [m["name"], k, commit]
 with open(ledger, "w") as f:
@@ -107,23 +120,60 @@ if ! cargo nextest --version >/dev/null 2>&1; then
   cargo install cargo-nextest --locked
 fi
 
-# The ledger's caught and unviable mutants become cargo-mutants' previously-caught list.
-rm -rf "$out"
-mkdir -p "$out/mutants.out"
-git rev-parse --short HEAD >"$out/commit" 2>/dev/null || echo unknown >"$out/commit"
-if [ "${FRESH:-0}" != 1 ]; then
-  awk -F'\t' '$2 == "caught" || $2 == "unviable" { print $1 }' "$ledger" \
-    >"$out/mutants.out/previously_caught.txt"
-fi
+# The test-binary arguments of a tier's configuration (its `additional_cargo_args`).
+test_args() {
+  python3 -c 'import sys, tomllib; print("\n".join(tomllib.load(open(sys.argv[1], "rb"))["additional_cargo_args"]))' "$1"
+}
+
 case " $* " in
   *" --file "* | *" -f "*) sel=() ;;
   *) sel=("${all[@]}") ;;
 esac
-status=0
-cargo mutants --iterate --jobs "${JOBS:-1}" --output "$out" --no-shuffle "${sel[@]}" "$@" ||
-  status=$?
 
-merge
+# One tier: the unmutated baseline in this tree (its build is then copied, so each mutant's
+# build is incremental), then cargo-mutants over the mutants the ledger does not settle.
+tier() {
+  local name=$1 config=$2
+  shift 2
+  local args
+  mapfile -t args < <(test_args "$config")
+  echo "mutants: tier $name: baseline (${args[*]})"
+  if ! cargo nextest run --cargo-profile mutants --profile mutants "${args[@]}" >"target/mutants.$name.baseline.log" 2>&1; then
+    tail -30 "target/mutants.$name.baseline.log"
+    echo "mutants: tier $name: the unmutated tree fails its tests (target/mutants.$name.baseline.log); nothing run" >&2
+    exit 4
+  fi
+  rm -rf "$out"
+  mkdir -p "$out/mutants.out"
+  git rev-parse --short HEAD >"$out/commit" 2>/dev/null || echo unknown >"$out/commit"
+  echo "$name" >"$out/tier"
+  # The mutants to skip: the unit-test tier skips every mutant the ledger has an outcome for;
+  # the whole-set tier skips the caught and unviable ones (so it tests the unit tests' misses,
+  # and its own earlier misses again).
+  if [ "$name" = lib ]; then
+    awk -F'\t' 'NF >= 2 { print $1 }' "$ledger" >"$out/mutants.out/previously_caught.txt"
+  elif [ "${FRESH:-0}" != 1 ]; then
+    awk -F'\t' '$2 == "caught" || $2 == "unviable" { print $1 }' "$ledger" \
+      >"$out/mutants.out/previously_caught.txt"
+  fi
+  local st=0
+  cargo mutants --config "$config" --baseline skip --iterate --jobs "${JOBS:-1}" --output "$out" \
+    --no-shuffle "${sel[@]}" "$@" || st=$?
+  merge
+  status=$st
+}
+
+status=0
+trap 'merge; summary; exit 130' INT
+case "${TIER:-both}" in
+  lib) tier lib .cargo/mutants-lib.toml "$@" ;;
+  full) tier full .cargo/mutants.toml "$@" ;;
+  *)
+    tier lib .cargo/mutants-lib.toml "$@"
+    # cargo-mutants exits 0, 2 (missed) or 3 (timeouts) when it ran to the end.
+    case $status in 0 | 2 | 3) tier full .cargo/mutants.toml "$@" ;; esac
+    ;;
+esac
 summary
 # cargo-mutants exits 2 when mutants were missed, 3 on timeouts: pass that on.
 exit "$status"

@@ -10,6 +10,7 @@ mod inspecting_alloc;
 
 use std::alloc::Layout;
 use std::cell::Cell;
+use std::hint::black_box;
 
 use inspecting_alloc::Inspecting;
 
@@ -51,10 +52,12 @@ fn blind_is_wiped_on_drop<C: privacy_tokens::group::Curve>(seed: u64) {
     let coords = 4 * C::SCALAR_LEN;
     let slack = layout.size() - coords;
 
-    let blind = Box::new(LadderBlind::<C>::random(&mut rng));
-    let wiped = freed_nonzero::<C>(|| drop(blind));
+    // `black_box` keeps each box a real heap block: without it the optimiser may remove a
+    // `Box::new` and its free as a pair (then nothing is freed while armed, and the test fails).
+    let blind = black_box(Box::new(LadderBlind::<C>::random(&mut rng)));
+    let wiped = freed_nonzero::<C>(|| drop(black_box(blind)));
 
-    let blind = Box::into_raw(Box::new(LadderBlind::<C>::random(&mut rng)));
+    let blind = black_box(Box::into_raw(Box::new(LadderBlind::<C>::random(&mut rng))));
     let kept = freed_nonzero::<C>(|| {
         // The control: `Drop` is skipped on purpose.
         // SAFETY: `blind` came from `Box::into_raw` with this layout and is freed once.
