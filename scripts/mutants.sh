@@ -133,8 +133,10 @@ esac
 # One tier: the unmutated baseline in this tree (its build is then copied, so each mutant's
 # build is incremental), then cargo-mutants over the mutants the ledger does not settle.
 tier() {
-  local name=$1 config=$2
-  shift 2
+  # The test timeout (with the baseline skipped cargo-mutants cannot scale it): about ten times
+  # the tier's test time on two cores.
+  local name=$1 config=$2 timeout=$3
+  shift 3
   local args
   mapfile -t args < <(test_args "$config")
   echo "mutants: tier $name: baseline (${args[*]})"
@@ -157,7 +159,7 @@ tier() {
       >"$out/mutants.out/previously_caught.txt"
   fi
   local st=0
-  cargo mutants --config "$config" --baseline skip --iterate --jobs "${JOBS:-1}" --output "$out" \
+  cargo mutants --config "$config" --baseline skip --timeout "$timeout" --iterate --jobs "${JOBS:-1}" --output "$out" \
     --no-shuffle "${sel[@]}" "$@" || st=$?
   merge
   status=$st
@@ -166,12 +168,12 @@ tier() {
 status=0
 trap 'merge; summary; exit 130' INT
 case "${TIER:-both}" in
-  lib) tier lib .cargo/mutants-lib.toml "$@" ;;
-  full) tier full .cargo/mutants.toml "$@" ;;
+  lib) tier lib .cargo/mutants-lib.toml 60 "$@" ;;
+  full) tier full .cargo/mutants.toml 240 "$@" ;;
   *)
-    tier lib .cargo/mutants-lib.toml "$@"
+    tier lib .cargo/mutants-lib.toml 60 "$@"
     # cargo-mutants exits 0, 2 (missed) or 3 (timeouts) when it ran to the end.
-    case $status in 0 | 2 | 3) tier full .cargo/mutants.toml "$@" ;; esac
+    case $status in 0 | 2 | 3) tier full .cargo/mutants.toml 240 "$@" ;; esac
     ;;
 esac
 summary
