@@ -246,23 +246,26 @@ impl<C: Curve> JacobianPoint<C> {
         Self { x, y, z }
     }
 
-    /// `madd-2007-bl` without any exceptional-case handling. Returns the sum and whether the
-    /// formula degenerated because the operands are equal (`H = 0` and `r = 0`; meaningful only
-    /// when neither operand is the identity).
+    /// The mixed Jacobian-affine addition without any exceptional-case handling, in the unscaled
+    /// form (as nistz256's `point_add_affine`): `H = X2 Z1^2 - X1`, `r = Y2 Z1^3 - Y1`,
+    /// `X3 = r^2 - H^3 - 2 X1 H^2`, `Y3 = r (X1 H^2 - X3) - Y1 H^3`, `Z3 = Z1 H`; 8
+    /// multiplications and 3 squarings, like `madd-2007-bl`, but without its doublings and
+    /// quadruplings (which only scale the result by 2). Returns the sum and whether the formula
+    /// degenerated because the operands are equal (`H = 0` and `r = 0`; meaningful only when
+    /// neither operand is the identity).
     #[inline(always)]
     fn madd_raw(&self, q: &AffinePoint<C>) -> (Self, Choice) {
         let z1z1 = self.z.square();
         let u2 = q.x * z1z1;
         let s2 = q.y * self.z * z1z1;
         let h = u2 - self.x;
+        let r = s2 - self.y;
         let hh = h.square();
-        let i = hh.times4();
-        let j = h * i;
-        let r = (s2 - self.y).double();
-        let v = self.x * i;
-        let x3 = r.square() - j - v.double();
-        let y3 = r * (v - x3) - (self.y * j).double();
-        let z3 = (self.z + h).square() - z1z1 - hh;
+        let hhh = h * hh;
+        let v = self.x * hh;
+        let x3 = r.square() - hhh - v.double();
+        let y3 = r * (v - x3) - self.y * hhh;
+        let z3 = self.z * h;
         let same = h.is_zero() & r.is_zero();
         (
             Self {
@@ -274,9 +277,10 @@ impl<C: Curve> JacobianPoint<C> {
         )
     }
 
-    /// `add-2007-bl` with `Z3 = 2 Z1 Z2 H` (a multiplication in place of the square
-    /// `(Z1 + Z2)^2` and its three additions), without any exceptional-case handling; as
-    /// [`Self::madd_raw`].
+    /// The Jacobian addition without any exceptional-case handling, unscaled as
+    /// [`Self::madd_raw`]: `U1 = X1 Z2^2`, `S1 = Y1 Z2^3`, `H = X2 Z1^2 - U1`,
+    /// `r = Y2 Z1^3 - S1`, `X3 = r^2 - H^3 - 2 U1 H^2`, `Y3 = r (U1 H^2 - X3) - S1 H^3`,
+    /// `Z3 = Z1 Z2 H` (12 multiplications and 4 squarings).
     #[inline(always)]
     fn add_raw(&self, q: &Self) -> (Self, Choice) {
         let z1z1 = self.z.square();
@@ -286,13 +290,13 @@ impl<C: Curve> JacobianPoint<C> {
         let s1 = self.y * q.z * z2z2;
         let s2 = q.y * self.z * z1z1;
         let h = u2 - u1;
-        let i = h.double().square();
-        let j = h * i;
-        let r = (s2 - s1).double();
-        let v = u1 * i;
-        let x3 = r.square() - j - v.double();
-        let y3 = r * (v - x3) - (s1 * j).double();
-        let z3 = (self.z * q.z).double() * h;
+        let r = s2 - s1;
+        let hh = h.square();
+        let hhh = h * hh;
+        let v = u1 * hh;
+        let x3 = r.square() - hhh - v.double();
+        let y3 = r * (v - x3) - s1 * hhh;
+        let z3 = self.z * q.z * h;
         let same = h.is_zero() & r.is_zero();
         (
             Self {
