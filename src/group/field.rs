@@ -57,6 +57,13 @@ pub trait FieldOps:
     /// `2 (x : y : z)` on the `a = -3` curve over this field by the selected backend's fused
     /// routine, where it has one (the formula of `point::double_formula`); `None` otherwise.
     fn fused_double(x: &Self, y: &Self, z: &Self) -> Option<[Self; 3]>;
+    /// `(x : y : z) + (qx, qy)` without exceptional cases by the selected backend's fused
+    /// routine, where it has one (the formula of `point::madd_formula`: `X3`, `Y3`, `Z3`, `H`,
+    /// `r`); `None` otherwise.
+    fn fused_madd(p: [&Self; 3], q: [&Self; 2]) -> Option<[Self; 5]>;
+    /// `(x1 : y1 : z1) + (x2 : y2 : z2)` without exceptional cases by the selected backend's
+    /// fused routine, where it has one (the formula of `point::add_formula`); `None` otherwise.
+    fn fused_add(p: [&Self; 3], q: [&Self; 3]) -> Option<[Self; 5]>;
     /// Whether this is zero.
     fn is_zero(&self) -> Choice;
     /// Whether the canonical value is odd.
@@ -112,6 +119,14 @@ macro_rules! own_field_ops {
             #[inline(always)]
             fn fused_double(x: &Self, y: &Self, z: &Self) -> Option<[Self; 3]> {
                 $fe::fused_double(x, y, z)
+            }
+            #[inline(always)]
+            fn fused_madd(p: [&Self; 3], q: [&Self; 2]) -> Option<[Self; 5]> {
+                $fe::fused_madd(p, q)
+            }
+            #[inline(always)]
+            fn fused_add(p: [&Self; 3], q: [&Self; 3]) -> Option<[Self; 5]> {
+                $fe::fused_add(p, q)
             }
             #[inline(always)]
             fn is_zero(&self) -> Choice {

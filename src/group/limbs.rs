@@ -208,6 +208,20 @@ macro_rules! field_impls {
                 fused_double_limbs(&x.0, &y.0, &z.0).map(|v| v.map(Self))
             }
 
+            /// `(x : y : z) + (qx, qy)` (`X3`, `Y3`, `Z3`, `H`, `r`) by the backend's fused
+            /// mixed addition, where it runs (see `runtime_ops`); `None` otherwise.
+            #[inline(always)]
+            pub(crate) fn fused_madd(p: [&Self; 3], q: [&Self; 2]) -> Option<[Self; 5]> {
+                fused_madd_limbs(p.map(|c| &c.0), q.map(|c| &c.0)).map(|v| v.map(Self))
+            }
+
+            /// `(x1 : y1 : z1) + (x2 : y2 : z2)` (`X3`, `Y3`, `Z3`, `H`, `r`) by the backend's
+            /// fused addition, where it runs (see `runtime_ops`); `None` otherwise.
+            #[inline(always)]
+            pub(crate) fn fused_add(p: [&Self; 3], q: [&Self; 3]) -> Option<[Self; 5]> {
+                fused_add_limbs(p.map(|c| &c.0), q.map(|c| &c.0)).map(|v| v.map(Self))
+            }
+
             /// `-self` in a `const` context (the portable code; `-x` at run time takes the
             /// selected backend).
             #[inline(always)]
@@ -344,7 +358,7 @@ pub(super) use field_impls;
 /// `mont_sqr`, `add_mod` and `sub_mod` (the product and square out of line, so that each call
 /// site inlines only the selected routine).
 macro_rules! runtime_ops {
-    ($n:literal, $asm_mul:ident, $asm_sqr:ident, $asm_add:ident, $asm_sub:ident, $asm_times4:ident, $asm_times8:ident, $asm_double:ident) => {
+    ($n:literal, $asm_mul:ident, $asm_sqr:ident, $asm_add:ident, $asm_sub:ident, $asm_times4:ident, $asm_times8:ident, $asm_double:ident, $asm_madd:ident, $asm_add_points:ident) => {
         /// The run-time product (see [`super::limbs::runtime_ops`]).
         #[inline(always)]
         fn mul(a: &[u64; $n], b: &[u64; $n]) -> [u64; $n] {
@@ -418,6 +432,32 @@ macro_rules! runtime_ops {
                 return Some(adx.$asm_double(x, y, z));
             }
             let _ = (x, y, z);
+            None
+        }
+
+        /// `(x : y : z) + (qx, qy)` without exceptional cases by the backend's fused mixed
+        /// addition where it runs (`X3`, `Y3`, `Z3`, `H`, `r`); `None` selects the generic
+        /// formula (`point::madd_formula`) on the portable routines.
+        #[inline(always)]
+        fn fused_madd_limbs(p: [&[u64; $n]; 3], q: [&[u64; $n]; 2]) -> Option<[[u64; $n]; 5]> {
+            #[cfg(target_arch = "x86_64")]
+            if let Some(adx) = super::adx::get() {
+                return Some(adx.$asm_madd(p, q));
+            }
+            let _ = (p, q);
+            None
+        }
+
+        /// `(x1 : y1 : z1) + (x2 : y2 : z2)` without exceptional cases by the backend's fused
+        /// addition where it runs (`X3`, `Y3`, `Z3`, `H`, `r`); `None` selects the generic
+        /// formula (`point::add_formula`) on the portable routines.
+        #[inline(always)]
+        fn fused_add_limbs(p: [&[u64; $n]; 3], q: [&[u64; $n]; 3]) -> Option<[[u64; $n]; 5]> {
+            #[cfg(target_arch = "x86_64")]
+            if let Some(adx) = super::adx::get() {
+                return Some(adx.$asm_add_points(p, q));
+            }
+            let _ = (p, q);
             None
         }
 

@@ -202,7 +202,9 @@ super::limbs::runtime_ops!(
     p256_sub,
     p256_times4,
     p256_times8,
-    p256_double
+    p256_double,
+    p256_madd,
+    p256_add_points
 );
 super::limbs::field_impls!(P256Fe, 32, P, add, sub, mul, sqr, sub_mod);
 

@@ -212,7 +212,9 @@ super::limbs::runtime_ops!(
     p384_sub,
     p384_times4,
     p384_times8,
-    p384_double
+    p384_double,
+    p384_madd,
+    p384_add_points
 );
 super::limbs::field_impls!(P384Fe, 48, P, add, sub, mul, sqr, sub_mod);
 

@@ -39,6 +39,51 @@ pub(crate) fn double_formula<F: FieldOps>(x: &F, y: &F, z: &F) -> [F; 3] {
     [x3, y3, z3]
 }
 
+/// The mixed Jacobian-affine addition `(X1 : Y1 : Z1) + (X2, Y2)` without any exceptional-case
+/// handling, in the unscaled form (as nistz256's `point_add_affine`): `H = X2 Z1^2 - X1`,
+/// `r = Y2 Z1^3 - Y1`, `X3 = r^2 - H^3 - 2 X1 H^2`, `Y3 = r (X1 H^2 - X3) - Y1 H^3`,
+/// `Z3 = Z1 H`; 8 multiplications and 3 squarings, like `madd-2007-bl`, but without its
+/// doublings and quadruplings (which only scale the result by 2). Returns `X3`, `Y3`, `Z3`,
+/// `H` and `r` (both zero when the operands are equal).
+#[inline(always)]
+pub(crate) fn madd_formula<F: FieldOps>(x1: &F, y1: &F, z1: &F, x2: &F, y2: &F) -> [F; 5] {
+    let z1z1 = z1.square();
+    let u2 = *x2 * z1z1;
+    let s2 = *y2 * *z1 * z1z1;
+    let h = u2 - *x1;
+    let r = s2 - *y1;
+    let hh = h.square();
+    let hhh = h * hh;
+    let v = *x1 * hh;
+    let x3 = r.square() - hhh - v.double();
+    let y3 = r * (v - x3) - *y1 * hhh;
+    let z3 = *z1 * h;
+    [x3, y3, z3, h, r]
+}
+
+/// The Jacobian addition `(X1 : Y1 : Z1) + (X2 : Y2 : Z2)` without any exceptional-case
+/// handling, unscaled as [`madd_formula`]: `U1 = X1 Z2^2`, `S1 = Y1 Z2^3`, `H = X2 Z1^2 - U1`,
+/// `r = Y2 Z1^3 - S1`, `X3 = r^2 - H^3 - 2 U1 H^2`, `Y3 = r (U1 H^2 - X3) - S1 H^3`,
+/// `Z3 = Z1 Z2 H` (12 multiplications and 4 squarings). Returns `X3`, `Y3`, `Z3`, `H`, `r`.
+#[inline(always)]
+pub(crate) fn add_formula<F: FieldOps>(x1: &F, y1: &F, z1: &F, x2: &F, y2: &F, z2: &F) -> [F; 5] {
+    let z1z1 = z1.square();
+    let z2z2 = z2.square();
+    let u1 = *x1 * z2z2;
+    let u2 = *x2 * z1z1;
+    let s1 = *y1 * *z2 * z2z2;
+    let s2 = *y2 * *z1 * z1z1;
+    let h = u2 - u1;
+    let r = s2 - s1;
+    let hh = h.square();
+    let hhh = h * hh;
+    let v = u1 * hh;
+    let x3 = r.square() - hhh - v.double();
+    let y3 = r * (v - x3) - s1 * hhh;
+    let z3 = *z1 * *z2 * h;
+    [x3, y3, z3, h, r]
+}
+
 /// A point in affine coordinates `(x, y)`, or the identity (flagged; coordinates zero).
 #[derive(Clone, Copy)]
 pub struct AffinePoint<C: Curve> {
@@ -246,66 +291,30 @@ impl<C: Curve> JacobianPoint<C> {
         Self { x, y, z }
     }
 
-    /// The mixed Jacobian-affine addition without any exceptional-case handling, in the unscaled
-    /// form (as nistz256's `point_add_affine`): `H = X2 Z1^2 - X1`, `r = Y2 Z1^3 - Y1`,
-    /// `X3 = r^2 - H^3 - 2 X1 H^2`, `Y3 = r (X1 H^2 - X3) - Y1 H^3`, `Z3 = Z1 H`; 8
-    /// multiplications and 3 squarings, like `madd-2007-bl`, but without its doublings and
-    /// quadruplings (which only scale the result by 2). Returns the sum and whether the formula
-    /// degenerated because the operands are equal (`H = 0` and `r = 0`; meaningful only when
-    /// neither operand is the identity).
+    /// The mixed Jacobian-affine addition without any exceptional-case handling
+    /// ([`madd_formula`], by the field's fused backend routine where it has one). Returns the
+    /// sum and whether the formula degenerated because the operands are equal (`H = 0` and
+    /// `r = 0`; meaningful only when neither operand is the identity).
     #[inline(always)]
     fn madd_raw(&self, q: &AffinePoint<C>) -> (Self, Choice) {
-        let z1z1 = self.z.square();
-        let u2 = q.x * z1z1;
-        let s2 = q.y * self.z * z1z1;
-        let h = u2 - self.x;
-        let r = s2 - self.y;
-        let hh = h.square();
-        let hhh = h * hh;
-        let v = self.x * hh;
-        let x3 = r.square() - hhh - v.double();
-        let y3 = r * (v - x3) - self.y * hhh;
-        let z3 = self.z * h;
-        let same = h.is_zero() & r.is_zero();
-        (
-            Self {
-                x: x3,
-                y: y3,
-                z: z3,
-            },
-            same,
-        )
+        let p = [&self.x, &self.y, &self.z];
+        let [x, y, z, h, r] = match Fe::<C>::fused_madd(p, [&q.x, &q.y]) {
+            Some(v) => v,
+            None => madd_formula(&self.x, &self.y, &self.z, &q.x, &q.y),
+        };
+        (Self { x, y, z }, h.is_zero() & r.is_zero())
     }
 
-    /// The Jacobian addition without any exceptional-case handling, unscaled as
-    /// [`Self::madd_raw`]: `U1 = X1 Z2^2`, `S1 = Y1 Z2^3`, `H = X2 Z1^2 - U1`,
-    /// `r = Y2 Z1^3 - S1`, `X3 = r^2 - H^3 - 2 U1 H^2`, `Y3 = r (U1 H^2 - X3) - S1 H^3`,
-    /// `Z3 = Z1 Z2 H` (12 multiplications and 4 squarings).
+    /// The Jacobian addition without any exceptional-case handling ([`add_formula`], by the
+    /// field's fused backend routine where it has one); as [`Self::madd_raw`].
     #[inline(always)]
     fn add_raw(&self, q: &Self) -> (Self, Choice) {
-        let z1z1 = self.z.square();
-        let z2z2 = q.z.square();
-        let u1 = self.x * z2z2;
-        let u2 = q.x * z1z1;
-        let s1 = self.y * q.z * z2z2;
-        let s2 = q.y * self.z * z1z1;
-        let h = u2 - u1;
-        let r = s2 - s1;
-        let hh = h.square();
-        let hhh = h * hh;
-        let v = u1 * hh;
-        let x3 = r.square() - hhh - v.double();
-        let y3 = r * (v - x3) - s1 * hhh;
-        let z3 = self.z * q.z * h;
-        let same = h.is_zero() & r.is_zero();
-        (
-            Self {
-                x: x3,
-                y: y3,
-                z: z3,
-            },
-            same,
-        )
+        let p = [&self.x, &self.y, &self.z];
+        let [x, y, z, h, r] = match Fe::<C>::fused_add(p, [&q.x, &q.y, &q.z]) {
+            Some(v) => v,
+            None => add_formula(&self.x, &self.y, &self.z, &q.x, &q.y, &q.z),
+        };
+        (Self { x, y, z }, h.is_zero() & r.is_zero())
     }
 
     /// `self + q` in constant time, handling identity operands by selection. The second value is
