@@ -1191,6 +1191,13 @@ macro_rules! copy {
     };
 }
 
+/// Frame slots `[$src ...]` to elements `0, 1, ...` at `rdi` (as many as both lists have).
+macro_rules! copies {
+    ($f:ident $s:literal, [$($src:literal)+], [$($dst:literal)+]) => {
+        concat!($($f!(@copy $s, "rdi" $dst, "rsp" $src),)+)
+    };
+}
+
 /// The P-384 pieces of [`frame_op`] and [`fused_double`]: where each body leaves its result,
 /// the registers of the linear operations (`r8..r13`), the element copy, and the saving of `rbx`
 /// and `rbp` (which the bodies use).
@@ -1208,6 +1215,9 @@ macro_rules! f384 {
     (@store $s:literal $d:literal) => { frame_store!($s, $d, [r8 0, r9 8, r10 16, r11 24, r12 32, r13 40]) };
     (@copy $s:literal, $dst:literal $dn:literal, $src:literal $sn:literal) => {
         copy!($s, $dst $dn, $src $sn, ["0" "8" "16" "24" "32" "40"])
+    };
+    (@copies $s:literal, [$($src:literal)+]) => {
+        copies!(f384 $s, [$($src)+], ["0" "1" "2" "3" "4"])
     };
     (@save) => { "push rbx\npush rbp\n" };
     (@restore) => { "pop rbp\npop rbx\n" };
@@ -1229,6 +1239,9 @@ macro_rules! f256 {
     (@store $s:literal $d:literal) => { frame_store!($s, $d, [r8 0, r9 8, r10 16, r11 24]) };
     (@copy $s:literal, $dst:literal $dn:literal, $src:literal $sn:literal) => {
         copy!($s, $dst $dn, $src $sn, ["0" "8" "16" "24"])
+    };
+    (@copies $s:literal, [$($src:literal)+]) => {
+        copies!(f256 $s, [$($src)+], ["0" "1" "2" "3" "4"])
     };
     (@save) => { "" };
     (@restore) => { "" };
@@ -1371,45 +1384,50 @@ macro_rules! fused_double {
     };
 }
 
-/// The mixed addition `(X1 : Y1 : Z1) + (X2, Y2)` without exceptional-case handling (the
-/// formula of `point::madd_formula`, 8M + 3S) on field `$f` with `$s`-byte elements: inputs at
-/// `rsi`, `rcx`, `rdx` (the Jacobian point) and `r8`, `r9` (the affine one), output at `rdi`
-/// (`X3`, `Y3`, `Z3`, then `H` and `r`, whose zeros say the operands were equal); saves what `$f`
-/// saves, takes a frame of 23 slots and the output pointer (`23 s + 16` bytes) below it, and
-/// gives it all back before it ends. Clobbers `rax`, `rcx`, `rdx`, `rsi`, `rdi`, `r8..r15`.
-macro_rules! fused_madd {
-    // The method `Adx::$name` on field `$f`: `$n` limbs, `$s` bytes an element.
-    (fn $name:ident, $f:ident $s:literal, $n:literal, $curve:literal) => {
-        #[doc = concat!("The ", $curve, " mixed addition `(X1 : Y1 : Z1) + (X2, Y2)` in one block: the")]
-        /// formula of `point::madd_formula` (8M + 3S) without exceptional-case handling, every
-        /// field operation the one of this backend, the intermediate values in a stack frame
-        /// of its own; returns `X3`, `Y3`, `Z3`, `H` and `r`. Equal to that formula on the
-        /// portable code for all coordinates below `p`.
+/// A point operation in one block on field `$f` with `$s`-byte elements: the `$k` input
+/// elements at the pointers of the array at `rsi` are copied to frame slots `0..$k`, the
+/// program (frame operations) runs, and the five slots it names are written at `rdi` in order.
+/// Saves what `$f` saves, takes a frame of `$frame` slots and the output pointer (`$frame s +
+/// 16` bytes) below it, and gives it all back before it ends. Clobbers `rax`, `rcx`, `rdx`,
+/// `rsi`, `rdi`, `r8..r15`.
+macro_rules! fused_point {
+    // The method `Adx::$name`: `$n` limbs, `$k` inputs, five outputs.
+    (fn $name:ident, $f:ident $s:literal, $n:literal, $k:literal, $frame:literal,
+     [$($slot:literal)+], [$($out:literal)+], $program:expr, $(#[$doc:meta])+) => {
+        $(#[$doc])+
         #[inline(always)]
-        pub(crate) fn $name(
-            self,
-            [x, y, z]: [&[u64; $n]; 3],
-            [qx, qy]: [&[u64; $n]; 2],
-        ) -> [[u64; $n]; 5] {
+        pub(crate) fn $name(self, inputs: [&[u64; $n]; $k]) -> [[u64; $n]; 5] {
             let mut out = [[0u64; $n]; 5];
-            // The block reads the element at each of `x`, `y`, `z`, `qx`, `qy`, writes the five
-            // at `out`, and its own stack: it saves what the field's pieces save (`rbx` and
-            // `rbp` on P-384), takes a frame of 23 slots and stores the output pointer above
-            // them, at `[rsp + 23 s]` (one `sub rsp` of `23 s + 16`), and gives all of it back
+            let ptrs = inputs.map(|e| e.as_ptr());
+            // The block reads `ptrs` and the element at each of its pointers, writes the five
+            // elements at `out`, and its own stack: it saves what the field's pieces save
+            // (`rbx` and `rbp` on P-384), takes a frame of `$frame` slots and stores the output
+            // pointer above them (one `sub rsp` of `$frame s + 16`), and gives all of it back
             // before it ends; each P-384 squaring pushes 7 words below the frame and releases
             // them. The block does not set `nostack`, so this use of the stack is allowed.
             // Every other register it writes is a clobber.
             // SAFETY: BMI2/ADX proven by `self`; inputs, `out` valid, `out` distinct; stack above.
             unsafe {
                 core::arch::asm!(
-                    fused_madd!($f $s),
-                    inout("rsi") x.as_ptr() => _,
-                    inout("rcx") y.as_ptr() => _,
-                    inout("rdx") z.as_ptr() => _,
-                    inout("r8") qx.as_ptr() => _,
-                    inout("r9") qy.as_ptr() => _,
+                    $f!(@save),
+                    concat!("sub rsp, ", $s, "*", $frame, " + 16\n"),
+                    concat!("mov qword ptr [rsp + ", $s, "*", $frame, "], rdi\n"),
+                    $(
+                        concat!("mov rdx, qword ptr [rsi + 8*", $slot, "]\n"),
+                        $f!(@copy $s, "rsp" $slot, "rdx" "0"),
+                    )+
+                    $program,
+                    concat!("mov rdi, qword ptr [rsp + ", $s, "*", $frame, "]\n"),
+                    $f!(@copies $s, [$($out)+]),
+                    concat!("add rsp, ", $s, "*", $frame, " + 16\n"),
+                    $f!(@restore),
+                    inout("rsi") ptrs.as_ptr() => _,
                     inout("rdi") out.as_mut_ptr() => _,
                     out("rax") _,
+                    out("rcx") _,
+                    out("rdx") _,
+                    out("r8") _,
+                    out("r9") _,
                     out("r10") _,
                     out("r11") _,
                     out("r12") _,
@@ -1421,112 +1439,57 @@ macro_rules! fused_madd {
             out
         }
     };
+}
+
+/// The common end of both additions (`point::add_tail`) as frame operations: from `H`, `r`,
+/// `U1`, `S1` in the first four slots, `H^2`, `H^3`, `V = U1 H^2`, `r^2`, `r^2 - H^3`, `2 V`,
+/// `X3 = r^2 - H^3 - 2 V`, `V - X3`, `r (V - X3)`, `S1 H^3`, `Y3` in the next eleven.
+macro_rules! add_tail {
+    ($f:ident $s:literal, $h:literal $r:literal $u1:literal $s1:literal,
+     $hh:literal $hhh:literal $v:literal $r2:literal $t:literal $v2:literal $x3:literal
+     $w:literal $rw:literal $sh:literal $y3:literal) => {
+        concat!(
+            frame_op!($f $s, sqr $hh $h),
+            frame_op!($f $s, mul $hhh $h $hh),
+            frame_op!($f $s, mul $v $u1 $hh),
+            frame_op!($f $s, sqr $r2 $r),
+            frame_op!($f $s, sub $t $r2 $hhh),
+            frame_op!($f $s, add $v2 $v $v),
+            frame_op!($f $s, sub $x3 $t $v2),
+            frame_op!($f $s, sub $w $v $x3),
+            frame_op!($f $s, mul $rw $r $w),
+            frame_op!($f $s, mul $sh $s1 $hhh),
+            frame_op!($f $s, sub $y3 $rw $sh),
+        )
+    };
+}
+
+/// The mixed addition `(X1 : Y1 : Z1) + (X2, Y2)` of `point::madd_formula` (8M + 3S) as frame
+/// operations: inputs in slots 0-4, `X3`, `Y3`, `Z3`, `H`, `r` in slots 17, 21, 22, 9, 10.
+macro_rules! madd_program {
     ($f:ident $s:literal) => {
         concat!(
-            $f!(@save),
-            "sub rsp, ", $s, "*23 + 16\n",
-            "mov qword ptr [rsp + ", $s, "*23], rdi\n",
-            // Slots: X1 0 (from rsi), Y1 1 (rcx), Z1 2 (rdx), X2 3 (r8), Y2 4 (r9).
-            $f!(@copy $s, "rsp" "0", "rsi" "0"),
-            $f!(@copy $s, "rsp" "1", "rcx" "0"),
-            $f!(@copy $s, "rsp" "2", "rdx" "0"),
-            $f!(@copy $s, "rsp" "3", "r8" "0"),
-            $f!(@copy $s, "rsp" "4", "r9" "0"),
             // Z1^2 (5); U2 = X2 Z1^2 (6); S2 = Y2 Z1 Z1^2 (7 -> 8).
             frame_op!($f $s, sqr "5" "2"),
             frame_op!($f $s, mul "6" "3" "5"),
             frame_op!($f $s, mul "7" "4" "2"),
             frame_op!($f $s, mul "8" "7" "5"),
-            // H = U2 - X1 (9), r = S2 - Y1 (10); H^2 (11), H^3 (12), V = X1 H^2 (13).
+            // H = U2 - X1 (9), r = S2 - Y1 (10); X3 (17) and Y3 (21) from them, U1 = X1, S1 = Y1.
             frame_op!($f $s, sub "9" "6" "0"),
             frame_op!($f $s, sub "10" "8" "1"),
-            frame_op!($f $s, sqr "11" "9"),
-            frame_op!($f $s, mul "12" "9" "11"),
-            frame_op!($f $s, mul "13" "0" "11"),
-            // X3 = r^2 - H^3 - 2 V (14, 15, 16 -> 17).
-            frame_op!($f $s, sqr "14" "10"),
-            frame_op!($f $s, sub "15" "14" "12"),
-            frame_op!($f $s, add "16" "13" "13"),
-            frame_op!($f $s, sub "17" "15" "16"),
-            // Y3 = r (V - X3) - Y1 H^3 (18, 19, 20 -> 21); Z3 = Z1 H (22).
-            frame_op!($f $s, sub "18" "13" "17"),
-            frame_op!($f $s, mul "19" "10" "18"),
-            frame_op!($f $s, mul "20" "1" "12"),
-            frame_op!($f $s, sub "21" "19" "20"),
+            add_tail!($f $s, "9" "10" "0" "1", "11" "12" "13" "14" "15" "16" "17" "18" "19" "20" "21"),
+            // Z3 = Z1 H (22).
             frame_op!($f $s, mul "22" "2" "9"),
-            "mov rdi, qword ptr [rsp + ", $s, "*23]\n",
-            $f!(@copy $s, "rdi" "0", "rsp" "17"),
-            $f!(@copy $s, "rdi" "1", "rsp" "21"),
-            $f!(@copy $s, "rdi" "2", "rsp" "22"),
-            $f!(@copy $s, "rdi" "3", "rsp" "9"),
-            $f!(@copy $s, "rdi" "4", "rsp" "10"),
-            "add rsp, ", $s, "*23 + 16\n",
-            $f!(@restore),
         )
     };
 }
 
-/// The Jacobian addition `(X1 : Y1 : Z1) + (X2 : Y2 : Z2)` without exceptional-case handling
-/// (the formula of `point::add_formula`, 12M + 4S) on field `$f` with `$s`-byte elements, as
-/// [`fused_madd`]: inputs at `rsi`, `rcx`, `rdx` and `r8`, `r9`, `r10`, output at `rdi` (`X3`,
-/// `Y3`, `Z3`, `H`, `r`); a frame of 29 slots and the output pointer (`29 s + 16` bytes).
-/// Clobbers `rax`, `rcx`, `rdx`, `rsi`, `rdi`, `r8..r15`.
-macro_rules! fused_add {
-    // The method `Adx::$name` on field `$f`: `$n` limbs, `$s` bytes an element.
-    (fn $name:ident, $f:ident $s:literal, $n:literal, $curve:literal) => {
-        #[doc = concat!("The ", $curve, " Jacobian addition `(X1 : Y1 : Z1) + (X2 : Y2 : Z2)` in one block:")]
-        /// the formula of `point::add_formula` (12M + 4S) without exceptional-case handling,
-        /// every field operation the one of this backend, the intermediate values in a stack
-        /// frame of its own; returns `X3`, `Y3`, `Z3`, `H` and `r`. Equal to that formula on
-        /// the portable code for all coordinates below `p`.
-        #[inline(always)]
-        pub(crate) fn $name(
-            self,
-            [x1, y1, z1]: [&[u64; $n]; 3],
-            [x2, y2, z2]: [&[u64; $n]; 3],
-        ) -> [[u64; $n]; 5] {
-            let mut out = [[0u64; $n]; 5];
-            // The block reads the element at each of the six inputs, writes the five at `out`,
-            // and its own stack: it saves what the field's pieces save (`rbx` and `rbp` on
-            // P-384), takes a frame of 29 slots and stores the output pointer above them, at
-            // `[rsp + 29 s]` (one `sub rsp` of `29 s + 16`), and gives all of it back before it
-            // ends; each P-384 squaring pushes 7 words below the frame and releases them. The
-            // block does not set `nostack`, so this use of the stack is allowed. Every other
-            // register it writes is a clobber.
-            // SAFETY: BMI2/ADX proven by `self`; inputs, `out` valid, `out` distinct; stack above.
-            unsafe {
-                core::arch::asm!(
-                    fused_add!($f $s),
-                    inout("rsi") x1.as_ptr() => _,
-                    inout("rcx") y1.as_ptr() => _,
-                    inout("rdx") z1.as_ptr() => _,
-                    inout("r8") x2.as_ptr() => _,
-                    inout("r9") y2.as_ptr() => _,
-                    inout("r10") z2.as_ptr() => _,
-                    inout("rdi") out.as_mut_ptr() => _,
-                    out("rax") _,
-                    out("r11") _,
-                    out("r12") _,
-                    out("r13") _,
-                    out("r14") _,
-                    out("r15") _,
-                );
-            }
-            out
-        }
-    };
+/// The Jacobian addition `(X1 : Y1 : Z1) + (X2 : Y2 : Z2)` of `point::add_formula` (12M + 4S)
+/// as frame operations: inputs in slots 0-5, `X3`, `Y3`, `Z3`, `H`, `r` in slots 22, 26, 28, 14,
+/// 15.
+macro_rules! add_program {
     ($f:ident $s:literal) => {
         concat!(
-            $f!(@save),
-            "sub rsp, ", $s, "*29 + 16\n",
-            "mov qword ptr [rsp + ", $s, "*29], rdi\n",
-            // Slots: X1 0, Y1 1, Z1 2, X2 3, Y2 4, Z2 5.
-            $f!(@copy $s, "rsp" "0", "rsi" "0"),
-            $f!(@copy $s, "rsp" "1", "rcx" "0"),
-            $f!(@copy $s, "rsp" "2", "rdx" "0"),
-            $f!(@copy $s, "rsp" "3", "r8" "0"),
-            $f!(@copy $s, "rsp" "4", "r9" "0"),
-            $f!(@copy $s, "rsp" "5", "r10" "0"),
             // Z1^2 (6), Z2^2 (7); U1 = X1 Z2^2 (8), U2 = X2 Z1^2 (9).
             frame_op!($f $s, sqr "6" "2"),
             frame_op!($f $s, sqr "7" "5"),
@@ -1537,32 +1500,13 @@ macro_rules! fused_add {
             frame_op!($f $s, mul "11" "10" "7"),
             frame_op!($f $s, mul "12" "4" "2"),
             frame_op!($f $s, mul "13" "12" "6"),
-            // H = U2 - U1 (14), r = S2 - S1 (15); H^2 (16), H^3 (17), V = U1 H^2 (18).
+            // H = U2 - U1 (14), r = S2 - S1 (15); X3 (22) and Y3 (26) from them.
             frame_op!($f $s, sub "14" "9" "8"),
             frame_op!($f $s, sub "15" "13" "11"),
-            frame_op!($f $s, sqr "16" "14"),
-            frame_op!($f $s, mul "17" "14" "16"),
-            frame_op!($f $s, mul "18" "8" "16"),
-            // X3 = r^2 - H^3 - 2 V (19, 20, 21 -> 22).
-            frame_op!($f $s, sqr "19" "15"),
-            frame_op!($f $s, sub "20" "19" "17"),
-            frame_op!($f $s, add "21" "18" "18"),
-            frame_op!($f $s, sub "22" "20" "21"),
-            // Y3 = r (V - X3) - S1 H^3 (23, 24, 25 -> 26); Z3 = Z1 Z2 H (27 -> 28).
-            frame_op!($f $s, sub "23" "18" "22"),
-            frame_op!($f $s, mul "24" "15" "23"),
-            frame_op!($f $s, mul "25" "11" "17"),
-            frame_op!($f $s, sub "26" "24" "25"),
+            add_tail!($f $s, "14" "15" "8" "11", "16" "17" "18" "19" "20" "21" "22" "23" "24" "25" "26"),
+            // Z3 = Z1 Z2 H (27 -> 28).
             frame_op!($f $s, mul "27" "2" "5"),
             frame_op!($f $s, mul "28" "27" "14"),
-            "mov rdi, qword ptr [rsp + ", $s, "*29]\n",
-            $f!(@copy $s, "rdi" "0", "rsp" "22"),
-            $f!(@copy $s, "rdi" "1", "rsp" "26"),
-            $f!(@copy $s, "rdi" "2", "rsp" "28"),
-            $f!(@copy $s, "rdi" "3", "rsp" "14"),
-            $f!(@copy $s, "rdi" "4", "rsp" "15"),
-            "add rsp, ", $s, "*29 + 16\n",
-            $f!(@restore),
         )
     };
 }
@@ -1790,10 +1734,29 @@ impl Adx {
 
     fused_double!(fn p384_double, f384 48, 6, "P-384");
     fused_double!(fn p256_double, f256 32, 4, "P-256");
-    fused_madd!(fn p384_madd, f384 48, 6, "P-384");
-    fused_madd!(fn p256_madd, f256 32, 4, "P-256");
-    fused_add!(fn p384_add_points, f384 48, 6, "P-384");
-    fused_add!(fn p256_add_points, f256 32, 4, "P-256");
+    fused_point!(fn p384_madd, f384 48, 6, 5, 23, ["0" "1" "2" "3" "4"], ["17" "21" "22" "9" "10"],
+        madd_program!(f384 48),
+        /// The P-384 mixed addition `(X1 : Y1 : Z1) + (X2, Y2)` (inputs in that order) in one
+        /// block: the formula of `point::madd_formula` (8M + 3S) without exceptional-case
+        /// handling, every field operation the one of this backend, the intermediate values in
+        /// a stack frame of its own; returns `X3`, `Y3`, `Z3`, `H` and `r`. Equal to that
+        /// formula on the portable code for all coordinates below `p`.
+    );
+    fused_point!(fn p256_madd, f256 32, 4, 5, 23, ["0" "1" "2" "3" "4"], ["17" "21" "22" "9" "10"],
+        madd_program!(f256 32),
+        /// The P-256 mixed addition, as [`Adx::p384_madd`].
+    );
+    fused_point!(fn p384_add_points, f384 48, 6, 6, 29, ["0" "1" "2" "3" "4" "5"], ["22" "26" "28" "14" "15"],
+        add_program!(f384 48),
+        /// The P-384 Jacobian addition `(X1 : Y1 : Z1) + (X2 : Y2 : Z2)` (inputs in that order)
+        /// in one block: the formula of `point::add_formula` (12M + 4S) without
+        /// exceptional-case handling, as [`Adx::p384_madd`]; returns `X3`, `Y3`, `Z3`, `H` and
+        /// `r`. Equal to that formula on the portable code for all coordinates below `p`.
+    );
+    fused_point!(fn p256_add_points, f256 32, 4, 6, 29, ["0" "1" "2" "3" "4" "5"], ["22" "26" "28" "14" "15"],
+        add_program!(f256 32),
+        /// The P-256 Jacobian addition, as [`Adx::p384_add_points`].
+    );
 
     /// P-256 `4 a mod p` of a fully reduced input.
     #[inline(always)]
@@ -1821,8 +1784,7 @@ mod tests {
     type Unary<const N: usize> = fn(&[u64; N]) -> [u64; N];
     type AsmUnary<const N: usize> = fn(Adx, &[u64; N]) -> [u64; N];
     type AsmDouble<const N: usize> = fn(Adx, &[u64; N], &[u64; N], &[u64; N]) -> [[u64; N]; 3];
-    type AsmMadd<const N: usize> = fn(Adx, [&[u64; N]; 3], [&[u64; N]; 2]) -> [[u64; N]; 5];
-    type AsmAdd<const N: usize> = fn(Adx, [&[u64; N]; 3], [&[u64; N]; 3]) -> [[u64; N]; 5];
+    type AsmPoint<const N: usize, const K: usize> = fn(Adx, [&[u64; N]; K]) -> [[u64; N]; 5];
 
     /// A field's routines, as the backend and as the portable oracle.
     struct Routines<const N: usize> {
@@ -1990,25 +1952,29 @@ mod tests {
         fused_double_agrees(&p256_routines(), Adx::p256_double, P256Fe, |v| v.0, 0xd256);
     }
 
-    /// A fused mixed addition equals `point::madd_formula` on the portable field type `F` (as
-    /// [`fused_double_agrees`]) on all edge values for the two points' coordinates in turn (the
-    /// others random) and on 20,000 random pairs of points' coordinates.
-    fn fused_madd_agrees<const N: usize, F: FieldOps>(
+    /// A fused addition (`K` input coordinates) equals its formula on the portable field type
+    /// `F` (limbs wrapped by `fe`, unwrapped by `limbs`): on every pair of edge values at each
+    /// pair of input positions in `pairs` (the other inputs random), on 20,000 random inputs,
+    /// and on `equal` (equal operands, where `H = r = 0`: the caller's exceptional case).
+    #[allow(clippy::too_many_arguments)]
+    fn fused_point_agrees<const N: usize, const K: usize, F: FieldOps>(
         f: &Routines<N>,
-        madd: AsmMadd<N>,
+        asm: AsmPoint<N, K>,
+        formula: fn([F; K]) -> [F; 5],
         fe: fn([u64; N]) -> F,
         limbs: fn(F) -> [u64; N],
+        pairs: &[(usize, usize)],
+        equal: [[u64; N]; K],
         seed: u64,
     ) {
         let Some(adx) = super::get() else {
             eprintln!("adx: BMI2/ADX not available here; nothing to compare");
             return;
         };
-        let check = |v: &[[u64; N]; 5]| {
-            let expect = madd_formula(&fe(v[0]), &fe(v[1]), &fe(v[2]), &fe(v[3]), &fe(v[4]));
+        let check = |v: &[[u64; N]; K]| {
             assert_eq!(
-                madd(adx, [&v[0], &v[1], &v[2]], [&v[3], &v[4]]),
-                expect.map(limbs),
+                asm(adx, v.each_ref()),
+                formula(v.map(fe)).map(limbs),
                 "{v:x?}"
             );
         };
@@ -2016,8 +1982,8 @@ mod tests {
         let mut random = random_values(f, seed);
         for a in &edges {
             for b in &edges {
-                for (i, j) in [(0, 3), (1, 4), (2, 3), (2, 4), (0, 1)] {
-                    let mut v: [[u64; N]; 5] = core::array::from_fn(|_| random());
+                for &(i, j) in pairs {
+                    let mut v: [[u64; N]; K] = core::array::from_fn(|_| random());
                     v[i] = *a;
                     v[j] = *b;
                     check(&v);
@@ -2025,13 +1991,26 @@ mod tests {
             }
         }
         for _ in 0..20_000 {
-            let v: [[u64; N]; 5] = core::array::from_fn(|_| random());
+            let v: [[u64; N]; K] = core::array::from_fn(|_| random());
             check(&v);
         }
-        // Equal operands (`Z1 = 1`, the same `X` and `Y`): `H = r = 0`, the caller's
-        // exceptional case.
-        let (x, y) = (random(), random());
-        check(&[x, y, limbs(F::ONE), x, y]);
+        check(&equal);
+    }
+
+    /// The mixed addition's check: edge values at both points' `X`, both `Y`, `Z1` with each
+    /// of `X2`, `Y2`, and `X1` with `Y1`; equal operands `Z1 = 1` with the same `X` and `Y`.
+    fn fused_madd_agrees<const N: usize, F: FieldOps>(
+        f: &Routines<N>,
+        asm: AsmPoint<N, 5>,
+        fe: fn([u64; N]) -> F,
+        limbs: fn(F) -> [u64; N],
+        seed: u64,
+    ) {
+        let (x, y) = (random_values(f, !seed)(), random_values(f, seed ^ 1)());
+        let formula = |[x1, y1, z1, x2, y2]: [F; 5]| madd_formula(&x1, &y1, &z1, &x2, &y2);
+        let pairs = [(0, 3), (1, 4), (2, 3), (2, 4), (0, 1)];
+        let equal = [x, y, limbs(F::ONE), x, y];
+        fused_point_agrees(f, asm, formula, fe, limbs, &pairs, equal, seed);
     }
 
     #[test]
@@ -2044,47 +2023,21 @@ mod tests {
         fused_madd_agrees(&p256_routines(), Adx::p256_madd, P256Fe, |v| v.0, 0xa256);
     }
 
-    /// A fused Jacobian addition equals `point::add_formula` on the portable field type `F`
-    /// (as [`fused_madd_agrees`]).
+    /// The Jacobian addition's check: edge values at the two points' matching coordinates,
+    /// `Z1` with `X2`, `Y1` with `Z2`, `X1` with `Z1`; equal operands (the same three
+    /// coordinates twice).
     fn fused_add_agrees<const N: usize, F: FieldOps>(
         f: &Routines<N>,
-        add: AsmAdd<N>,
+        asm: AsmPoint<N, 6>,
         fe: fn([u64; N]) -> F,
         limbs: fn(F) -> [u64; N],
         seed: u64,
     ) {
-        let Some(adx) = super::get() else {
-            eprintln!("adx: BMI2/ADX not available here; nothing to compare");
-            return;
-        };
-        let check = |v: &[[u64; N]; 6]| {
-            let [a, b, c, d, e, g] = v.map(fe);
-            let expect = add_formula(&a, &b, &c, &d, &e, &g);
-            assert_eq!(
-                add(adx, [&v[0], &v[1], &v[2]], [&v[3], &v[4], &v[5]]),
-                expect.map(limbs),
-                "{v:x?}"
-            );
-        };
-        let edges = edge_values(f);
-        let mut random = random_values(f, seed);
-        for a in &edges {
-            for b in &edges {
-                for (i, j) in [(0, 3), (1, 4), (2, 5), (2, 3), (1, 5), (0, 2)] {
-                    let mut v: [[u64; N]; 6] = core::array::from_fn(|_| random());
-                    v[i] = *a;
-                    v[j] = *b;
-                    check(&v);
-                }
-            }
-        }
-        for _ in 0..20_000 {
-            let v: [[u64; N]; 6] = core::array::from_fn(|_| random());
-            check(&v);
-        }
-        // Equal operands: `H = r = 0`, the caller's exceptional case.
+        let mut random = random_values(f, !seed);
         let (x, y, z) = (random(), random(), random());
-        check(&[x, y, z, x, y, z]);
+        let formula = |[x1, y1, z1, x2, y2, z2]: [F; 6]| add_formula(&x1, &y1, &z1, &x2, &y2, &z2);
+        let pairs = [(0, 3), (1, 4), (2, 5), (2, 3), (1, 5), (0, 2)];
+        fused_point_agrees(f, asm, formula, fe, limbs, &pairs, [x, y, z, x, y, z], seed);
     }
 
     #[test]

@@ -442,7 +442,7 @@ macro_rules! runtime_ops {
         fn fused_madd_limbs(p: [&[u64; $n]; 3], q: [&[u64; $n]; 2]) -> Option<[[u64; $n]; 5]> {
             #[cfg(target_arch = "x86_64")]
             if let Some(adx) = super::adx::get() {
-                return Some(adx.$asm_madd(p, q));
+                return Some(adx.$asm_madd([p[0], p[1], p[2], q[0], q[1]]));
             }
             let _ = (p, q);
             None
@@ -455,7 +455,7 @@ macro_rules! runtime_ops {
         fn fused_add_limbs(p: [&[u64; $n]; 3], q: [&[u64; $n]; 3]) -> Option<[[u64; $n]; 5]> {
             #[cfg(target_arch = "x86_64")]
             if let Some(adx) = super::adx::get() {
-                return Some(adx.$asm_add_points(p, q));
+                return Some(adx.$asm_add_points([p[0], p[1], p[2], q[0], q[1], q[2]]));
             }
             let _ = (p, q);
             None

@@ -52,13 +52,8 @@ pub(crate) fn madd_formula<F: FieldOps>(x1: &F, y1: &F, z1: &F, x2: &F, y2: &F) 
     let s2 = *y2 * *z1 * z1z1;
     let h = u2 - *x1;
     let r = s2 - *y1;
-    let hh = h.square();
-    let hhh = h * hh;
-    let v = *x1 * hh;
-    let x3 = r.square() - hhh - v.double();
-    let y3 = r * (v - x3) - *y1 * hhh;
-    let z3 = *z1 * h;
-    [x3, y3, z3, h, r]
+    let [x3, y3] = add_tail(&h, &r, x1, y1);
+    [x3, y3, *z1 * h, h, r]
 }
 
 /// The Jacobian addition `(X1 : Y1 : Z1) + (X2 : Y2 : Z2)` without any exceptional-case
@@ -75,13 +70,20 @@ pub(crate) fn add_formula<F: FieldOps>(x1: &F, y1: &F, z1: &F, x2: &F, y2: &F, z
     let s2 = *y2 * *z1 * z1z1;
     let h = u2 - u1;
     let r = s2 - s1;
+    let [x3, y3] = add_tail(&h, &r, &u1, &s1);
+    [x3, y3, *z1 * *z2 * h, h, r]
+}
+
+/// The end both additions share: `X3 = r^2 - H^3 - 2 U1 H^2`, `Y3 = r (U1 H^2 - X3) - S1 H^3`
+/// (the mixed addition's `U1` is `X1` and its `S1` is `Y1`).
+#[inline(always)]
+fn add_tail<F: FieldOps>(h: &F, r: &F, u1: &F, s1: &F) -> [F; 2] {
     let hh = h.square();
-    let hhh = h * hh;
-    let v = u1 * hh;
+    let hhh = *h * hh;
+    let v = *u1 * hh;
     let x3 = r.square() - hhh - v.double();
-    let y3 = r * (v - x3) - s1 * hhh;
-    let z3 = *z1 * *z2 * h;
-    [x3, y3, z3, h, r]
+    let y3 = *r * (v - x3) - *s1 * hhh;
+    [x3, y3]
 }
 
 /// A point in affine coordinates `(x, y)`, or the identity (flagged; coordinates zero).
