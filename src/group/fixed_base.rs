@@ -3,7 +3,7 @@
 //! signed radix-`2^w` digits, no doublings. `w = 5` for per-key tables ([`FixedBaseTable::new`]),
 //! `w = 7` for the process-wide generators on x86-64 ([`FixedBaseTable::new_wide`]).
 //!
-//! A 5-bit table costs about 1250 additions and one field inversion to build and about 130 KB
+//! A 5-bit table costs about 1250 additions and one field inversion to build and about 120 KB
 //! (P-384); a multiplication is then ~78 mixed additions, a quarter of a variable-base
 //! ladder. The constant-time path scans every entry of a row (`window::ct_lookup_row`: the
 //! backend's AVX2 scan, or masks ORed in portable code) and only reports an exceptional
@@ -15,7 +15,7 @@ use zeroize::Zeroize;
 
 use super::point::batch_normalize;
 use super::window::{
-    ct_lookup_row, digit_rows, signed_digits_w, vartime_add_entry, MAX_DIGITS, MAX_W, W,
+    ct_lookup_row, digit_rows, signed_digits_w, vartime_add_entry, RowEntry, MAX_DIGITS, MAX_W, W,
 };
 use super::{Affine, Curve, Point, Scalar};
 
@@ -33,8 +33,9 @@ pub struct FixedBaseTable<C: Curve> {
     base: Affine<C>,
     /// The window width `w`.
     w: usize,
-    /// `rows * 2^(w-1)` points, row by row.
-    table: Vec<Affine<C>>,
+    /// `rows * 2^(w-1)` points, row by row (no entry is the identity unless `base` is, and
+    /// then every entry is read as the identity).
+    table: Vec<RowEntry<C>>,
 }
 
 impl<C: Curve> core::fmt::Debug for FixedBaseTable<C> {
@@ -48,8 +49,8 @@ impl<C: Curve> core::fmt::Debug for FixedBaseTable<C> {
 
 impl<C: Curve> FixedBaseTable<C> {
     /// Builds the table of `p` with 5-bit windows (one field inversion, not counted by the
-    /// inversion counter: tables are built once per key, not per operation). About 55 KB on
-    /// P-256 and 130 KB on P-384; a multiplication is 53 (P-256) or 78 (P-384) mixed
+    /// inversion counter: tables are built once per key, not per operation). About 52 KB on
+    /// P-256 and 120 KB on P-384; a multiplication is 53 (P-256) or 78 (P-384) mixed
     /// additions.
     pub fn new(p: &Affine<C>) -> Self {
         Self::with_window(p, W)
@@ -81,8 +82,9 @@ impl<C: Curve> FixedBaseTable<C> {
                 base = base.double();
             }
         }
-        let mut table = vec![Affine::<C>::IDENTITY; proj.len()];
-        batch_normalize(&proj, &mut table);
+        let mut affine = vec![Affine::<C>::IDENTITY; proj.len()];
+        batch_normalize(&proj, &mut affine);
+        let table = affine.iter().map(RowEntry::of).collect();
         Self { base: *p, w, table }
     }
 
@@ -101,7 +103,7 @@ impl<C: Curve> FixedBaseTable<C> {
         vartime_mul_fixed([self], &[*k])
     }
 
-    fn rows(&self) -> core::slice::ChunksExact<'_, Affine<C>> {
+    fn rows(&self) -> core::slice::ChunksExact<'_, RowEntry<C>> {
         self.table.chunks_exact(1 << (self.w - 1))
     }
 
@@ -137,6 +139,9 @@ impl<C: Curve> FixedBaseTable<C> {
 
     /// Adds `k * P` to `acc`, variable time.
     fn accumulate_vartime(&self, acc: &mut Point<C>, k: &Scalar<C>) {
+        if self.base.infinity != 0 {
+            return;
+        }
         let mut digits = [0i8; MAX_DIGITS];
         let n = match self.w {
             W => signed_digits_w::<C, W>(k, &mut digits),
@@ -294,8 +299,8 @@ mod tests {
                     let got = ct_lookup_row::<C>(row, d, false);
                     let want = match d {
                         0 => Affine::<C>::IDENTITY,
-                        d if d > 0 => row[d as usize - 1],
-                        d => -row[(-d) as usize - 1],
+                        d if d > 0 => row[d as usize - 1].point(),
+                        d => -row[(-d) as usize - 1].point(),
                     };
                     assert_eq!(got, want, "digit {d}");
                     let abs = d.unsigned_abs();
