@@ -1037,6 +1037,35 @@ macro_rules! p384_sub_body {
     };
 }
 
+/// `[r13..r8] = [rcx] - [r13..r8] mod p` (P-384, the operands of [`p384_sub_body`] the other
+/// way round). Clobbers `rax`, `rcx`, `rdx`, `rsi`, `rdi`, `r14`, `r15`.
+macro_rules! p384_rsub_body {
+    () => {
+        concat!(
+            "mov r14, qword ptr [rcx]\n",
+            "mov r15, qword ptr [rcx + 8]\n",
+            "mov rsi, qword ptr [rcx + 16]\n",
+            "mov rdi, qword ptr [rcx + 24]\n",
+            "mov rax, qword ptr [rcx + 32]\n",
+            "mov rcx, qword ptr [rcx + 40]\n",
+            "sub r14, r8\n",
+            "sbb r15, r9\n",
+            "sbb rsi, r10\n",
+            "sbb rdi, r11\n",
+            "sbb rax, r12\n",
+            "sbb rcx, r13\n",
+            "sbb rdx, rdx\n",
+            "mov r8, r14\n",
+            "mov r9, r15\n",
+            "mov r10, rsi\n",
+            "mov r11, rdi\n",
+            "mov r12, rax\n",
+            "mov r13, rcx\n",
+            p384_masked_add_p!(),
+        )
+    };
+}
+
 /// The P-256 Montgomery product of `[rsi]` and `[rcx]` (4 limbs each) into `r12, r13, r8, r9`
 /// (low to high). Clobbers `rax`, `rcx`, `rdx`, `rsi`, `rdi`, `r10`, `r11`, `r14`, `r15`; no
 /// `rbx`, `rbp` or stack, no memory but the two inputs.
@@ -1165,6 +1194,29 @@ macro_rules! p256_sub_body {
     };
 }
 
+/// `[r11..r8] = [rcx] - [r11..r8] mod p` (P-256, the operands of [`p256_sub_body`] the other
+/// way round). Clobbers `rax`, `rdx`, `rdi`, `r12..r15`.
+macro_rules! p256_rsub_body {
+    () => {
+        concat!(
+            "mov r12, qword ptr [rcx]\n",
+            "mov r13, qword ptr [rcx + 8]\n",
+            "mov r14, qword ptr [rcx + 16]\n",
+            "mov r15, qword ptr [rcx + 24]\n",
+            "sub r12, r8\n",
+            "sbb r13, r9\n",
+            "sbb r14, r10\n",
+            "sbb r15, r11\n",
+            "sbb rdx, rdx\n",
+            "mov r8, r12\n",
+            "mov r9, r13\n",
+            "mov r10, r14\n",
+            "mov r11, r15\n",
+            p256_masked_add_p!(),
+        )
+    };
+}
+
 /// The listed registers (`[register byte-offset, ...]`) to frame slot `$n` (`$s` bytes a slot,
 /// slot `n` at `[rsp + s*n]`).
 macro_rules! frame_store {
@@ -1210,6 +1262,12 @@ macro_rules! f384 {
     };
     (@add) => { p384_add_body!() };
     (@sub) => { p384_sub_body!() };
+    (@rsub) => { p384_rsub_body!() };
+    // The previous operation's result (a `mul`, a `sqr` or a linear one, still in the registers
+    // it left it in) into the linear operations' registers.
+    (@regs mul) => { "mov r13, r11\nmov r12, r10\nmov r11, r9\nmov r10, r8\nmov r9, r15\nmov r8, r14\n" };
+    (@regs sqr) => { "mov rax, r13\nmov r13, r12\nmov r12, r11\nmov r11, r10\nmov r10, r9\nmov r9, r8\nmov r8, rax\n" };
+    (@regs lin) => { "" };
     (@shl $j:literal $rj:literal) => { p384_shl!($j, $rj) };
     (@load $s:literal $a:literal) => { frame_load!($s, $a, [r8 0, r9 8, r10 16, r11 24, r12 32, r13 40]) };
     (@store $s:literal $d:literal) => { frame_store!($s, $d, [r8 0, r9 8, r10 16, r11 24, r12 32, r13 40]) };
@@ -1234,6 +1292,11 @@ macro_rules! f256 {
     };
     (@add) => { p256_add_body!() };
     (@sub) => { p256_sub_body!() };
+    (@rsub) => { p256_rsub_body!() };
+    // As in [`f384`].
+    (@regs mul) => { "mov r10, r8\nmov r11, r9\nmov r8, r12\nmov r9, r13\n" };
+    (@regs sqr) => { "" };
+    (@regs lin) => { "" };
     (@shl $j:literal $rj:literal) => { p256_shl!($j, $rj) };
     (@load $s:literal $a:literal) => { frame_load!($s, $a, [r8 0, r9 8, r10 16, r11 24]) };
     (@store $s:literal $d:literal) => { frame_store!($s, $d, [r8 0, r9 8, r10 16, r11 24]) };
@@ -1252,6 +1315,24 @@ macro_rules! f256 {
 /// `times4 d a`, `times8 d a` leave `op(slot a, slot b)` in slot `d` (which may be `a` or `b`:
 /// the operands are read first).
 macro_rules! frame_op {
+    // `op after prev d b`: the linear `op` with its first operand the result the previous
+    // operation (`prev`: `mul`, `sqr`, `lin`) left in the registers, not reloaded from its slot
+    // (a store forwarded to a load costs its latency on the formula's critical path).
+    ($f:ident $s:literal, $op:ident after $prev:ident $d:literal $b:literal) => {
+        concat!(
+            $f!(@regs $prev),
+            "lea rcx, [rsp + ", $s, "*", $b, "]\n",
+            $f!(@$op),
+            $f!(@store $s $d),
+        )
+    };
+    // `times2`, `times4`, `times8` of the previous result, as above.
+    ($f:ident $s:literal, $op:ident of $prev:ident $d:literal) => {
+        concat!($f!(@regs $prev), frame_op!(@shift $f $op), $f!(@store $s $d))
+    };
+    (@shift $f:ident times2) => { $f!(@shl "1" "63") };
+    (@shift $f:ident times4) => { $f!(@shl "2" "62") };
+    (@shift $f:ident times8) => { $f!(@shl "3" "61") };
     ($f:ident $s:literal, mul $d:literal $a:literal $b:literal) => {
         concat!(
             "lea rsi, [rsp + ", $s, "*", $a, "]\n",
@@ -1354,26 +1435,27 @@ macro_rules! fused_double {
             frame_op!($f $s, sqr "3" "2"),
             frame_op!($f $s, sqr "4" "1"),
             frame_op!($f $s, mul "5" "0" "4"),
-            // t = (X - delta)(X + delta) (6, 7 -> 8); alpha = 3 t (9).
+            // t = (X - delta)(X + delta) (6, 7 -> 8); alpha = 2 t + t (9).
             frame_op!($f $s, sub "6" "0" "3"),
             frame_op!($f $s, add "7" "0" "3"),
             frame_op!($f $s, mul "8" "6" "7"),
-            frame_op!($f $s, add "9" "8" "8"),
-            frame_op!($f $s, add "9" "9" "8"),
+            frame_op!($f $s, times2 of mul "9"),
+            frame_op!($f $s, add after lin "9" "8"),
             // 4 beta (10), 8 beta (11); X3 = alpha^2 - 8 beta (12 -> 13).
             frame_op!($f $s, times4 "10" "5"),
             frame_op!($f $s, times8 "11" "5"),
             frame_op!($f $s, sqr "12" "9"),
-            frame_op!($f $s, sub "13" "12" "11"),
+            frame_op!($f $s, sub after sqr "13" "11"),
+            // 4 beta - X3 (16), from X3 in the registers.
+            frame_op!($f $s, rsub after lin "16" "10"),
             // Z3 = 2 Y Z (14 -> 15).
             frame_op!($f $s, mul "14" "1" "2"),
-            frame_op!($f $s, add "15" "14" "14"),
-            // Y3 = alpha (4 beta - X3) - 8 gamma^2 (16, 17, 18, 19 -> 20).
-            frame_op!($f $s, sub "16" "10" "13"),
-            frame_op!($f $s, mul "17" "9" "16"),
+            frame_op!($f $s, times2 of mul "15"),
+            // 8 gamma^2 (18 -> 19); Y3 = alpha (4 beta - X3) - 8 gamma^2 (17 -> 20).
             frame_op!($f $s, sqr "18" "4"),
-            frame_op!($f $s, times8 "19" "18"),
-            frame_op!($f $s, sub "20" "17" "19"),
+            frame_op!($f $s, times8 of sqr "19"),
+            frame_op!($f $s, mul "17" "9" "16"),
+            frame_op!($f $s, sub after mul "20" "19"),
             "mov rdi, qword ptr [rsp + ", $s, "*21]\n",
             $f!(@copy $s, "rdi" "0", "rsp" "13"),
             $f!(@copy $s, "rdi" "1", "rsp" "20"),
