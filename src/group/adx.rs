@@ -2143,4 +2143,27 @@ mod tests {
             0xb256,
         );
     }
+
+    /// The backend follows the CPU and the switch: the assembly (and its AVX2 scans) where the
+    /// CPU has BMI2 and ADX (AVX2) unless `PRIVACY_TOKENS_ARITH=portable` is set, the portable
+    /// code otherwise; the name says which. (The two compute the same values, so only this
+    /// test can tell a detection that always answers "portable".)
+    #[test]
+    fn backend_follows_the_cpu_and_the_switch() {
+        let forced = std::env::var_os("PRIVACY_TOKENS_ARITH").is_some_and(|v| v == "portable");
+        let adx = std::is_x86_feature_detected!("bmi2") && std::is_x86_feature_detected!("adx");
+        let avx2 = std::is_x86_feature_detected!("avx2");
+        for _ in 0..2 {
+            // Twice: the first call probes the CPU, the second reads the cached answer.
+            assert_eq!(super::get().is_some(), adx && !forced);
+            assert_eq!(super::avx2().is_some(), avx2 && !forced);
+            let name = if adx && !forced {
+                "x86-64 mulx/adx"
+            } else {
+                "portable"
+            };
+            assert_eq!(super::backend_name(), name);
+            assert_eq!(crate::group::arithmetic_backend(), name);
+        }
+    }
 }

@@ -852,3 +852,43 @@ mod timing {
         });
     }
 }
+
+/// decaf448's variable-time products (the windowed `vartime_mul`, the Straus `vartime_msm` and
+/// `vartime_lincomb`, `vartime_mul_generator_add`) equal the constant-time ones on random
+/// scalars (both signs of every window digit occur) and on 0 and 1; `vartime_msm` refuses
+/// slices of different lengths.
+#[test]
+fn decaf448_vartime_products_equal_the_constant_time_ones() {
+    use super::decaf448::{Element, Scalar as DScalar};
+    use rand::Rng;
+    let mut rng = rand::rng();
+    for _ in 0..8 {
+        let mut s = || DScalar::random_from(|b| rng.fill_bytes(b));
+        let p: [Element; 3] = core::array::from_fn(|_| Element::GENERATOR.mul(&s()));
+        let k: [DScalar; 3] = core::array::from_fn(|_| s());
+        for (pi, ki) in p.iter().zip(&k) {
+            assert!(pi.vartime_mul(ki) == pi.mul(ki));
+        }
+        let expect = p[0].mul(&k[0]) + p[1].mul(&k[1]) + p[2].mul(&k[2]);
+        assert!(Element::vartime_msm(&p, &k).expect("equal lengths") == expect);
+        assert!(Element::vartime_lincomb(&p, &k) == expect);
+        assert!(Element::lincomb(&p, &k) == expect);
+        let mixed = Element::GENERATOR.mul(&k[0]) + p[1].mul(&k[1]);
+        assert!(Element::vartime_mul_generator_add(&k[0], &k[1], &p[1]) == mixed);
+        assert!(Element::vartime_msm(&p[..2], &k).is_err());
+        assert!(p[0].vartime_mul(&DScalar::ZERO) == Element::IDENTITY);
+        assert!(p[0].vartime_mul(&DScalar::ONE) == p[0]);
+    }
+}
+
+/// `random_scalar` reaches the top of the range: among 64 draws on each curve some have a top
+/// byte of 0x80 or more (each does with probability about 1/2).
+#[test]
+fn random_scalars_reach_the_top_bits() {
+    fn top_byte<C: Curve>(rng: &mut impl rand::CryptoRng) -> u8 {
+        random_scalar::<C>(rng).to_repr()[0]
+    }
+    let mut rng = rand::rng();
+    assert!((0..64).any(|_| top_byte::<NistP256>(&mut rng) >= 0x80));
+    assert!((0..64).any(|_| top_byte::<NistP384>(&mut rng) >= 0x80));
+}
