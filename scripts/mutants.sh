@@ -20,7 +20,8 @@
 #        bash scripts/mutants.sh --summary      (the ledger's summary, no run)
 #        bash scripts/mutants.sh --merge        (merge an interrupted run's outcomes, then summary)
 # Env: JOBS (default 1) mutants at once; FRESH=1 ignores the ledger's caught entries;
-#      TIER=lib or TIER=full runs one tier only (default: both).
+#      TIER=lib or TIER=full runs one tier only (default: both); LIB_RETRY=1 lets the unit-test
+#      tier test again the mutants it missed before (after new unit tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
@@ -56,7 +57,7 @@ for l in open(ledger):
     parts = l.rstrip("\n").split("\t")
     if len(parts) >= 2:
         rows[parts[0]] = parts[1]
-# "lib-missed"/"lib-timeout": the unit tests alone did not catch it; the whole set has not run.
+# "lib-missed": the unit tests alone did not catch it; the whole set has not run.
 waiting = sum(1 for n in now if rows.get(n, "").startswith("lib-"))
 seen = {n: rows[n] for n in now if n in rows and not rows[n].startswith("lib-")}
 c = lambda k: sum(1 for v in seen.values() if v == k)
@@ -96,8 +97,10 @@ if os.path.exists(outcomes):
     for o in json.load(open(outcomes))["outcomes"]:
         m = o["scenario"].get("Mutant") if isinstance(o["scenario"], dict) else None
         k = kinds.get(o.get("summary"))
-        if k in ("missed", "timeout") and tier == "lib":
-            k = "lib-" + k
+        # A miss of the unit tests alone waits for the whole set; a hang under them is a
+        # timeout as under the whole set.
+        if k == "missed" and tier == "lib":
+            k = "lib-missed"
         if m and k:
             rows[m["name"]] = [m["name"], k, commit]
 with open(ledger, "w") as f:
@@ -152,7 +155,10 @@ tier() {
   # The mutants to skip: the unit-test tier skips every mutant the ledger has an outcome for;
   # the whole-set tier skips the caught and unviable ones (so it tests the unit tests' misses,
   # and its own earlier misses again).
-  if [ "$name" = lib ]; then
+  if [ "$name" = lib ] && [ "${LIB_RETRY:-0}" = 1 ]; then
+    awk -F'\t' 'NF >= 2 && $2 != "lib-missed" { print $1 }' "$ledger" \
+      >"$out/mutants.out/previously_caught.txt"
+  elif [ "$name" = lib ]; then
     awk -F'\t' 'NF >= 2 { print $1 }' "$ledger" >"$out/mutants.out/previously_caught.txt"
   elif [ "${FRESH:-0}" != 1 ]; then
     awk -F'\t' '$2 == "caught" || $2 == "unviable" { print $1 }' "$ledger" \
