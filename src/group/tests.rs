@@ -892,3 +892,67 @@ fn random_scalars_reach_the_top_bits() {
     assert!((0..64).any(|_| top_byte::<NistP256>(&mut rng) >= 0x80));
     assert!((0..64).any(|_| top_byte::<NistP384>(&mut rng) >= 0x80));
 }
+
+/// The batch helpers of the public API: `batch_invert` inverts each scalar (and refuses a zero
+/// or a scratch of another length, changing nothing), `mul_batch_affine` equals one `mul` a
+/// point (and refuses an output of another length), `normalize_slice` and `normalize_array`
+/// equal `to_affine` a point for 0, 1 and 3 points with the identity among them, and
+/// `affine_identity`/`is_identity` say what they are.
+fn batch_helpers<C: Curve>() {
+    let mut rng = rand::rng();
+    let xs: Vec<Scalar<C>> = (0..5).map(|_| random_scalar::<C>(&mut rng)).collect();
+    let mut v = xs.clone();
+    let mut scratch = vec![Scalar::<C>::ZERO; 5];
+    batch_invert::<C>(&mut v, &mut scratch).unwrap();
+    for (inv, x) in v.iter().zip(&xs) {
+        assert_eq!(*inv * x, Scalar::<C>::ONE);
+    }
+    let mut with_zero = xs.clone();
+    with_zero[2] = Scalar::<C>::ZERO;
+    let before = with_zero.clone();
+    assert!(matches!(
+        batch_invert::<C>(&mut with_zero, &mut scratch),
+        Err(Error::ZeroScalar)
+    ));
+    assert_eq!(with_zero, before);
+    let mut v = xs.clone();
+    assert!(matches!(
+        batch_invert::<C>(&mut v, &mut scratch[..4]),
+        Err(Error::Batch)
+    ));
+    assert_eq!(v, xs);
+
+    let k = random_scalar::<C>(&mut rng);
+    let pts: Vec<Affine<C>> = (0..3)
+        .map(|_| to_affine(&mul_generator::<C>(&random_scalar::<C>(&mut rng))))
+        .collect();
+    let mut out = vec![Point::<C>::IDENTITY; 3];
+    mul_batch_affine::<C>(&pts, &k, &mut out).unwrap();
+    for (p, o) in pts.iter().zip(&out) {
+        assert_eq!(*o, mul_affine::<C>(p, &k));
+    }
+    assert!(mul_batch_affine::<C>(&pts, &k, &mut out[..2]).is_err());
+
+    let proj = [
+        mul_generator::<C>(&xs[0]),
+        Point::<C>::IDENTITY,
+        mul_generator::<C>(&xs[1]),
+    ];
+    let want: Vec<Affine<C>> = proj.iter().map(to_affine).collect();
+    for n in [0, 1, 3] {
+        let mut got = vec![affine_identity::<C>(); n];
+        normalize_slice::<C>(&proj[..n], &mut got).unwrap();
+        assert_eq!(got, want[..n]);
+    }
+    assert_eq!(normalize_array::<C, 3>(&proj).to_vec(), want);
+    assert!(normalize_slice::<C>(&proj, &mut [affine_identity::<C>(); 2]).is_err());
+    assert_eq!(affine_identity::<C>(), to_affine(&Point::<C>::IDENTITY));
+    assert!(is_identity::<C>(&proj[1]));
+    assert!(!is_identity::<C>(&proj[0]));
+}
+
+#[test]
+fn batch_helpers_p256_p384() {
+    batch_helpers::<NistP256>();
+    batch_helpers::<NistP384>();
+}
