@@ -2165,5 +2165,23 @@ mod tests {
             assert_eq!(super::backend_name(), name);
             assert_eq!(crate::group::arithmetic_backend(), name);
         }
+        // The switch is read once per process: this test again in a process of its own with
+        // `PRIVACY_TOKENS_ARITH=portable`, which must then see the portable code.
+        if !forced {
+            let child = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--exact",
+                    "group::adx::tests::backend_follows_the_cpu_and_the_switch",
+                ])
+                .env("PRIVACY_TOKENS_ARITH", "portable")
+                .output()
+                .unwrap();
+            let out = String::from_utf8_lossy(&child.stdout);
+            assert!(
+                child.status.success() && out.contains("1 passed"),
+                "under PRIVACY_TOKENS_ARITH=portable: {}\n{out}",
+                child.status
+            );
+        }
     }
 }
