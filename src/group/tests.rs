@@ -878,6 +878,12 @@ fn decaf448_vartime_products_equal_the_constant_time_ones() {
         assert!(Element::vartime_msm(&p[..2], &k).is_err());
         assert!(p[0].vartime_mul(&DScalar::ZERO) == Element::IDENTITY);
         assert!(p[0].vartime_mul(&DScalar::ONE) == p[0]);
+        assert!(Element::mul_generator(&k[0]) == Element::GENERATOR.mul(&k[0]));
+        assert!(p[0].double() == p[0] + p[0]);
+        let bytes = p[0].to_bytes();
+        assert!(Element::from_bytes(&bytes).expect("an encoding") == p[0]);
+        assert!(Element::from_bytes_allow_identity(&bytes).expect("an encoding") == p[0]);
+        assert!(bytes != Element::IDENTITY.to_bytes());
     }
 }
 
