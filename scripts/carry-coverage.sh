@@ -25,7 +25,7 @@ status=0
 backends=0
 for arith in default portable; do
   if [ "$arith" = portable ]; then export PRIVACY_TOKENS_ARITH=portable; else unset PRIVACY_TOKENS_ARITH; fi
-  if ! "$bin" --exact group::carry_paths::carry_coverage --nocapture >"$log" 2>&1; then
+  if ! "$bin" --exact group::carry_paths::carry_coverage --nocapture --test-threads 2 >"$log" 2>&1; then
     status=1
   fi
   grep -E "^carry: T[1-7] " "$log" || true
@@ -39,7 +39,7 @@ for arith in default portable; do
   fi
   # Controls: each path's directed inputs left out must make the check fail.
   for k in 1 2 3 4 5 6 7; do
-    if CARRY_COVERAGE_DROP="T$k" "$bin" --exact group::carry_paths::carry_coverage --nocapture >"$log" 2>&1; then
+    if CARRY_COVERAGE_DROP="T$k" "$bin" --exact group::carry_paths::carry_coverage --nocapture --test-threads 2 >"$log" 2>&1; then
       echo "carry control: T$k passed without its directed inputs on $backend (the check cannot fail)"
       status=1
     elif ! grep -q "^carry: T$k NOT taken on" "$log"; then
