@@ -153,15 +153,16 @@ tier() {
   git rev-parse --short HEAD >"$out/commit" 2>/dev/null || echo unknown >"$out/commit"
   echo "$name" >"$out/tier"
   # The mutants to skip: the unit-test tier skips every mutant the ledger has an outcome for;
-  # the whole-set tier skips the caught and unviable ones (so it tests the unit tests' misses,
-  # and its own earlier misses again).
+  # the whole-set tier skips the caught, unviable and timed-out ones (so it tests the unit
+  # tests' misses, and its own earlier misses again).
   if [ "$name" = lib ] && [ "${LIB_RETRY:-0}" = 1 ]; then
     awk -F'\t' 'NF >= 2 && $2 != "lib-missed" { print $1 }' "$ledger" \
       >"$out/mutants.out/previously_caught.txt"
   elif [ "$name" = lib ]; then
     awk -F'\t' 'NF >= 2 { print $1 }' "$ledger" >"$out/mutants.out/previously_caught.txt"
   elif [ "${FRESH:-0}" != 1 ]; then
-    awk -F'\t' '$2 == "caught" || $2 == "unviable" { print $1 }' "$ledger" \
+    # A timeout is final too (the suites hang under it: detected, and a rerun would hang again).
+    awk -F'\t' '$2 == "caught" || $2 == "unviable" || $2 == "timeout" { print $1 }' "$ledger" \
       >"$out/mutants.out/previously_caught.txt"
   fi
   local st=0
