@@ -1243,14 +1243,7 @@ macro_rules! copy {
     };
 }
 
-/// Frame slots `[$src ...]` to elements `0, 1, ...` at `rdi` (as many as both lists have).
-macro_rules! copies {
-    ($f:ident $s:literal, [$($src:literal)+], [$($dst:literal)+]) => {
-        concat!($($f!(@copy $s, "rdi" $dst, "rsp" $src),)+)
-    };
-}
-
-/// The P-384 pieces of [`frame_op`] and [`fused_double`]: where each body leaves its result,
+/// The P-384 pieces of [`frame_op`] and [`fused_point`]: where each body leaves its result,
 /// the registers of the linear operations (`r8..r13`), the element copy, and the saving of `rbx`
 /// and `rbp` (which the bodies use).
 macro_rules! f384 {
@@ -1274,14 +1267,11 @@ macro_rules! f384 {
     (@copy $s:literal, $dst:literal $dn:literal, $src:literal $sn:literal) => {
         copy!($s, $dst $dn, $src $sn, ["0" "8" "16" "24" "32" "40"])
     };
-    (@copies $s:literal, [$($src:literal)+]) => {
-        copies!(f384 $s, [$($src)+], ["0" "1" "2" "3" "4"])
-    };
     (@save) => { "push rbx\npush rbp\n" };
     (@restore) => { "pop rbp\npop rbx\n" };
 }
 
-/// The P-256 pieces of [`frame_op`] and [`fused_double`] (as [`f384`]; the bodies use neither
+/// The P-256 pieces of [`frame_op`] and [`fused_point`] (as [`f384`]; the bodies use neither
 /// `rbx` nor `rbp`, so nothing is saved).
 macro_rules! f256 {
     (@mul $s:literal $d:literal) => {
@@ -1302,9 +1292,6 @@ macro_rules! f256 {
     (@store $s:literal $d:literal) => { frame_store!($s, $d, [r8 0, r9 8, r10 16, r11 24]) };
     (@copy $s:literal, $dst:literal $dn:literal, $src:literal $sn:literal) => {
         copy!($s, $dst $dn, $src $sn, ["0" "8" "16" "24"])
-    };
-    (@copies $s:literal, [$($src:literal)+]) => {
-        copies!(f256 $s, [$($src)+], ["0" "1" "2" "3" "4"])
     };
     (@save) => { "" };
     (@restore) => { "" };
@@ -1368,69 +1355,11 @@ macro_rules! frame_op {
     };
 }
 
-/// The Jacobian doubling `2 (X : Y : Z)` (`a = -3`, the formula of `point::double_formula`) on
-/// field `$f` with `$s`-byte elements, input at `rsi`, output at `rdi`: saves what `$f` saves,
-/// takes a frame of 21 slots and the output pointer (`21 s + 16` bytes) below it, and gives it
-/// all back before it ends. Clobbers `rax`, `rcx`, `rdx`, `rsi`, `rdi`, `r8..r15`.
-macro_rules! fused_double {
-    // The method `Adx::$name` on field `$f`: `$n` limbs, `$s` bytes an element.
-    (fn $name:ident, $f:ident $s:literal, $n:literal, $curve:literal) => {
-        #[doc = concat!("The ", $curve, " Jacobian doubling `2 (X : Y : Z)` (`a = -3`) in one block: the")]
-        /// formula of [`JacobianPoint::double`](super::JacobianPoint::double) (4M + 4S), every
-        /// field operation the one of this backend, the intermediate values in a stack frame of
-        /// its own. Equal to that formula on the portable code for all coordinates below `p`.
-        #[inline(always)]
-        pub(crate) fn $name(
-            self,
-            x: &[u64; $n],
-            y: &[u64; $n],
-            z: &[u64; $n],
-        ) -> [[u64; $n]; 3] {
-            let mut out = [[0u64; $n]; 3];
-            // The block reads the element at each of `x`, `y`, `z`, writes the three at `out`,
-            // and its own stack: it saves what the field's pieces save (`rbx` and `rbp` on
-            // P-384, which cannot be named as operands; nothing on P-256), takes a frame of 21
-            // slots and stores the output pointer above them, at `[rsp + 21 s]` (one `sub rsp`
-            // of `21 s + 16`), and gives all of it back before it ends; each P-384 squaring
-            // pushes 7 words below the frame and releases them with `add rsp, 56`. The block
-            // does not set `nostack`, so this use of the stack is allowed. Every other register
-            // it writes is a clobber.
-            // SAFETY: BMI2/ADX proven by `self`; inputs, `out` valid, `out` distinct; stack above.
-            unsafe {
-                fused_double!(asm $f $s, x, y, z, out);
-            }
-            out
-        }
-    };
-    // The `asm!` statement: the block on input `$p` and output `$out` (valid `[[u64; N]; 3]`),
-    // every register it writes a clobber. Expand inside `unsafe`.
-    (asm $f:ident $s:literal, $x:expr, $y:expr, $z:expr, $out:expr) => {
-        core::arch::asm!(
-            fused_double!($f $s),
-            inout("rsi") $x.as_ptr() => _,
-            inout("rcx") $y.as_ptr() => _,
-            inout("rdx") $z.as_ptr() => _,
-            inout("rdi") $out.as_mut_ptr() => _,
-            out("rax") _,
-            out("r8") _,
-            out("r9") _,
-            out("r10") _,
-            out("r11") _,
-            out("r12") _,
-            out("r13") _,
-            out("r14") _,
-            out("r15") _,
-        )
-    };
+/// The Jacobian doubling `2 (X : Y : Z)` (`a = -3`, the formula of `point::double_formula`,
+/// 4M + 4S) as frame operations: inputs in slots 0-2, `X3`, `Y3`, `Z3` in slots 13, 20, 15.
+macro_rules! double_program {
     ($f:ident $s:literal) => {
         concat!(
-            $f!(@save),
-            "sub rsp, ", $s, "*21 + 16\n",
-            "mov qword ptr [rsp + ", $s, "*21], rdi\n",
-            // Slots: X 0 (from rsi), Y 1 (rcx), Z 2 (rdx).
-            $f!(@copy $s, "rsp" "0", "rsi" "0"),
-            $f!(@copy $s, "rsp" "1", "rcx" "0"),
-            $f!(@copy $s, "rsp" "2", "rdx" "0"),
             // delta = Z^2 (3), gamma = Y^2 (4), beta = X gamma (5).
             frame_op!($f $s, sqr "3" "2"),
             frame_op!($f $s, sqr "4" "1"),
@@ -1456,12 +1385,6 @@ macro_rules! fused_double {
             frame_op!($f $s, times8 of sqr "19"),
             frame_op!($f $s, mul "17" "9" "16"),
             frame_op!($f $s, sub after mul "20" "19"),
-            "mov rdi, qword ptr [rsp + ", $s, "*21]\n",
-            $f!(@copy $s, "rdi" "0", "rsp" "13"),
-            $f!(@copy $s, "rdi" "1", "rsp" "20"),
-            $f!(@copy $s, "rdi" "2", "rsp" "15"),
-            "add rsp, ", $s, "*21 + 16\n",
-            $f!(@restore),
         )
     };
 }
@@ -1473,15 +1396,17 @@ macro_rules! fused_double {
 /// 16` bytes) below it, and gives it all back before it ends. Clobbers `rax`, `rcx`, `rdx`,
 /// `rsi`, `rdi`, `r8..r15`.
 macro_rules! fused_point {
-    // The method `Adx::$name`: `$n` limbs, `$k` inputs, five outputs.
-    (fn $name:ident, $f:ident $s:literal, $n:literal, $k:literal, $frame:literal,
-     [$($slot:literal)+], [$($out:literal)+], $program:expr, $(#[$doc:meta])+) => {
+    // The method `Adx::$name`: `$n` limbs, `$k` inputs, `$m` outputs (frame slot `$out` to
+    // output element `$dst`).
+    (fn $name:ident, $f:ident $s:literal, $n:literal, $k:literal, $m:literal, $frame:literal,
+     [$($slot:literal)+], [$($out:literal => $dst:literal)+], $program:expr,
+     $(#[$doc:meta])+) => {
         $(#[$doc])+
         #[inline(always)]
-        pub(crate) fn $name(self, inputs: [&[u64; $n]; $k]) -> [[u64; $n]; 5] {
-            let mut out = [[0u64; $n]; 5];
+        pub(crate) fn $name(self, inputs: [&[u64; $n]; $k]) -> [[u64; $n]; $m] {
+            let mut out = [[0u64; $n]; $m];
             let ptrs = inputs.map(|e| e.as_ptr());
-            // The block reads `ptrs` and the element at each of its pointers, writes the five
+            // The block reads `ptrs` and the element at each of its pointers, writes the `$m`
             // elements at `out`, and its own stack: it saves what the field's pieces save
             // (`rbx` and `rbp` on P-384), takes a frame of `$frame` slots and stores the output
             // pointer above them (one `sub rsp` of `$frame s + 16`), and gives all of it back
@@ -1500,7 +1425,7 @@ macro_rules! fused_point {
                     )+
                     $program,
                     concat!("mov rdi, qword ptr [rsp + ", $s, "*", $frame, "]\n"),
-                    $f!(@copies $s, [$($out)+]),
+                    $($f!(@copy $s, "rdi" $dst, "rsp" $out),)+
                     concat!("add rsp, ", $s, "*", $frame, " + 16\n"),
                     $f!(@restore),
                     inout("rsi") ptrs.as_ptr() => _,
@@ -1523,21 +1448,29 @@ macro_rules! fused_point {
     };
 }
 
-/// The common end of both additions (`point::add_tail`) as frame operations: from `H`, `r`,
-/// `U1`, `S1` in the first four slots, `H^2`, `H^3`, `V = U1 H^2`, `r^2`, `r^2 - H^3`, `2 V`,
-/// `X3 = r^2 - H^3 - 2 V`, `V - X3`, `r (V - X3)`, `S1 H^3`, `Y3` in the next eleven.
-macro_rules! add_tail {
-    ($f:ident $s:literal, $h:literal $r:literal $u1:literal $s1:literal,
-     $hh:literal $hhh:literal $v:literal $r2:literal $t:literal $v2:literal $x3:literal
+/// The part both additions share, as frame operations: the second point scaled to the first's
+/// `Z` (`U2 = X2 Z1^2`, `S2 = Y2 Z1 Z1^2` from `X2`, `Y2`, `Z1`, `Z1^2`), `H = U2 - U1`,
+/// `r = S2 - S1`, then (as `point::add_common`): `H^2`, `H^3`, `V = U1 H^2`, `r^2`, `r^2 - H^3`, `2 V`,
+/// `X3 = r^2 - H^3 - 2 V`, `V - X3`, `r (V - X3)`, `S1 H^3`, `Y3`. The slots after `=>` are
+/// those results in that order (`U2`, `Y2 Z1`, `S2`, `H`, `r`, then the eleven).
+macro_rules! add_common {
+    ($f:ident $s:literal, $x2:literal $y2:literal $z1:literal $z1z1:literal $u1:literal $s1:literal
+     => $u2:literal $t:literal $s2:literal $h:literal $r:literal,
+     $hh:literal $hhh:literal $v:literal $r2:literal $w0:literal $v2:literal $x3:literal
      $w:literal $rw:literal $sh:literal $y3:literal) => {
         concat!(
+            frame_op!($f $s, mul $u2 $x2 $z1z1),
+            frame_op!($f $s, mul $t $y2 $z1),
+            frame_op!($f $s, mul $s2 $t $z1z1),
+            frame_op!($f $s, sub $h $u2 $u1),
+            frame_op!($f $s, sub $r $s2 $s1),
             frame_op!($f $s, sqr $hh $h),
             frame_op!($f $s, mul $hhh $h $hh),
             frame_op!($f $s, mul $v $u1 $hh),
             frame_op!($f $s, sqr $r2 $r),
-            frame_op!($f $s, sub $t $r2 $hhh),
+            frame_op!($f $s, sub $w0 $r2 $hhh),
             frame_op!($f $s, add $v2 $v $v),
-            frame_op!($f $s, sub $x3 $t $v2),
+            frame_op!($f $s, sub $x3 $w0 $v2),
             frame_op!($f $s, sub $w $v $x3),
             frame_op!($f $s, mul $rw $r $w),
             frame_op!($f $s, mul $sh $s1 $hhh),
@@ -1551,15 +1484,11 @@ macro_rules! add_tail {
 macro_rules! madd_program {
     ($f:ident $s:literal) => {
         concat!(
-            // Z1^2 (5); U2 = X2 Z1^2 (6); S2 = Y2 Z1 Z1^2 (7 -> 8).
+            // Z1^2 (5); U2 (6), Y2 Z1 (7), S2 (8), H (9), r (10), X3 (17), Y3 (21), with
+            // U1 = X1 and S1 = Y1.
             frame_op!($f $s, sqr "5" "2"),
-            frame_op!($f $s, mul "6" "3" "5"),
-            frame_op!($f $s, mul "7" "4" "2"),
-            frame_op!($f $s, mul "8" "7" "5"),
-            // H = U2 - X1 (9), r = S2 - Y1 (10); X3 (17) and Y3 (21) from them, U1 = X1, S1 = Y1.
-            frame_op!($f $s, sub "9" "6" "0"),
-            frame_op!($f $s, sub "10" "8" "1"),
-            add_tail!($f $s, "9" "10" "0" "1", "11" "12" "13" "14" "15" "16" "17" "18" "19" "20" "21"),
+            add_common!($f $s, "3" "4" "2" "5" "0" "1" => "6" "7" "8" "9" "10",
+                "11" "12" "13" "14" "15" "16" "17" "18" "19" "20" "21"),
             // Z3 = Z1 H (22).
             frame_op!($f $s, mul "22" "2" "9"),
         )
@@ -1572,20 +1501,15 @@ macro_rules! madd_program {
 macro_rules! add_program {
     ($f:ident $s:literal) => {
         concat!(
-            // Z1^2 (6), Z2^2 (7); U1 = X1 Z2^2 (8), U2 = X2 Z1^2 (9).
+            // Z1^2 (6), Z2^2 (7); U1 = X1 Z2^2 (8), S1 = Y1 Z2 Z2^2 (10 -> 11).
             frame_op!($f $s, sqr "6" "2"),
             frame_op!($f $s, sqr "7" "5"),
             frame_op!($f $s, mul "8" "0" "7"),
-            frame_op!($f $s, mul "9" "3" "6"),
-            // S1 = Y1 Z2 Z2^2 (10 -> 11), S2 = Y2 Z1 Z1^2 (12 -> 13).
             frame_op!($f $s, mul "10" "1" "5"),
             frame_op!($f $s, mul "11" "10" "7"),
-            frame_op!($f $s, mul "12" "4" "2"),
-            frame_op!($f $s, mul "13" "12" "6"),
-            // H = U2 - U1 (14), r = S2 - S1 (15); X3 (22) and Y3 (26) from them.
-            frame_op!($f $s, sub "14" "9" "8"),
-            frame_op!($f $s, sub "15" "13" "11"),
-            add_tail!($f $s, "14" "15" "8" "11", "16" "17" "18" "19" "20" "21" "22" "23" "24" "25" "26"),
+            // U2 (9), Y2 Z1 (12), S2 (13), H (14), r (15), X3 (22), Y3 (26).
+            add_common!($f $s, "3" "4" "2" "6" "8" "11" => "9" "12" "13" "14" "15",
+                "16" "17" "18" "19" "20" "21" "22" "23" "24" "25" "26"),
             // Z3 = Z1 Z2 H (27 -> 28).
             frame_op!($f $s, mul "27" "2" "5"),
             frame_op!($f $s, mul "28" "27" "14"),
@@ -1814,9 +1738,19 @@ impl Adx {
         p384_linear!(a, a, p384_shl!("3", "61"),)
     }
 
-    fused_double!(fn p384_double, f384 48, 6, "P-384");
-    fused_double!(fn p256_double, f256 32, 4, "P-256");
-    fused_point!(fn p384_madd, f384 48, 6, 5, 23, ["0" "1" "2" "3" "4"], ["17" "21" "22" "9" "10"],
+    fused_point!(fn p384_double, f384 48, 6, 3, 3, 21, ["0" "1" "2"], ["13" => "0" "20" => "1" "15" => "2"],
+        double_program!(f384 48),
+        /// The P-384 Jacobian doubling `2 (X : Y : Z)` (`a = -3`; inputs in that order) in one
+        /// block: the formula of [`JacobianPoint::double`](super::JacobianPoint::double)
+        /// (4M + 4S), every field operation the one of this backend, the intermediate values
+        /// in a stack frame of its own. Equal to that formula on the portable code for all
+        /// coordinates below `p`.
+    );
+    fused_point!(fn p256_double, f256 32, 4, 3, 3, 21, ["0" "1" "2"], ["13" => "0" "20" => "1" "15" => "2"],
+        double_program!(f256 32),
+        /// The P-256 Jacobian doubling, as [`Adx::p384_double`].
+    );
+    fused_point!(fn p384_madd, f384 48, 6, 5, 5, 23, ["0" "1" "2" "3" "4"], ["17" => "0" "21" => "1" "22" => "2" "9" => "3" "10" => "4"],
         madd_program!(f384 48),
         /// The P-384 mixed addition `(X1 : Y1 : Z1) + (X2, Y2)` (inputs in that order) in one
         /// block: the formula of `point::madd_formula` (8M + 3S) without exceptional-case
@@ -1824,18 +1758,18 @@ impl Adx {
         /// a stack frame of its own; returns `X3`, `Y3`, `Z3`, `H` and `r`. Equal to that
         /// formula on the portable code for all coordinates below `p`.
     );
-    fused_point!(fn p256_madd, f256 32, 4, 5, 23, ["0" "1" "2" "3" "4"], ["17" "21" "22" "9" "10"],
+    fused_point!(fn p256_madd, f256 32, 4, 5, 5, 23, ["0" "1" "2" "3" "4"], ["17" => "0" "21" => "1" "22" => "2" "9" => "3" "10" => "4"],
         madd_program!(f256 32),
         /// The P-256 mixed addition, as [`Adx::p384_madd`].
     );
-    fused_point!(fn p384_add_points, f384 48, 6, 6, 29, ["0" "1" "2" "3" "4" "5"], ["22" "26" "28" "14" "15"],
+    fused_point!(fn p384_add_points, f384 48, 6, 6, 5, 29, ["0" "1" "2" "3" "4" "5"], ["22" => "0" "26" => "1" "28" => "2" "14" => "3" "15" => "4"],
         add_program!(f384 48),
         /// The P-384 Jacobian addition `(X1 : Y1 : Z1) + (X2 : Y2 : Z2)` (inputs in that order)
         /// in one block: the formula of `point::add_formula` (12M + 4S) without
         /// exceptional-case handling, as [`Adx::p384_madd`]; returns `X3`, `Y3`, `Z3`, `H` and
         /// `r`. Equal to that formula on the portable code for all coordinates below `p`.
     );
-    fused_point!(fn p256_add_points, f256 32, 4, 6, 29, ["0" "1" "2" "3" "4" "5"], ["22" "26" "28" "14" "15"],
+    fused_point!(fn p256_add_points, f256 32, 4, 6, 5, 29, ["0" "1" "2" "3" "4" "5"], ["22" => "0" "26" => "1" "28" => "2" "14" => "3" "15" => "4"],
         add_program!(f256 32),
         /// The P-256 Jacobian addition, as [`Adx::p384_add_points`].
     );
@@ -1865,7 +1799,7 @@ mod tests {
     type AsmBinary<const N: usize> = fn(Adx, &[u64; N], &[u64; N]) -> [u64; N];
     type Unary<const N: usize> = fn(&[u64; N]) -> [u64; N];
     type AsmUnary<const N: usize> = fn(Adx, &[u64; N]) -> [u64; N];
-    type AsmDouble<const N: usize> = fn(Adx, &[u64; N], &[u64; N], &[u64; N]) -> [[u64; N]; 3];
+    type AsmDouble<const N: usize> = fn(Adx, [&[u64; N]; 3]) -> [[u64; N]; 3];
     type AsmPoint<const N: usize, const K: usize> = fn(Adx, [&[u64; N]; K]) -> [[u64; N]; 5];
 
     /// A field's routines, as the backend and as the portable oracle.
@@ -2007,7 +1941,7 @@ mod tests {
         };
         let check = |x: &[u64; N], y: &[u64; N], z: &[u64; N]| {
             let expect = double_formula(&fe(*x), &fe(*y), &fe(*z)).map(limbs);
-            assert_eq!(double(adx, x, y, z), expect, "{x:x?} {y:x?} {z:x?}");
+            assert_eq!(double(adx, [x, y, z]), expect, "{x:x?} {y:x?} {z:x?}");
         };
         let edges = edge_values(f);
         for x in &edges {
@@ -2168,6 +2102,7 @@ mod tests {
         // The switch is read once per process: this test again in a process of its own with
         // `PRIVACY_TOKENS_ARITH=portable`, which must then see the portable code.
         if !forced {
+            // ok: test-only module; the test binary's own path and a child run of it.
             let child = std::process::Command::new(std::env::current_exe().unwrap())
                 .args([
                     "--exact",
@@ -2175,6 +2110,7 @@ mod tests {
                 ])
                 .env("PRIVACY_TOKENS_ARITH", "portable")
                 .output()
+                // ok: test-only module; running the test binary again.
                 .unwrap();
             let out = String::from_utf8_lossy(&child.stdout);
             assert!(

@@ -429,7 +429,7 @@ macro_rules! runtime_ops {
         ) -> Option<[[u64; $n]; 3]> {
             #[cfg(target_arch = "x86_64")]
             if let Some(adx) = super::adx::get() {
-                return Some(adx.$asm_double(x, y, z));
+                return Some(adx.$asm_double([x, y, z]));
             }
             let _ = (x, y, z);
             None

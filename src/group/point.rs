@@ -47,12 +47,7 @@ pub(crate) fn double_formula<F: FieldOps>(x: &F, y: &F, z: &F) -> [F; 3] {
 /// `H` and `r` (both zero when the operands are equal).
 #[inline(always)]
 pub(crate) fn madd_formula<F: FieldOps>(x1: &F, y1: &F, z1: &F, x2: &F, y2: &F) -> [F; 5] {
-    let z1z1 = z1.square();
-    let u2 = *x2 * z1z1;
-    let s2 = *y2 * *z1 * z1z1;
-    let h = u2 - *x1;
-    let r = s2 - *y1;
-    let [x3, y3] = add_tail(&h, &r, x1, y1);
+    let [x3, y3, h, r] = add_common(x2, y2, z1, &z1.square(), x1, y1);
     [x3, y3, *z1 * h, h, r]
 }
 
@@ -62,28 +57,27 @@ pub(crate) fn madd_formula<F: FieldOps>(x1: &F, y1: &F, z1: &F, x2: &F, y2: &F) 
 /// `Z3 = Z1 Z2 H` (12 multiplications and 4 squarings). Returns `X3`, `Y3`, `Z3`, `H`, `r`.
 #[inline(always)]
 pub(crate) fn add_formula<F: FieldOps>(x1: &F, y1: &F, z1: &F, x2: &F, y2: &F, z2: &F) -> [F; 5] {
-    let z1z1 = z1.square();
     let z2z2 = z2.square();
     let u1 = *x1 * z2z2;
-    let u2 = *x2 * z1z1;
     let s1 = *y1 * *z2 * z2z2;
-    let s2 = *y2 * *z1 * z1z1;
-    let h = u2 - u1;
-    let r = s2 - s1;
-    let [x3, y3] = add_tail(&h, &r, &u1, &s1);
+    let [x3, y3, h, r] = add_common(x2, y2, z1, &z1.square(), &u1, &s1);
     [x3, y3, *z1 * *z2 * h, h, r]
 }
 
-/// The end both additions share: `X3 = r^2 - H^3 - 2 U1 H^2`, `Y3 = r (U1 H^2 - X3) - S1 H^3`
-/// (the mixed addition's `U1` is `X1` and its `S1` is `Y1`).
+/// The part both additions share (the backend's `add_common!` is the same sequence): the second
+/// point scaled to the first's `Z`, `U2 = X2 Z1^2`, `S2 = Y2 Z1 Z1^2`; `H = U2 - U1`,
+/// `r = S2 - S1`; `X3 = r^2 - H^3 - 2 U1 H^2`, `Y3 = r (U1 H^2 - X3) - S1 H^3` (the mixed
+/// addition's `U1` is `X1` and its `S1` is `Y1`). Returns `X3`, `Y3`, `H`, `r`.
 #[inline(always)]
-fn add_tail<F: FieldOps>(h: &F, r: &F, u1: &F, s1: &F) -> [F; 2] {
+fn add_common<F: FieldOps>(x2: &F, y2: &F, z1: &F, z1z1: &F, u1: &F, s1: &F) -> [F; 4] {
+    let h = *x2 * *z1z1 - *u1;
+    let r = *y2 * *z1 * *z1z1 - *s1;
     let hh = h.square();
-    let hhh = *h * hh;
+    let hhh = h * hh;
     let v = *u1 * hh;
     let x3 = r.square() - hhh - v.double();
-    let y3 = *r * (v - x3) - *s1 * hhh;
-    [x3, y3]
+    let y3 = r * (v - x3) - *s1 * hhh;
+    [x3, y3, h, r]
 }
 
 /// A point in affine coordinates `(x, y)`, or the identity (flagged; coordinates zero).

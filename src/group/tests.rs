@@ -1,5 +1,6 @@
 //! Every routine of the group layer against the `primeorder` reference arithmetic.
 
+#![cfg(test)]
 #![allow(clippy::unwrap_used, clippy::eq_op)]
 
 use ::p256::NistP256;
