@@ -1357,32 +1357,43 @@ macro_rules! frame_op {
 
 /// The Jacobian doubling `2 (X : Y : Z)` (`a = -3`, the formula of `point::double_formula`,
 /// 4M + 4S) as frame operations: inputs in slots 0-2, `X3`, `Y3`, `Z3` in slots 13, 20, 15.
+/// The order puts an independent operation after each link of the chain the result waits on
+/// (`delta`, `X - delta`, `t`, `alpha`, `alpha^2`, `X3`, `Y3`): `gamma` after `X + delta`,
+/// `beta` and `8 beta` after `alpha`, `Z3` and `8 gamma^2` after `X3`, so that the out-of-order
+/// core overlaps them (about 4% faster on P-384 and 8% on P-256 than the formula's
+/// order; `docs/arithmetic.md`).
 macro_rules! double_program {
     ($f:ident $s:literal) => {
         concat!(
-            // delta = Z^2 (3), gamma = Y^2 (4), beta = X gamma (5).
+            // delta = Z^2 (3).
             frame_op!($f $s, sqr "3" "2"),
-            frame_op!($f $s, sqr "4" "1"),
-            frame_op!($f $s, mul "5" "0" "4"),
-            // t = (X - delta)(X + delta) (6, 7 -> 8); alpha = 2 t + t (9).
+            // X - delta (6).
             frame_op!($f $s, sub "6" "0" "3"),
+            // X + delta (7).
             frame_op!($f $s, add "7" "0" "3"),
+            // gamma = Y^2 (4).
+            frame_op!($f $s, sqr "4" "1"),
+            // t = (X - delta)(X + delta) (8); alpha = 2 t + t (9).
             frame_op!($f $s, mul "8" "6" "7"),
             frame_op!($f $s, times2 of mul "9"),
             frame_op!($f $s, add after lin "9" "8"),
-            // 4 beta (10), 8 beta (11); X3 = alpha^2 - 8 beta (12 -> 13).
+            // beta = X gamma (5).
+            frame_op!($f $s, mul "5" "0" "4"),
+            // 4 beta (10).
             frame_op!($f $s, times4 "10" "5"),
+            // 8 beta (11).
             frame_op!($f $s, times8 "11" "5"),
+            // X3 = alpha^2 - 8 beta (12 -> 13); 4 beta - X3 (16), from X3 in the registers.
             frame_op!($f $s, sqr "12" "9"),
             frame_op!($f $s, sub after sqr "13" "11"),
-            // 4 beta - X3 (16), from X3 in the registers.
             frame_op!($f $s, rsub after lin "16" "10"),
             // Z3 = 2 Y Z (14 -> 15).
             frame_op!($f $s, mul "14" "1" "2"),
             frame_op!($f $s, times2 of mul "15"),
-            // 8 gamma^2 (18 -> 19); Y3 = alpha (4 beta - X3) - 8 gamma^2 (17 -> 20).
+            // 8 gamma^2 (18 -> 19).
             frame_op!($f $s, sqr "18" "4"),
             frame_op!($f $s, times8 of sqr "19"),
+            // Y3 = alpha (4 beta - X3) - 8 gamma^2 (17 -> 20).
             frame_op!($f $s, mul "17" "9" "16"),
             frame_op!($f $s, sub after mul "20" "19"),
         )
