@@ -64,8 +64,8 @@ pub(crate) fn add_formula<F: FieldOps>(x1: &F, y1: &F, z1: &F, x2: &F, y2: &F, z
     [x3, y3, *z1 * *z2 * h, h, r]
 }
 
-/// The part both additions share (the backend's `add_common!` is the same sequence): the second
-/// point scaled to the first's `Z`, `U2 = X2 Z1^2`, `S2 = Y2 Z1 Z1^2`; `H = U2 - U1`,
+/// The part both additions share (the backend's `add_common!` computes the same values): the
+/// second point scaled to the first's `Z`, `U2 = X2 Z1^2`, `S2 = Y2 Z1 Z1^2`; `H = U2 - U1`,
 /// `r = S2 - S1`; `X3 = r^2 - H^3 - 2 U1 H^2`, `Y3 = r (U1 H^2 - X3) - S1 H^3` (the mixed
 /// addition's `U1` is `X1` and its `S1` is `Y1`). Returns `X3`, `Y3`, `H`, `r`.
 #[inline(always)]
