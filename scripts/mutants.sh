@@ -63,10 +63,10 @@ for l in open(ledger):
     parts = l.rstrip("\n").split("\t")
     if len(parts) >= 2:
         rows[parts[0]] = parts[1]
-# "lib-missed": the unit tests (or a middle tier's suites) alone did not catch it; the whole
-# set has not run.
-waiting = sum(1 for n in now if rows.get(n, "").startswith("lib-"))
-seen = {n: rows[n] for n in now if n in rows and not rows[n].startswith("lib-")}
+# "lib-missed", "pp-missed", "groups-missed": the unit tests (or a middle tier's suites) alone
+# did not catch it; the whole set has not run.
+waiting = sum(1 for n in now if rows.get(n, "").endswith("-missed"))
+seen = {n: rows[n] for n in now if n in rows and not rows[n].endswith("-missed")}
 c = lambda k: sum(1 for v in seen.values() if v == k)
 print(f"mutants: {len(seen)} tested, {c('caught')} caught, {c('missed')} missed, "
       f"{c('unviable')} unviable, {c('timeout')} timeouts")
@@ -107,7 +107,7 @@ if os.path.exists(outcomes):
         # A miss of the unit tests alone waits for the whole set; a hang under them is a
         # timeout as under the whole set.
         if k == "missed" and tier != "full":
-            k = "lib-missed"
+            k = tier + "-missed"
         if m and k:
             rows[m["name"]] = [m["name"], k, commit]
 with open(ledger, "w") as f:
@@ -163,11 +163,11 @@ tier() {
   # the whole-set tier skips the caught, unviable and timed-out ones (so it tests the unit
   # tests' misses, and its own earlier misses again).
   if [ "$name" = pp ] || [ "$name" = groups ]; then
-    # A middle tier tests only the unit tests' misses (a miss there stays waiting).
+    # A middle tier tests only the unit tests' misses (a miss there waits for the whole set).
     awk -F'\t' 'NF >= 2 && $2 != "lib-missed" { print $1 }' "$ledger" \
       >"$out/mutants.out/previously_caught.txt"
   elif [ "$name" = lib ] && [ "${LIB_RETRY:-0}" = 1 ]; then
-    awk -F'\t' 'NF >= 2 && $2 != "lib-missed" { print $1 }' "$ledger" \
+    awk -F'\t' 'NF >= 2 && $2 !~ /-missed$/ { print $1 }' "$ledger" \
       >"$out/mutants.out/previously_caught.txt"
   elif [ "$name" = lib ]; then
     awk -F'\t' 'NF >= 2 { print $1 }' "$ledger" >"$out/mutants.out/previously_caught.txt"
