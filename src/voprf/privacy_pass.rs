@@ -416,3 +416,27 @@ mod serde_impls {
         BatchTokenResponse
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The challenge's accessors return what it was built from and what its encoding holds
+    /// (a token type other than 0 and 1, every field non-empty).
+    #[test]
+    fn challenge_accessors() {
+        let c = TokenChallenge::new(
+            0x0005,
+            b"issuer.example".to_vec(),
+            vec![7; 32],
+            b"origin.example".to_vec(),
+        )
+        .unwrap();
+        let c = TokenChallenge::from_bytes(&c.to_bytes()).unwrap();
+        assert_eq!(c.token_type(), 0x0005);
+        assert_eq!(c.issuer_name(), b"issuer.example");
+        assert_eq!(c.redemption_context(), &[7; 32]);
+        assert_eq!(c.origin_info(), b"origin.example");
+        assert_eq!(c.digest(), sha256(&c.to_bytes()));
+    }
+}

@@ -324,3 +324,61 @@ impl<T: TokenType> BatchClientState<T> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::voprf::privacy_pass::generic::{Client, Issuer};
+    use crate::voprf::privacy_pass::{TokenChallenge, Type1, Type5};
+    use crate::voprf::VoprfServer;
+
+    /// A batch request's accessors, its state's `Debug` and length, and a response decoded
+    /// against that state only with exactly as many elements as the request.
+    fn batch_accessors<T: TokenType>() {
+        let mut rng = rand::rng();
+        let issuer = loop {
+            let issuer = Issuer::<T>::new(VoprfServer::new(&mut rng));
+            // Neither 0 nor 1, so that an accessor returning a constant cannot pass for it.
+            if issuer.truncated_token_key_id() > 1 {
+                break issuer;
+            }
+        };
+        let challenge = TokenChallenge::new(T::TOKEN_TYPE, b"i.example".to_vec(), vec![], vec![])
+            .unwrap()
+            .to_bytes();
+        let pk = issuer.public_key();
+        let (req, st) = Client::<T>::request_batch(pk, &challenge, 3, &mut rng).unwrap();
+        assert_eq!(req.token_type(), T::TOKEN_TYPE);
+        assert_eq!(
+            req.truncated_token_key_id(),
+            issuer.truncated_token_key_id()
+        );
+        assert_eq!(req.blinded_elements().len(), 3);
+        assert_eq!((st.len(), st.is_empty()), (3, false));
+        assert_eq!(format!("{st:?}"), "BatchClientState(<3 redacted>)");
+        let resp = issuer.issue_batch(&mut rng, &req).unwrap();
+        assert_eq!(resp.evaluated_elements().len(), 3);
+        assert!(st.response_from_bytes(&resp.to_bytes()).is_ok());
+        for n in [2, 4] {
+            let (other, _) = Client::<T>::request_batch(pk, &challenge, n, &mut rng).unwrap();
+            let bytes = issuer.issue_batch(&mut rng, &other).unwrap().to_bytes();
+            assert_eq!(
+                st.response_from_bytes(&bytes).unwrap_err(),
+                Error::Batch,
+                "{n}"
+            );
+            assert!(BatchTokenResponse::<T>::from_bytes(&bytes).is_ok(), "{n}");
+        }
+        assert_eq!(st.finalize_batch(&resp).unwrap().len(), 3);
+    }
+
+    #[test]
+    fn batch_accessors_type1() {
+        batch_accessors::<Type1>();
+    }
+
+    #[test]
+    fn batch_accessors_type5() {
+        batch_accessors::<Type5>();
+    }
+}

@@ -723,3 +723,112 @@ impl<T: TokenType> Issuer<T> {
         Ok(bool::from(valid))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::voprf::privacy_pass::{TokenChallenge, Type1, Type5};
+    use sha2::Digest;
+
+    /// An issuer whose truncated key id is neither 0 nor 1, so that an accessor returning a
+    /// constant cannot pass for it.
+    fn issuer<T: TokenType>(rng: &mut impl CryptoRng) -> Issuer<T> {
+        loop {
+            let issuer = Issuer::<T>::new(VoprfServer::new(rng));
+            if issuer.truncated_token_key_id() > 1 {
+                return issuer;
+            }
+        }
+    }
+
+    fn challenge<T: TokenType>() -> Vec<u8> {
+        TokenChallenge::new(T::TOKEN_TYPE, b"issuer.example".to_vec(), vec![], vec![])
+            .unwrap()
+            .to_bytes()
+    }
+
+    /// `token_type || nonce || challenge_digest || token_key_id`, written out.
+    fn input_of(nonce: &[u8], digest: &[u8], key_id: &[u8], token_type: u16) -> Vec<u8> {
+        [&token_type.to_be_bytes()[..], nonce, digest, key_id].concat()
+    }
+
+    /// Every accessor of a request, state, response and token of type `T` against the values
+    /// it must return, the redacted `Debug` forms, and a token that the issuer accepts, whose
+    /// equality sees every field.
+    fn accessors<T: TokenType>() {
+        let mut rng = rand::rng();
+        let issuer = issuer::<T>(&mut rng).with_max_batch(7);
+        assert_eq!(issuer.max_batch(), 7);
+        let key_id = super::token_key_id(issuer.public_key());
+        assert_eq!(issuer.token_key_id(), &key_id);
+        assert_eq!(issuer.truncated_token_key_id(), key_id[NID - 1]);
+        let challenge = challenge::<T>();
+        let digest: [u8; 32] = sha2::Sha256::digest(&challenge).into();
+
+        let (req, st) = Client::<T>::request(issuer.public_key(), &challenge, &mut rng).unwrap();
+        assert_eq!(req.token_type(), T::TOKEN_TYPE);
+        assert_eq!(
+            req.truncated_token_key_id(),
+            issuer.truncated_token_key_id()
+        );
+        assert_eq!(st.challenge_digest, digest);
+        assert_eq!(st.token_key_id, key_id);
+        assert!(st.nonce != [0; NONCE_LEN] && st.nonce != [1; NONCE_LEN]);
+        let (_, other) = Client::<T>::request(issuer.public_key(), &challenge, &mut rng).unwrap();
+        assert_ne!(st.nonce, other.nonce, "each request draws its own nonce");
+        let input = input_of(&st.nonce, &digest, &key_id, T::TOKEN_TYPE);
+        assert_eq!(st.token_input()[..], input[..]);
+        assert_eq!(format!("{st:?}"), "ClientState(<redacted>)");
+        assert_eq!(
+            format!("{:?}", Client::<T>::default()),
+            format!("Client<{:?}>", T::default())
+        );
+
+        let resp = issuer.issue(&mut rng, &req).unwrap();
+        let nonce = st.nonce;
+        let token = st.finalize(&resp).unwrap();
+        assert_eq!(token.token_type(), T::TOKEN_TYPE);
+        assert_eq!(token.nonce, nonce);
+        assert_eq!(token.token_input()[..], input[..]);
+        assert_eq!(issuer.verify_token(&token), Ok(true));
+        let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        assert_eq!(
+            format!("{token:?}"),
+            format!(
+                "Token {{ nonce({}), challenge_digest({}), token_key_id({}), \
+                 authenticator(<redacted>) }}",
+                hex(&nonce),
+                hex(&digest),
+                hex(&key_id)
+            )
+        );
+
+        // Equality: the same token, then each field changed alone.
+        let copy = token;
+        assert!(token == copy);
+        let mut changed = [token; 4];
+        changed[0].nonce[0] ^= 1;
+        changed[1].challenge_digest[0] ^= 1;
+        changed[2].token_key_id[0] ^= 1;
+        changed[3].authenticator.as_mut()[0] ^= 1;
+        for (i, c) in changed.iter().enumerate() {
+            assert!(token != *c, "field {i}");
+        }
+        assert_eq!(issuer.verify_token(&changed[0]), Ok(false));
+        assert_eq!(issuer.verify_token(&changed[3]), Ok(false));
+        assert_eq!(
+            issuer.verify_token(&changed[2]),
+            Err(Error::UnsupportedValue)
+        );
+    }
+
+    #[test]
+    fn accessors_type1() {
+        accessors::<Type1>();
+    }
+
+    #[test]
+    fn accessors_type5() {
+        accessors::<Type5>();
+    }
+}
