@@ -20,6 +20,9 @@
 # against the suites of those groups (.cargo/mutants-groups.toml); each builds a few test
 # binaries instead of seventeen (5 s against 27 s a mutant here). Their suites are part of the
 # whole set, so a mutant they catch is caught; a mutant they miss still waits for the whole set.
+# The valgrind client requests (src/group/validation.rs) change nothing outside valgrind, so
+# every tier here misses their mutants: scripts/mutants-valgrind.sh tests them against
+# scripts/ct-valgrind.sh and merges its outcomes into the same ledger.
 # Before each tier the unmutated tree runs that tier's tests (a red baseline stops the
 # run: a test that fails without a mutant would "catch" every mutant).
 # Usage: bash scripts/mutants.sh [--file GLOB]... [other cargo-mutants options]
