@@ -43,17 +43,24 @@ if ! build || ! check; then
 fi
 
 python3 - "$root/mutants/ledger.tsv" "$base/list.json" "$commit" "$work" "$root/$base" <<'PY'
-import json, subprocess, sys
+import json, os, subprocess, sys
 ledger, listing, commit, work, base = sys.argv[1:6]
-rows = {}
-for l in open(ledger):
-    parts = l.rstrip("\n").split("\t")
-    if len(parts) == 3:
-        rows[parts[0]] = parts
-def save():
-    with open(ledger, "w") as f:
+def load():
+    rows = {}
+    for l in open(ledger):
+        parts = l.rstrip("\n").split("\t")
+        if len(parts) == 3:
+            rows[parts[0]] = parts
+    return rows
+def save(row):
+    # Read again and change one row: another run may have merged into the ledger meanwhile.
+    rows = load()
+    rows[row[0]] = row
+    with open(ledger + ".tmp", "w") as f:
         for name in sorted(rows):
             f.write("\t".join(rows[name]) + "\n")
+    os.replace(ledger + ".tmp", ledger)
+rows = load()
 def sh(cmd):
     return subprocess.run(["bash", "-c", cmd], cwd=work).returncode
 counts = {}
@@ -79,8 +86,7 @@ for m in json.load(open(listing)):
     counts[k] = counts.get(k, 0) + 1
     print(f"{k.upper():9} {name}", flush=True)
     if k != "missed":
-        rows[name] = [name, k, commit]
-        save()
+        save([name, k, commit])
 print("mutants-valgrind: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
 PY
 git worktree remove --force "$work"
