@@ -367,9 +367,14 @@ mod tests {
                 Error::Batch,
                 "{n}"
             );
-            assert!(BatchTokenResponse::<T>::from_bytes(&bytes).is_ok(), "{n}");
+            // The plain decoder takes any size; finalizing refuses one that is not the request's.
+            let wrong = BatchTokenResponse::<T>::from_bytes(&bytes).unwrap();
+            let (_, st3) = Client::<T>::request_batch(pk, &challenge, 3, &mut rng).unwrap();
+            assert_eq!(st3.finalize_batch(&wrong).unwrap_err(), Error::Batch, "{n}");
         }
         assert_eq!(st.finalize_batch(&resp).unwrap().len(), 3);
+        let empty = BatchClientState::<T> { states: Vec::new() };
+        assert_eq!((empty.len(), empty.is_empty()), (0, true));
     }
 
     #[test]
