@@ -686,4 +686,22 @@ mod tests {
         );
         assert_eq!(GenericBatchTokenRequest::new(vec![]), Err(Error::Batch));
     }
+
+    /// The lengths, emptiness and the redacted `Debug` of a request and its client state (an
+    /// empty request only by hand: `new` and `request` refuse one).
+    #[test]
+    fn lengths_and_redaction() {
+        let mut rng = rand::rng();
+        let one = Issuer::<Type1>::new(VoprfServer::new(&mut rng));
+        let c = challenge(1);
+        let items = vec![(GenericPublicKey::Type1(one.public_key()), &c[..]); 2];
+        let (req, st) = request(&items, &mut rng).unwrap();
+        assert_eq!((req.len(), req.is_empty()), (2, false));
+        assert_eq!((st.len(), st.is_empty()), (2, false));
+        assert_eq!(format!("{st:?}"), "GenericBatchClientState(<redacted>)");
+        let empty = GenericBatchTokenRequest { requests: vec![] };
+        assert_eq!((empty.len(), empty.is_empty()), (0, true));
+        let empty = GenericBatchClientState { states: vec![] };
+        assert_eq!((empty.len(), empty.is_empty()), (0, true));
+    }
 }
