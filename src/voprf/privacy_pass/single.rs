@@ -822,6 +822,38 @@ mod tests {
         );
     }
 
+    /// The batch size limits at their edges, on the quick ristretto255 type: 65535 tokens are
+    /// one request, 0 and 65536 are refused before any work, and the caller-chosen variant
+    /// refuses lists of different lengths.
+    #[test]
+    fn batch_limits_at_the_edges() {
+        let mut rng = rand::rng();
+        let issuer = Issuer::<Type5>::new(VoprfServer::new(&mut rng));
+        let (pk, c) = (issuer.public_key(), challenge::<Type5>());
+        let (req, st) = Client::<Type5>::request_batch(pk, &c, MAX_BATCH, &mut rng).unwrap();
+        assert_eq!(
+            (req.blinded_elements().len(), st.len()),
+            (MAX_BATCH, MAX_BATCH)
+        );
+        for n in [0, MAX_BATCH + 1] {
+            let err = Client::<Type5>::request_batch(pk, &c, n, &mut rng).unwrap_err();
+            assert_eq!(err, Error::Batch, "{n}");
+        }
+        let blind = [1u8; 32];
+        let nonces = vec![[7u8; NONCE_LEN]; 3];
+        let r = Client::<Type5>::request_batch_with(pk, &c, &nonces, &[&blind[..]; 2]);
+        assert_eq!(r.unwrap_err(), Error::Batch);
+        let r = Client::<Type5>::request_batch_with(pk, &c, &nonces, &[&blind[..]; 3]);
+        assert_eq!(r.unwrap().0.blinded_elements().len(), 3);
+        let many = vec![[7u8; NONCE_LEN]; MAX_BATCH + 1];
+        let blinds = vec![&blind[..]; MAX_BATCH + 1];
+        let r = Client::<Type5>::request_batch_with(pk, &c, &many, &blinds);
+        assert_eq!(r.unwrap_err(), Error::Batch);
+        let (m, b) = (&many[..MAX_BATCH], &blinds[..MAX_BATCH]);
+        let r = Client::<Type5>::request_batch_with(pk, &c, m, b);
+        assert_eq!(r.unwrap().1.len(), MAX_BATCH);
+    }
+
     #[test]
     fn accessors_type1() {
         accessors::<Type1>();
