@@ -28,13 +28,11 @@ args=()
 for f in "${files[@]}"; do args+=(--file "$f"); done
 cargo mutants --list --json --diff "${args[@]}" >"$base/list.json"
 
-build() {
-  (cd "$work" && cargo test --release --features ct-validation --test ct_valgrind --no-run) \
-    >"$base/build.log" 2>&1
-}
-check() {
-  (cd "$work" && timeout 900 bash scripts/ct-valgrind.sh) >"$base/check.log" 2>&1
-}
+# The two commands, run in the scratch tree (the loop below runs the same ones per mutant).
+export BUILD_CMD="cargo test --release --features ct-validation --test ct_valgrind --no-run"
+export CHECK_CMD="timeout 900 bash scripts/ct-valgrind.sh"
+build() { (cd "$work" && $BUILD_CMD) >"$base/build.log" 2>&1; }
+check() { (cd "$work" && $CHECK_CMD) >"$base/check.log" 2>&1; }
 echo "mutants-valgrind: baseline at $commit"
 if ! build || ! check; then
   tail -20 "$base/check.log" "$base/build.log"
@@ -74,12 +72,11 @@ for m in json.load(open(listing)):
     if sh(f"patch -s -p0 {path} < {base}/mutant.diff") != 0:
         sys.exit(f"mutants-valgrind: the diff of {name} does not apply")
     try:
-        build = sh(f"cargo test --release --features ct-validation --test ct_valgrind --no-run "
-                   f">{base}/build.log 2>&1")
+        build = sh(f"$BUILD_CMD >{base}/build.log 2>&1")
         if build != 0:
             k = "unviable"
         else:
-            rc = sh(f"timeout 900 bash scripts/ct-valgrind.sh >{base}/check.log 2>&1")
+            rc = sh(f"$CHECK_CMD >{base}/check.log 2>&1")
             k = "missed" if rc == 0 else "timeout" if rc == 124 else "caught"
     finally:
         sh(f"git checkout -q -- {path}")

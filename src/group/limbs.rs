@@ -576,15 +576,18 @@ pub(super) mod checks {
         let mut rng = rand::rng();
         let one = F::Crate::ONE;
         let bits = 8 * F::Crate::ZERO.to_repr().as_ref().len() as u64;
+        // ok: 2^bits is a power of 2, invertible modulo the odd prime p.
         let r_inv = F::Crate::from(2).pow_vartime([bits]).invert().unwrap();
         let targets: Vec<F::Crate> = (0..20u64)
             .map(F::Crate::from)
             .chain((1..20u64).map(|k| -F::Crate::from(k)))
+            // ok: 2 is invertible modulo the odd prime p.
             .chain([one.double().invert().unwrap()])
             .chain((1..20u64).map(|k| F::Crate::from(k) * r_inv))
             .collect();
         for _ in 0..50 {
             let a = crate::group::field::random_crate_fe::<F::Crate>(&mut rng);
+            // ok: a random element is zero with probability 1/p (test-only code).
             let a_inv = a.invert().unwrap();
             for t in &targets {
                 let b = *t * a_inv;
@@ -637,6 +640,7 @@ pub(super) mod checks {
         ] {
             assert!(bool::from(F::from_repr(repr(&bad)).is_none()));
         }
+        // ok: p - 1 is below p, a canonical encoding.
         let minus_one = F::from_repr(repr(&pm1)).unwrap();
         assert_eq!(minus_one, -F::ONE);
         assert_eq!(minus_one.to_repr().as_ref(), pm1.as_slice());

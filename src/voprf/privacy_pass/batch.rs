@@ -328,24 +328,16 @@ impl<T: TokenType> BatchClientState<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::voprf::privacy_pass::generic::{Client, Issuer};
-    use crate::voprf::privacy_pass::{TokenChallenge, Type1, Type5};
-    use crate::voprf::VoprfServer;
+    use crate::voprf::privacy_pass::generic::Client;
+    use crate::voprf::privacy_pass::single::tests::{challenge, issuer};
+    use crate::voprf::privacy_pass::{Type1, Type5};
 
     /// A batch request's accessors, its state's `Debug` and length, and a response decoded
     /// against that state only with exactly as many elements as the request.
     fn batch_accessors<T: TokenType>() {
         let mut rng = rand::rng();
-        let issuer = loop {
-            let issuer = Issuer::<T>::new(VoprfServer::new(&mut rng));
-            // Neither 0 nor 1, so that an accessor returning a constant cannot pass for it.
-            if issuer.truncated_token_key_id() > 1 {
-                break issuer;
-            }
-        };
-        let challenge = TokenChallenge::new(T::TOKEN_TYPE, b"i.example".to_vec(), vec![], vec![])
-            .unwrap()
-            .to_bytes();
+        let issuer = issuer::<T>(&mut rng);
+        let challenge = challenge::<T>();
         let pk = issuer.public_key();
         let (req, st) = Client::<T>::request_batch(pk, &challenge, 3, &mut rng).unwrap();
         assert_eq!(req.token_type(), T::TOKEN_TYPE);

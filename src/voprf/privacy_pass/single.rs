@@ -725,14 +725,16 @@ impl<T: TokenType> Issuer<T> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::voprf::privacy_pass::{TokenChallenge, Type1, Type5};
     use sha2::Digest;
 
     /// An issuer whose truncated key id is neither 0 nor 1, so that an accessor returning a
     /// constant cannot pass for it.
-    fn issuer<T: TokenType>(rng: &mut impl CryptoRng) -> Issuer<T> {
+    pub(in crate::voprf::privacy_pass) fn issuer<T: TokenType>(
+        rng: &mut impl CryptoRng,
+    ) -> Issuer<T> {
         loop {
             let issuer = Issuer::<T>::new(VoprfServer::new(rng));
             if issuer.truncated_token_key_id() > 1 {
@@ -741,7 +743,7 @@ mod tests {
         }
     }
 
-    fn challenge<T: TokenType>() -> Vec<u8> {
+    pub(in crate::voprf::privacy_pass) fn challenge<T: TokenType>() -> Vec<u8> {
         TokenChallenge::new(T::TOKEN_TYPE, b"issuer.example".to_vec(), vec![], vec![])
             .unwrap()
             .to_bytes()
