@@ -963,3 +963,35 @@ fn batch_helpers_p256_p384() {
     batch_helpers::<NistP256>();
     batch_helpers::<NistP384>();
 }
+
+/// The point type's trait impls that the protocols seldom call: `Neg` on a value and on a
+/// reference, `Sum` (empty and not), `identity()`, and a `Debug` that names the coordinates.
+fn point_traits<C: Curve>() {
+    let mut rng = rand::rng();
+    let pts = points::<C>(&mut rng);
+    for p in &pts {
+        assert_eq!(to_ref(&(-p)), -to_ref(p));
+        assert_eq!(to_ref(&(-*p)), -to_ref(p));
+        assert!(bool::from((*p + -p).is_identity()));
+    }
+    let sum: Point<C> = pts.iter().copied().sum();
+    let expect = pts
+        .iter()
+        .fold(RefPoint::<C>::identity(), |a, p| a + to_ref(p));
+    assert_eq!(to_ref(&sum), expect);
+    assert!(!bool::from(sum.is_identity()), "a sum of random points");
+    let none: Point<C> = core::iter::empty().sum();
+    assert!(bool::from(none.is_identity()));
+    assert!(bool::from(Point::<C>::identity().is_identity()));
+    assert_eq!(Point::<C>::identity(), Point::<C>::IDENTITY);
+    let shown = format!("{:?}", gen::<C>());
+    for part in ["JacobianPoint {", "x: ", "y: ", "z: "] {
+        assert!(shown.contains(part), "{shown}");
+    }
+}
+
+#[test]
+fn point_traits_p256_p384() {
+    point_traits::<NistP256>();
+    point_traits::<NistP384>();
+}
