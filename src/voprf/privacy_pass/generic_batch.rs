@@ -704,4 +704,27 @@ mod tests {
         let empty = GenericBatchClientState { states: vec![] };
         assert_eq!((empty.len(), empty.is_empty()), (0, true));
     }
+
+    /// The item count's limits at their edges, checked before any item is built: with a
+    /// malformed blind every item fails, so 1 and 65535 items give the blind's error (the count
+    /// passed), 0 and 65536 `Error::Batch` (refused before the first item).
+    #[test]
+    fn item_limits_at_the_edges() {
+        let mut rng = rand::rng();
+        let five = Issuer::<Type5>::new(VoprfServer::new(&mut rng));
+        let c = challenge(5);
+        let max = usize::from(u16::MAX);
+        let key = GenericPublicKey::Type5(five.public_key());
+        let nonce = [7u8; NONCE_LEN];
+        let malformed = [0xffu8; 3];
+        let one = (key, &c[..], &nonce, &malformed[..]);
+        for n in [1, max] {
+            let err = request_with(&vec![one; n]).unwrap_err();
+            assert_ne!(err, Error::Batch, "{n}");
+        }
+        for n in [0, max + 1] {
+            let err = request_with(&vec![one; n]).unwrap_err();
+            assert_eq!(err, Error::Batch, "{n}");
+        }
+    }
 }
