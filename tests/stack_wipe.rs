@@ -239,7 +239,7 @@ fn privacy_pass_issuer_leaves_no_secret_on_the_stack() {
     .to_bytes();
     // Client: the blind (one outer wipe for the request, none per token).
     let mut rec = Recording::new(10);
-    let (req, _state) = black_box(
+    let (req, state) = black_box(
         privacy_pass::Client::request(issuer.public_key(), &challenge, &mut rec).expect("request"),
     );
     stale.take();
@@ -264,6 +264,20 @@ fn privacy_pass_issuer_leaves_no_secret_on_the_stack() {
     n.add_all::<C>("r", &rec.scalars::<C>());
     n.add::<C>("k", &scalar(&issuer.server().secret_key().to_bytes()));
     n.check(&stale, "privacy_pass::Issuer::issue", &mut leaks);
+    // Serializing a token (a bearer secret) wipes the encoding it makes for serde: no copy of
+    // the token's authenticator (its last 48 bytes) is left below the caller.
+    let token = state.finalize(&resp).expect("finalize");
+    let json = black_box(serde_json::to_string(black_box(&token)).expect("serialize"));
+    stale.take();
+    let bytes = token.to_bytes();
+    let authenticator = bytes[bytes.len() - 48..].to_vec();
+    assert_eq!(json.len(), 2 * bytes.len() + 2, "a hex string");
+    let n = Needles(vec![("token authenticator".to_string(), authenticator)]);
+    n.check(
+        &stale,
+        "serde_json::to_string(&privacy_pass::Token)",
+        &mut leaks,
+    );
     assert_no_leaks(&leaks);
 }
 
