@@ -373,6 +373,15 @@ mod tests {
             1,
             "the crafted relation must hit the fallback"
         );
+        // The shared-table ladders too: each row falls back on its own.
+        let before = fallbacks();
+        let [a, b] = mul_multi_shared_ct::<C, 2, 2>(&[t, s], &[[x, y], [x, y]], &unblinded);
+        assert_eq!((a, b), (expect, expect));
+        assert_eq!(
+            fallbacks() - before,
+            2,
+            "each row with the crafted relation must hit the fallback"
+        );
         let before = fallbacks();
         assert_eq!(mul_multi_ct::<C, 2>(&[t, s], &[x, y], &blind()), expect);
         let [a, b] = mul_multi_shared_ct::<C, 2, 2>(&[t, s], &[[x, y], [x, y]], &blind());
