@@ -303,6 +303,9 @@ mod tests {
                         d => -row[(-d) as usize - 1].point(),
                     };
                     assert_eq!(got, want, "digit {d}");
+                    // A row read as the identity's gives the identity for every digit, 0 too.
+                    let of_identity = ct_lookup_row::<C>(row, d, true);
+                    assert!(bool::from(of_identity.is_identity()), "digit {d}");
                     let abs = d.unsigned_abs();
                     let (x, y) = crate::group::window::scan_row::<C>(row, abs);
                     if d != 0 {
