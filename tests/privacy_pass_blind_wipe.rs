@@ -5,7 +5,8 @@
 //! learnt from a recording RNG (each accepted 48-byte draw of `Client::request_batch` is one
 //! blind). Before the fix, `BatchClientState::finalize_batch` moved each blind out of its
 //! `Option` slot with `Option::take`, which rewrites only the tag, so the freed `states` buffer
-//! still held every blind. Each scenario runs in this file's only test, so nothing else runs
+//! still held every blind. A single token's `ClientState` dropped unfinalized wipes the nonce
+//! its token would carry (looked for the same way). Each scenario runs in this file's only test, so nothing else runs
 //! while the scanner is armed.
 
 #[path = "support/secret_scan.rs"]
@@ -30,16 +31,21 @@ use secret_scan::{image, Recording};
 type C = <P384Sha384 as Suite>::Group;
 
 const NEEDLE_LEN: usize = 48;
+/// The shortest needle: a token nonce.
+const MIN_NEEDLE_LEN: usize = 32;
 const MAX_NEEDLES: usize = 16;
 
-/// The byte strings the scanner looks for; written only while the scanner is disarmed.
+/// The byte strings the scanner looks for (each the first `lens[i]` bytes of `bytes[i]`);
+/// written only while the scanner is disarmed.
 struct Needles {
     len: usize,
+    lens: [usize; MAX_NEEDLES],
     bytes: [[u8; NEEDLE_LEN]; MAX_NEEDLES],
 }
 
 static NEEDLES: Mutex<Needles> = Mutex::new(Needles {
     len: 0,
+    lens: [0; MAX_NEEDLES],
     bytes: [[0; NEEDLE_LEN]; MAX_NEEDLES],
 });
 static ARMED: AtomicBool = AtomicBool::new(false);
@@ -49,11 +55,11 @@ static HITS: AtomicUsize = AtomicUsize::new(0);
 /// cannot re-enter the allocator: the scan never allocates.
 #[global_allocator]
 static GLOBAL: Inspecting = Inspecting {
-    armed: |size| ARMED.load(Ordering::SeqCst) && size >= NEEDLE_LEN,
+    armed: |size| ARMED.load(Ordering::SeqCst) && size >= MIN_NEEDLE_LEN,
     inspect: |block| {
         if let Ok(n) = NEEDLES.lock() {
-            for needle in &n.bytes[..n.len] {
-                if block.windows(NEEDLE_LEN).any(|w| w == needle) {
+            for (needle, &len) in n.bytes[..n.len].iter().zip(&n.lens) {
+                if block.windows(len).any(|w| w == &needle[..len]) {
                     HITS.fetch_add(1, Ordering::SeqCst);
                 }
             }
@@ -63,10 +69,20 @@ static GLOBAL: Inspecting = Inspecting {
 
 /// Runs `f` with the scanner armed for `needles` and returns how many freed blocks held one.
 fn freed_blocks_holding<T>(needles: &[[u8; NEEDLE_LEN]], f: impl FnOnce() -> T) -> (usize, T) {
+    let needles: Vec<&[u8]> = needles.iter().map(|n| &n[..]).collect();
+    freed_blocks_holding_any(&needles, f)
+}
+
+/// As [`freed_blocks_holding`], for needles of 32 to 48 bytes.
+fn freed_blocks_holding_any<T>(needles: &[&[u8]], f: impl FnOnce() -> T) -> (usize, T) {
     assert!(needles.len() <= MAX_NEEDLES);
     {
         let mut n = NEEDLES.lock().expect("lock");
-        n.bytes[..needles.len()].copy_from_slice(needles);
+        for (i, needle) in needles.iter().enumerate() {
+            assert!((MIN_NEEDLE_LEN..=NEEDLE_LEN).contains(&needle.len()));
+            n.bytes[i][..needle.len()].copy_from_slice(needle);
+            n.lens[i] = needle.len();
+        }
         n.len = needles.len();
     }
     HITS.store(0, Ordering::SeqCst);
@@ -154,4 +170,22 @@ fn batch_client_state_leaves_no_blind_in_freed_heap() {
     let (_, state, blinds) = request(&issuer, n, 6);
     let (hits, ()) = freed_blocks_holding(&blinds, || drop(state));
     assert_eq!(hits, 0, "dropping the state left blinds in freed heap");
+
+    // A single token's state, boxed and dropped unfinalized: the nonce its token would carry
+    // (the request's first 32-byte draw) is wiped with it.
+    let challenge = TokenChallenge::new(TOKEN_TYPE, b"issuer.example".to_vec(), vec![], vec![])
+        .expect("challenge")
+        .to_bytes();
+    let mut rng = Recording::new(7);
+    let (_, state) = Client::request(issuer.public_key(), &challenge, &mut rng).expect("request");
+    let nonce = rng.draws[0].clone();
+    assert_eq!(nonce.len(), 32, "the nonce is the first draw");
+    let state = Box::new(state);
+    let (hits, ()) = freed_blocks_holding_any(&[&nonce], || drop(nonce.clone()));
+    assert!(hits >= 1, "the scanner does not see an unwiped nonce");
+    let (hits, ()) = freed_blocks_holding_any(&[&nonce], || drop(state));
+    assert_eq!(
+        hits, 0,
+        "dropping a ClientState left its nonce in freed heap"
+    );
 }
