@@ -995,3 +995,105 @@ fn point_traits_p256_p384() {
     point_traits::<NistP256>();
     point_traits::<NistP384>();
 }
+
+/// decaf448's pieces that the suites reach only through whole protocols: `PrimeGroup`'s
+/// identities and `is_identity`, the scalar's `Zeroize`, `expand_message_xof`'s refusals and
+/// its oversize-DST rule at the 255-byte edge (against SHAKE256 over RFC 9380 §5.3.2's input,
+/// written out here), and `Shake256x64`'s `Debug`, `Reset` and `FixedOutputReset`.
+#[test]
+fn decaf448_suite_pieces() {
+    use super::decaf448::{expand_message_xof, Decaf448, Element, Scalar as DScalar, Shake256x64};
+    use super::prime::PrimeGroup;
+    use rand::Rng;
+    use sha2::digest::{Digest, ExtendableOutput, Update as _, XofReader};
+    use zeroize::Zeroize;
+
+    assert!(Decaf448::is_identity(&Decaf448::identity()));
+    assert!(Decaf448::is_identity(&Decaf448::normal_identity()));
+    assert!(!Decaf448::is_identity(&Element::GENERATOR));
+    // `Default` is the identity too (so `identity()` as `Default::default()` is the same).
+    assert!(Element::default() == Element::IDENTITY);
+
+    let mut rng = rand::rng();
+    let mut s = DScalar::random_from(|b| rng.fill_bytes(b));
+    assert!(s != DScalar::ZERO);
+    s.zeroize();
+    assert!(s == DScalar::ZERO);
+
+    let shake = |parts: &[&[u8]], n: usize| {
+        let mut h = shake::Shake256::default();
+        for p in parts {
+            h.update(p);
+        }
+        let mut out = vec![0u8; n];
+        h.finalize_xof().read(&mut out);
+        out
+    };
+    let msg: &[u8] = b"msg";
+    let mut out = [0u8; 40];
+    let len = 40u16.to_be_bytes();
+    for dst_len in [1usize, 255, 256, 300] {
+        let dst = vec![0x5au8; dst_len];
+        // A DST given in two pieces is their concatenation.
+        let (d1, d2) = dst.split_at(dst_len / 2);
+        expand_message_xof(&[msg], &[d1, d2], &mut out).unwrap();
+        let expect = if dst_len <= 255 {
+            shake(&[msg, &len, &dst, &[dst_len as u8]], 40)
+        } else {
+            let short = shake(&[b"H2C-OVERSIZE-DST-", &dst], 56);
+            shake(&[msg, &len, &short, &[56]], 40)
+        };
+        assert_eq!(out.to_vec(), expect, "DST of {dst_len} bytes");
+    }
+    let dst: &[u8] = b"DST";
+    assert_eq!(
+        expand_message_xof(&[msg], &[dst], &mut []),
+        Err(Error::HashToCurve)
+    );
+    assert_eq!(
+        expand_message_xof(&[msg], &[], &mut out),
+        Err(Error::HashToCurve)
+    );
+    assert_eq!(
+        expand_message_xof(&[msg], &[dst], &mut vec![0u8; 65536]),
+        Err(Error::HashToCurve)
+    );
+
+    assert_eq!(
+        format!("{:?}", Shake256x64::default()),
+        "Shake256x64 { .. }"
+    );
+    let mut h = <Shake256x64 as Digest>::new();
+    Digest::update(&mut h, b"abc");
+    assert_eq!(h.finalize_reset().to_vec(), shake(&[b"abc"], 64));
+    assert_eq!(h.clone().finalize().to_vec(), shake(&[], 64), "reset");
+    Digest::update(&mut h, b"abc");
+    Digest::reset(&mut h);
+    assert_eq!(h.finalize().to_vec(), shake(&[], 64), "reset");
+}
+
+/// P-521's `random_scalar` draws the whole range: among 64 draws some have a top byte of 0
+/// and some of 1 (each about half of them).
+#[test]
+fn p521_random_scalars_reach_both_top_bytes() {
+    use super::prime::PrimeGroup;
+    let mut rng = rand::rng();
+    let tops: Vec<u8> = (0..64)
+        .map(|_| {
+            let s = <::p521::NistP521 as PrimeGroup>::random_scalar(&mut rng);
+            <::p521::NistP521 as PrimeGroup>::encode_scalar(&s)[0]
+        })
+        .collect();
+    assert!(tops.contains(&0) && tops.contains(&1), "{tops:?}");
+    assert!(tops.iter().all(|&t| t <= 1));
+    // The curve crate's `Default`s are the identities (so `identity()` and `normal_identity()`
+    // as `Default::default()` are the same).
+    assert_eq!(
+        ::p521::ProjectivePoint::default(),
+        ::p521::ProjectivePoint::IDENTITY
+    );
+    assert_eq!(
+        ::p521::AffinePoint::default(),
+        ::p521::AffinePoint::IDENTITY
+    );
+}
