@@ -1097,3 +1097,35 @@ fn p521_random_scalars_reach_both_top_bytes() {
         ::p521::AffinePoint::IDENTITY
     );
 }
+
+/// ristretto255's `batch_invert` refuses a zero among the scalars (changing none) and inverts
+/// each otherwise; the curve crate's `Default` is the identity (so `identity()` and
+/// `normal_identity()` as `Default::default()` are the same).
+#[test]
+fn ristretto255_batch_invert_and_identity() {
+    use super::prime::PrimeGroup;
+    use super::ristretto255::Ristretto255;
+    use curve25519_dalek::{RistrettoPoint, Scalar as RScalar};
+    let mut rng = rand::rng();
+    let xs: Vec<RScalar> = (0..3)
+        .map(|_| Ristretto255::random_scalar(&mut rng))
+        .collect();
+    let mut with_zero = [xs[0], RScalar::ZERO, xs[1]];
+    let mut scratch = [RScalar::ZERO; 3];
+    assert_eq!(
+        Ristretto255::batch_invert(&mut with_zero, &mut scratch),
+        Err(Error::ZeroScalar)
+    );
+    assert_eq!(with_zero, [xs[0], RScalar::ZERO, xs[1]]);
+    let mut ys = xs.clone();
+    Ristretto255::batch_invert(&mut ys, &mut scratch).unwrap();
+    for (x, y) in xs.iter().zip(&ys) {
+        assert_eq!(x * y, RScalar::ONE);
+    }
+    assert_eq!(
+        Ristretto255::batch_invert(&mut ys, &mut scratch[..2]),
+        Err(Error::Batch)
+    );
+    assert_eq!(RistrettoPoint::default(), Ristretto255::identity());
+    assert_eq!(RistrettoPoint::default(), Ristretto255::normal_identity());
+}
