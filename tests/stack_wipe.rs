@@ -798,8 +798,27 @@ fn group_layer_calls_do_not_wipe() {
     check("mul_affine", &mut || {
         black_box(group::mul_affine::<K>(&a, &k));
     });
+    check("mul_batch_affine", &mut || {
+        let mut out = [p; 2];
+        group::mul_batch_affine::<K>(&[a, a], &k, &mut out).expect("equal lengths");
+        black_box(out);
+    });
     check("mul_multi_ct", &mut || {
         black_box(group::mul_multi_ct::<K, 2>(&[p, p], &[k, j], &blind));
+    });
+    check("mul_multi_shared_ct", &mut || {
+        black_box(group::mul_multi_shared_ct::<K, 2, 2>(
+            &[p, p],
+            &[[k, j], [j, k]],
+            &blind,
+        ));
+    });
+    check("mul_multi_shared_batch_ct", &mut || {
+        black_box(group::mul_multi_shared_batch_ct::<K, 2, 2>(
+            &[[p, p], [p, p]],
+            &[[k, j], [j, k]],
+            &blind,
+        ));
     });
     check("mul_fixed_ct", &mut || {
         black_box(group::mul_fixed_ct::<K, 1>([&table], &[k]));

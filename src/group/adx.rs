@@ -1403,9 +1403,9 @@ macro_rules! double_program {
 /// A point operation in one block on field `$f` with `$s`-byte elements: the `$k` input
 /// elements at the pointers of the array at `rsi` are copied to frame slots `0..$k`, the
 /// program (frame operations) runs, and the five slots it names are written at `rdi` in order.
-/// Saves what `$f` saves, takes a frame of `$frame` slots and the output pointer (`$frame s +
-/// 16` bytes) below it, and gives it all back before it ends. Clobbers `rax`, `rcx`, `rdx`,
-/// `rsi`, `rdi`, `r8..r15`.
+/// Saves what `$f` saves, takes `$frame s + 16` bytes below the stack pointer (a frame of
+/// `$frame` slots, the output pointer stored above them), and gives it all back before it ends.
+/// Clobbers `rax`, `rcx`, `rdx`, `rsi`, `rdi`, `r8..r15`.
 macro_rules! fused_point {
     // The method `Adx::$name`: `$n` limbs, `$k` inputs, `$m` outputs (frame slot `$out` to
     // output element `$dst`).
