@@ -1129,3 +1129,37 @@ fn ristretto255_batch_invert_and_identity() {
     assert_eq!(RistrettoPoint::default(), Ristretto255::identity());
     assert_eq!(RistrettoPoint::default(), Ristretto255::normal_identity());
 }
+
+/// decaf448's element and scalar trait impls that the suites do not reach: `Debug` of both
+/// (the element's encoding in hex; the scalar redacted), `&Element * &Scalar`, `Zeroize` of
+/// an element (the identity), `Scalar::from(u64)` and `batch_invert` (a zero refused with
+/// nothing changed).
+#[test]
+fn decaf448_element_and_scalar_impls() {
+    use super::decaf448::{Element, Scalar as DScalar};
+    use rand::Rng;
+    use zeroize::Zeroize;
+    let mut rng = rand::rng();
+    let k = DScalar::random_from(|b| rng.fill_bytes(b));
+    let g = Element::GENERATOR;
+    let p = g.mul(&k);
+    assert!(&g * &k == p);
+    let hex: String = p.to_bytes().iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(format!("{p:?}"), format!("decaf448::Element({hex})"));
+    assert_eq!(format!("{k:?}"), "decaf448::Scalar(..)");
+    let mut e = p;
+    e.zeroize();
+    assert!(e == Element::IDENTITY);
+    assert!(DScalar::from(3u64) == DScalar::ONE + DScalar::ONE + DScalar::ONE);
+    assert!(g.mul(&DScalar::from(2u64)) == g + g);
+    let mut with_zero = [k, DScalar::ZERO];
+    let mut scratch = [DScalar::ZERO; 2];
+    assert_eq!(
+        DScalar::batch_invert(&mut with_zero, &mut scratch),
+        Err(Error::ZeroScalar)
+    );
+    assert!(with_zero[0] == k && with_zero[1] == DScalar::ZERO);
+    let mut one = [k];
+    DScalar::batch_invert(&mut one, &mut scratch[..1]).unwrap();
+    assert!(one[0] * k == DScalar::ONE);
+}
