@@ -30,7 +30,8 @@
 #        bash scripts/mutants.sh --merge        (merge an interrupted run's outcomes, then summary)
 # Env: JOBS (default 1) mutants at once; FRESH=1 ignores the ledger's caught entries;
 #      TIER=lib, TIER=pp, TIER=groups or TIER=full runs one tier only (default: lib, then full); LIB_RETRY=1 lets the unit-test
-#      tier test again the mutants it missed before (after new unit tests).
+#      tier test again the mutants it missed before (after new unit tests); RETEST=1 skips
+#      nothing, for naming the mutants to test again with --re.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
@@ -165,7 +166,10 @@ tier() {
   # The mutants to skip: the unit-test tier skips every mutant the ledger has an outcome for;
   # the whole-set tier skips the caught, unviable and timed-out ones (so it tests the unit
   # tests' misses, and its own earlier misses again).
-  if [ "$name" = pp ] || [ "$name" = groups ]; then
+  if [ "${RETEST:-0}" = 1 ]; then
+    # No skip list: the caller names the mutants to test again with --re (after new tests).
+    :
+  elif [ "$name" = pp ] || [ "$name" = groups ]; then
     # A middle tier tests only the unit tests' misses (a miss there waits for the whole set).
     awk -F'\t' 'NF >= 2 && $2 != "lib-missed" { print $1 }' "$ledger" \
       >"$out/mutants.out/previously_caught.txt"
