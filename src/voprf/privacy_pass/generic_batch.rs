@@ -719,12 +719,12 @@ mod tests {
         let malformed = [0xffu8; 3];
         let one = (key, &c[..], &nonce, &malformed[..]);
         for n in [1, max] {
-            let err = request_with(&vec![one; n]).unwrap_err();
-            assert_ne!(err, Error::Batch, "{n}");
+            let err = request_with(&vec![one; n]).err();
+            assert!(err.is_some() && err != Some(Error::Batch), "{n}");
         }
         for n in [0, max + 1] {
-            let err = request_with(&vec![one; n]).unwrap_err();
-            assert_eq!(err, Error::Batch, "{n}");
+            let err = request_with(&vec![one; n]).err();
+            assert_eq!(err, Some(Error::Batch), "{n}");
         }
     }
 }
