@@ -1163,3 +1163,61 @@ fn decaf448_element_and_scalar_impls() {
     assert_eq!(DScalar::batch_invert(&mut one, &mut scratch[..1]), Ok(()));
     assert!(one[0] * k == DScalar::ONE);
 }
+
+/// The P-384 ladders' 16-entry tables (Jacobian in `mul`, affine in the batch ladder) are read
+/// by the backend's vector scan wherever it runs, and the scan returns the entry the digit
+/// names (the identity for 0). A path that fell back to the portable scan would still be
+/// correct but slower: this pins the speed path (two whole-set mutants turned `gather` into
+/// `None`).
+#[test]
+fn p384_ladder_tables_use_the_vector_scan() {
+    use super::window::{build_tables, Entry, ENTRIES};
+    type C = NistP384;
+    let mut rng = rand::rng();
+    let p = mul_generator::<C>(&random_scalar::<C>(&mut rng));
+    let ([table], exceptional) = build_tables::<C, 1>(&[p]);
+    assert!(!bool::from(exceptional));
+    let mut affine = [Affine::<C>::IDENTITY; ENTRIES];
+    point::batch_normalize(&table, &mut affine);
+    #[cfg(target_arch = "x86_64")]
+    let vector = adx::avx2().is_some();
+    #[cfg(not(target_arch = "x86_64"))]
+    let vector = false;
+    for abs in 0..=ENTRIES as u8 {
+        let (want_j, want_a) = match abs {
+            0 => (Point::<C>::IDENTITY, Affine::<C>::IDENTITY),
+            a => (table[a as usize - 1], affine[a as usize - 1]),
+        };
+        let jac = <Point<C> as Entry<C>>::gather(&table, abs);
+        let aff = <Affine<C> as Entry<C>>::gather(&affine, abs);
+        assert_eq!(
+            (jac.is_some(), aff.is_some()),
+            (vector, vector),
+            "digit {abs}"
+        );
+        if let Some(j) = jac {
+            assert!(
+                j.x == want_j.x && j.y == want_j.y && j.z == want_j.z,
+                "digit {abs}"
+            );
+        }
+        if let Some(a) = aff {
+            assert_eq!(a, want_a, "digit {abs}");
+            assert_eq!(a.infinity, want_a.infinity, "digit {abs}");
+        }
+    }
+    // The identity flag comes from the selected entry alone: a table with one identity entry
+    // (entry 6, digit 6) gives the identity there and a point at every other digit.
+    if vector {
+        let mut holed = affine;
+        holed[5] = Affine::<C>::IDENTITY;
+        for abs in 1..=ENTRIES as u8 {
+            let got = <Affine<C> as Entry<C>>::gather(&holed, abs);
+            assert_eq!(
+                got.map(|a| a.infinity),
+                Some(u8::from(abs == 6)),
+                "digit {abs}"
+            );
+        }
+    }
+}
