@@ -666,3 +666,35 @@ fn token_equality_is_constant_time_over_every_field() {
     assert!(dbg.contains(&hex::encode(token.nonce)), "{dbg}");
     assert!(!dbg.contains(&hex::encode(token.authenticator)), "{dbg}");
 }
+
+/// The batch size is checked before anything else, the challenge included: an empty or
+/// oversized batch is `Error::Batch` whatever the challenge (every limit before work).
+#[test]
+fn batch_size_is_checked_before_the_challenge() {
+    let mut rng = CountingRng::new(8);
+    let issuer = issuer();
+    let mut bad = challenge_bytes();
+    bad.push(0);
+    for n in [0, 65536] {
+        assert_eq!(
+            Client::request_batch(issuer.public_key(), &bad, n, &mut rng).map(drop),
+            Err(Error::Batch),
+            "n = {n}"
+        );
+    }
+    assert_eq!(rng.drawn, 0);
+    let nonces = vec![[7u8; 32]; 65536];
+    let blinds: Vec<&[u8]> = vec![&[1u8; 48][..]; 65536];
+    for n in [0, 65536] {
+        assert_eq!(
+            Client::request_batch_with(issuer.public_key(), &bad, &nonces[..n], &blinds[..n])
+                .map(drop),
+            Err(Error::Batch),
+            "n = {n}"
+        );
+    }
+    assert_eq!(
+        Client::request_batch_with(issuer.public_key(), &bad, &nonces[..2], &blinds[..1]).map(drop),
+        Err(Error::Batch)
+    );
+}
