@@ -31,6 +31,7 @@
 # Usage: bash scripts/mutants.sh [--file GLOB]... [other cargo-mutants options]
 #        bash scripts/mutants.sh --summary      (the ledger's summary, no run)
 #        bash scripts/mutants.sh --merge        (merge an interrupted run's outcomes, then summary)
+#        bash scripts/mutants.sh --survivors    (docs/mutants-survivors.md: the summary and every survivor with its argument)
 # Env: JOBS (default 1) mutants at once; FRESH=1 ignores the ledger's caught entries;
 #      TIER=lib, TIER=pp, TIER=groups, TIER=stack or TIER=full runs one tier only (default: lib, then full); LIB_RETRY=1 lets the unit-test
 #      tier test again the mutants it missed before (after new unit tests); RETEST=1 skips
@@ -135,6 +136,35 @@ if [ "${1:-}" = "--merge" ]; then
 fi
 if [ "${1:-}" = "--summary" ]; then
   summary
+  exit 0
+fi
+if [ "${1:-}" = "--survivors" ]; then
+  # docs/mutants-survivors.md: the summary line and every missed mutant with its argument.
+  summary | python3 -c '
+import sys
+lines = sys.stdin.read().splitlines()
+head = [l for l in lines if l.startswith("mutants: ")]
+rows = [l.strip()[len("missed (equivalent): "):] for l in lines if l.strip().startswith("missed (equivalent): ")]
+bare = [l.strip()[len("missed: "):] for l in lines if l.strip().startswith("missed: ")]
+out = ["# Mutation testing: the survivors", "",
+       "Made by `bash scripts/mutants.sh --survivors` from `mutants/ledger.tsv` and",
+       "`mutants/equivalent.tsv`. The summary:", ""]
+out += ["    " + h for h in head]
+out += ["", "Each mutant the test suites miss, and why it cannot change behaviour (or why no test can",
+        "see it):", "", "| mutant | argument |", "| --- | --- |"]
+def cell(t):
+    return t.replace("|", "\\|")
+for r in rows:
+    # "file:line:col: mutation: argument" -- the argument follows the second ": " after the mutation.
+    parts = r.split(": ")
+    name = ": ".join(parts[:2])
+    why = ": ".join(parts[2:])
+    out.append("| `" + cell(name) + "` | " + cell(why) + " |")
+for b in bare:
+    out.append("| `" + cell(b) + "` | (no argument yet) |")
+open("docs/mutants-survivors.md", "w").write("\n".join(out) + "\n")
+print(f"wrote docs/mutants-survivors.md ({len(rows) + len(bare)} survivors)")
+'
   exit 0
 fi
 if ! cargo nextest --version >/dev/null 2>&1; then
