@@ -55,10 +55,11 @@ list=target/mutants.list
 mkdir -p target
 cargo mutants --list "${all[@]}" >"$list"
 
+# summary [MARKDOWN]: the summary; with a path, also that page of every survivor and its argument.
 summary() {
-  python3 - "$ledger" "$list" mutants/equivalent.tsv <<'PY'
+  python3 - "$ledger" "$list" mutants/equivalent.tsv "${1:-}" <<'PY'
 import os, sys
-ledger, listing, argued_path = sys.argv[1], sys.argv[2], sys.argv[3]
+ledger, listing, argued_path, md_path = sys.argv[1:5]
 argued = {}
 if os.path.exists(argued_path):
     for l in open(argued_path):
@@ -76,22 +77,31 @@ for l in open(ledger):
 waiting = sum(1 for n in now if rows.get(n, "").endswith("-missed"))
 seen = {n: rows[n] for n in now if n in rows and not rows[n].endswith("-missed")}
 c = lambda k: sum(1 for v in seen.values() if v == k)
-print(f"mutants: {len(seen)} tested, {c('caught')} caught, {c('missed')} missed, "
-      f"{c('unviable')} unviable, {c('timeout')} timeouts")
+line = (f"mutants: {len(seen)} tested, {c('caught')} caught, {c('missed')} missed, "
+        f"{c('unviable')} unviable, {c('timeout')} timeouts")
+print(line)
 left = len(now) - len(seen)
 if left:
     print(f"mutants: {left} not yet tested (of {len(now)})"
           + (f", {waiting} of them missed by the unit tests and waiting for the whole set"
              if waiting else ""))
-unargued = 0
-for n in now:
-    if seen.get(n) == "missed":
-        if n in argued:
-            print(f"  missed (equivalent): {n}: {argued[n]}")
-        else:
-            unargued += 1
-            print(f"  missed: {n}")
+survivors = [(n, argued.get(n)) for n in now if seen.get(n) == "missed"]
+for n, why in survivors:
+    print(f"  missed (equivalent): {n}: {why}" if why else f"  missed: {n}")
+unargued = sum(1 for _, why in survivors if why is None)
 print(f"mutants: {unargued} missed without an argument (mutants/equivalent.tsv)")
+if md_path:
+    cell = lambda t: t.replace("|", "\\|")
+    out = ["# Mutation testing: the survivors", "",
+           "Made by `bash scripts/mutants.sh --survivors` from `mutants/ledger.tsv` and",
+           "`mutants/equivalent.tsv`. The summary:", "",
+           "    " + line,
+           f"    mutants: {unargued} missed without an argument (mutants/equivalent.tsv)", "",
+           "Each mutant the test suites miss, and why it cannot change behaviour (or why no test can",
+           "see it):", "", "| mutant | argument |", "| --- | --- |"]
+    out += [f"| `{cell(n)}` | {cell(why or '(no argument yet)')} |" for n, why in survivors]
+    open(md_path, "w").write("\n".join(out) + "\n")
+    print(f"wrote {md_path} ({len(survivors)} survivors)")
 PY
 }
 
@@ -139,32 +149,7 @@ if [ "${1:-}" = "--summary" ]; then
   exit 0
 fi
 if [ "${1:-}" = "--survivors" ]; then
-  # docs/mutants-survivors.md: the summary line and every missed mutant with its argument.
-  summary | python3 -c '
-import sys
-lines = sys.stdin.read().splitlines()
-head = [l for l in lines if l.startswith("mutants: ")]
-rows = [l.strip()[len("missed (equivalent): "):] for l in lines if l.strip().startswith("missed (equivalent): ")]
-bare = [l.strip()[len("missed: "):] for l in lines if l.strip().startswith("missed: ")]
-out = ["# Mutation testing: the survivors", "",
-       "Made by `bash scripts/mutants.sh --survivors` from `mutants/ledger.tsv` and",
-       "`mutants/equivalent.tsv`. The summary:", ""]
-out += ["    " + h for h in head]
-out += ["", "Each mutant the test suites miss, and why it cannot change behaviour (or why no test can",
-        "see it):", "", "| mutant | argument |", "| --- | --- |"]
-def cell(t):
-    return t.replace("|", "\\|")
-for r in rows:
-    # "file:line:col: mutation: argument" -- the argument follows the second ": " after the mutation.
-    parts = r.split(": ")
-    name = ": ".join(parts[:2])
-    why = ": ".join(parts[2:])
-    out.append("| `" + cell(name) + "` | " + cell(why) + " |")
-for b in bare:
-    out.append("| `" + cell(b) + "` | (no argument yet) |")
-open("docs/mutants-survivors.md", "w").write("\n".join(out) + "\n")
-print(f"wrote docs/mutants-survivors.md ({len(rows) + len(bare)} survivors)")
-'
+  summary docs/mutants-survivors.md
   exit 0
 fi
 if ! cargo nextest --version >/dev/null 2>&1; then

@@ -10,7 +10,8 @@ mod rfc9578;
 use counting_rng::CountingRng;
 use privacy_tokens::voprf::privacy_pass::{
     token_key_id, BatchTokenRequest, BatchTokenResponse, Client, Issuer, Token, TokenChallenge,
-    TokenRequest, TokenResponse, TOKEN_LEN, TOKEN_REQUEST_LEN, TOKEN_RESPONSE_LEN, TOKEN_TYPE,
+    TokenRequest, TokenResponse, MAX_BATCH, TOKEN_LEN, TOKEN_REQUEST_LEN, TOKEN_RESPONSE_LEN,
+    TOKEN_TYPE,
 };
 use privacy_tokens::voprf::VoprfServer;
 use privacy_tokens::Error;
@@ -33,6 +34,13 @@ fn challenge_bytes() -> Vec<u8> {
     )
     .expect("valid challenge")
     .to_bytes()
+}
+
+/// A valid challenge with one byte too many (refused with `Error::InvalidLength`).
+fn challenge_with_a_trailing_byte() -> Vec<u8> {
+    let mut bad = challenge_bytes();
+    bad.push(0);
+    bad
 }
 
 fn issuer() -> Issuer {
@@ -608,8 +616,7 @@ fn client_decodes_only_the_response_size_it_asked_for() {
 fn request_checks_the_challenge_before_drawing_randomness() {
     let mut rng = CountingRng::new(7);
     let issuer = issuer();
-    let mut bad = challenge_bytes();
-    bad.push(0);
+    let bad = challenge_with_a_trailing_byte();
     assert_eq!(
         Client::request(issuer.public_key(), &bad, &mut rng).map(drop),
         Err(Error::InvalidLength)
@@ -673,9 +680,8 @@ fn token_equality_is_constant_time_over_every_field() {
 fn batch_size_is_checked_before_the_challenge() {
     let mut rng = CountingRng::new(8);
     let issuer = issuer();
-    let mut bad = challenge_bytes();
-    bad.push(0);
-    for n in [0, 65536] {
+    let bad = challenge_with_a_trailing_byte();
+    for n in [0, MAX_BATCH + 1] {
         assert_eq!(
             Client::request_batch(issuer.public_key(), &bad, n, &mut rng).map(drop),
             Err(Error::Batch),
@@ -683,9 +689,9 @@ fn batch_size_is_checked_before_the_challenge() {
         );
     }
     assert_eq!(rng.drawn, 0);
-    let nonces = vec![[7u8; 32]; 65536];
-    let blinds: Vec<&[u8]> = vec![&[1u8; 48][..]; 65536];
-    for n in [0, 65536] {
+    let nonces = vec![[7u8; 32]; MAX_BATCH + 1];
+    let blinds: Vec<&[u8]> = vec![&[1u8; 48][..]; MAX_BATCH + 1];
+    for n in [0, MAX_BATCH + 1] {
         assert_eq!(
             Client::request_batch_with(issuer.public_key(), &bad, &nonces[..n], &blinds[..n])
                 .map(drop),

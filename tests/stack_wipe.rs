@@ -272,10 +272,7 @@ fn privacy_pass_issuer_leaves_no_secret_on_the_stack() {
     let bytes = token.to_bytes();
     let authenticator = bytes[bytes.len() - 48..].to_vec();
     assert_eq!(json.len(), 2 * bytes.len() + 2, "a hex string");
-    let n = Needles(vec![(
-        "token authenticator".to_string(),
-        authenticator.clone(),
-    )]);
+    let n = Needles(vec![("token authenticator".to_string(), authenticator)]);
     n.check(
         &stale,
         "serde_json::to_string(&privacy_pass::Token)",
@@ -289,7 +286,6 @@ fn privacy_pass_issuer_leaves_no_secret_on_the_stack() {
         ok && seen == bytes.len(),
         "the token went out as one byte string"
     );
-    let n = Needles(vec![("token authenticator".to_string(), authenticator)]);
     n.check(
         &stale,
         "Serialize::serialize(&privacy_pass::Token) (binary)",
@@ -321,25 +317,36 @@ fn serialize_binary_below(t: &impl serde::Serialize) -> (bool, usize) {
 /// keeps nothing else; any other value is an error.
 struct BytesSink<'a>(&'a mut usize);
 
-/// The `serde::Serializer` methods `BytesSink` refuses.
+/// The `serde::Serializer` methods `BytesSink` refuses (each returns an error): plain ones,
+/// then those generic over the value they are given.
 macro_rules! refuse {
-    ($($name:ident($($t:ty),*)),* $(,)?) => {$(
-        fn $name(self, $(_: $t),*) -> Result<(), serde_json::Error> {
+    ($($name:ident($($t:ty),*) -> $ret:ty;)* $(<T> $gname:ident($($gt:ty),*);)*) => {
+        $(fn $name(self, $(_: $t),*) -> Result<$ret, serde_json::Error> {
             Err(serde::ser::Error::custom("only bytes"))
-        }
-    )*};
+        })*
+        $(fn $gname<T: ?Sized + serde::Serialize>(
+            self,
+            $(_: $gt,)*
+            _: &T,
+        ) -> Result<(), serde_json::Error> {
+            Err(serde::ser::Error::custom("only bytes"))
+        })*
+    };
 }
+
+/// Every compound serializer of `BytesSink`: none is ever made.
+type Never = serde::ser::Impossible<(), serde_json::Error>;
 
 impl serde::Serializer for BytesSink<'_> {
     type Ok = ();
     type Error = serde_json::Error;
-    type SerializeSeq = serde::ser::Impossible<(), serde_json::Error>;
-    type SerializeTuple = serde::ser::Impossible<(), serde_json::Error>;
-    type SerializeTupleStruct = serde::ser::Impossible<(), serde_json::Error>;
-    type SerializeTupleVariant = serde::ser::Impossible<(), serde_json::Error>;
-    type SerializeMap = serde::ser::Impossible<(), serde_json::Error>;
-    type SerializeStruct = serde::ser::Impossible<(), serde_json::Error>;
-    type SerializeStructVariant = serde::ser::Impossible<(), serde_json::Error>;
+    type SerializeSeq = Never;
+    type SerializeTuple = Never;
+    type SerializeTupleStruct = Never;
+    type SerializeTupleVariant = Never;
+    type SerializeMap = Never;
+    type SerializeStruct = Never;
+    type SerializeStructVariant = Never;
 
     fn is_human_readable(&self) -> bool {
         false
@@ -352,85 +359,34 @@ impl serde::Serializer for BytesSink<'_> {
     }
 
     refuse!(
-        serialize_bool(bool),
-        serialize_i8(i8),
-        serialize_i16(i16),
-        serialize_i32(i32),
-        serialize_i64(i64),
-        serialize_u8(u8),
-        serialize_u16(u16),
-        serialize_u32(u32),
-        serialize_u64(u64),
-        serialize_f32(f32),
-        serialize_f64(f64),
-        serialize_char(char),
-        serialize_str(&str),
-        serialize_none(),
-        serialize_unit(),
-        serialize_unit_struct(&'static str),
-        serialize_unit_variant(&'static str, u32, &'static str),
+        serialize_bool(bool) -> ();
+        serialize_i8(i8) -> ();
+        serialize_i16(i16) -> ();
+        serialize_i32(i32) -> ();
+        serialize_i64(i64) -> ();
+        serialize_u8(u8) -> ();
+        serialize_u16(u16) -> ();
+        serialize_u32(u32) -> ();
+        serialize_u64(u64) -> ();
+        serialize_f32(f32) -> ();
+        serialize_f64(f64) -> ();
+        serialize_char(char) -> ();
+        serialize_str(&str) -> ();
+        serialize_none() -> ();
+        serialize_unit() -> ();
+        serialize_unit_struct(&'static str) -> ();
+        serialize_unit_variant(&'static str, u32, &'static str) -> ();
+        serialize_seq(Option<usize>) -> Never;
+        serialize_tuple(usize) -> Never;
+        serialize_tuple_struct(&'static str, usize) -> Never;
+        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Never;
+        serialize_map(Option<usize>) -> Never;
+        serialize_struct(&'static str, usize) -> Never;
+        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Never;
+        <T> serialize_some();
+        <T> serialize_newtype_struct(&'static str);
+        <T> serialize_newtype_variant(&'static str, u32, &'static str);
     );
-
-    fn serialize_some<T: ?Sized + serde::Serialize>(self, _: &T) -> Result<(), serde_json::Error> {
-        Err(serde::ser::Error::custom("only bytes"))
-    }
-    fn serialize_newtype_struct<T: ?Sized + serde::Serialize>(
-        self,
-        _: &'static str,
-        _: &T,
-    ) -> Result<(), serde_json::Error> {
-        Err(serde::ser::Error::custom("only bytes"))
-    }
-    fn serialize_newtype_variant<T: ?Sized + serde::Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<(), serde_json::Error> {
-        Err(serde::ser::Error::custom("only bytes"))
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, serde_json::Error> {
-        Err(serde::ser::Error::custom("only bytes"))
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, serde_json::Error> {
-        Err(serde::ser::Error::custom("only bytes"))
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct, serde_json::Error> {
-        Err(serde::ser::Error::custom("only bytes"))
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, serde_json::Error> {
-        Err(serde::ser::Error::custom("only bytes"))
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, serde_json::Error> {
-        Err(serde::ser::Error::custom("only bytes"))
-    }
-    fn serialize_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStruct, serde_json::Error> {
-        Err(serde::ser::Error::custom("only bytes"))
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, serde_json::Error> {
-        Err(serde::ser::Error::custom("only bytes"))
-    }
 }
 
 fn trust_token_pair(method: Method, rng: &mut StdRng) -> (Issuer, Client, PrivateKey) {
