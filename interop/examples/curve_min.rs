@@ -1,5 +1,6 @@
-//! A noise-resistant side-by-side of the curve layer: AWS-LC's `EC_POINT_mul` (variable base)
-//! against `privacy_tokens::group::mul` (constant time), on P-256 and P-384, in one process.
+//! A noise-resistant side-by-side of the curve layer: AWS-LC's `EC_POINT_mul` (variable base,
+//! then the generator) against `privacy_tokens::group::mul` and `group::mul_generator`
+//! (constant time), on P-256 and P-384, in one process.
 //! Each round times `REPS` calls of each in turn and keeps each side's fastest call; the
 //! report gives, over `ROUNDS` rounds, the median of those minima and their ratio. On a shared
 //! machine the minimum of many calls moves far less than a mean (criterion's figure).
@@ -37,6 +38,7 @@ fn compare<C: group::Curve>(curve: Curve, rounds: usize, reps: usize) {
     let p_aws = g.decode_point(p_bytes.as_ref()).expect("point");
     let mut out = g.new_point().expect("point");
     let (mut aws, mut ours) = (Vec::new(), Vec::new());
+    let (mut aws_base, mut ours_base) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
         aws.push(fastest(reps, &mut || {
             g.mul(&mut out, black_box(&p_aws), black_box(&k_aws))
@@ -45,12 +47,21 @@ fn compare<C: group::Curve>(curve: Curve, rounds: usize, reps: usize) {
         ours.push(fastest(reps, &mut || {
             black_box(group::mul::<C>(black_box(&p), black_box(&k)));
         }));
+        aws_base.push(fastest(reps, &mut || {
+            g.mul_base(&mut out, black_box(&k_aws)).expect("mul_base")
+        }));
+        ours_base.push(fastest(reps, &mut || {
+            black_box(group::mul_generator::<C>(black_box(&k)));
+        }));
     }
     let (a, o) = (median(&mut aws), median(&mut ours));
+    let (ab, ob) = (median(&mut aws_base), median(&mut ours_base));
     println!(
-        "{}: AWS-LC mul {a:.1} us, privacy-tokens mul_ct {o:.1} us, ratio {:.2} (backend {})",
+        "{}: AWS-LC mul {a:.1} us, privacy-tokens mul_ct {o:.1} us, ratio {:.2}; \
+         mul_base {ab:.2} us, mul_base_ct {ob:.2} us, ratio {:.2} (backend {})",
         curve.name(),
         o / a,
+        ob / ab,
         group::arithmetic_backend()
     );
 }

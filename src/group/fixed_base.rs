@@ -1,21 +1,25 @@
 //! Fixed-base multiplication by precomputed tables (the generator, a protocol's second
-//! generator, an issuer's public keys): `table[j][e] = (e + 1) * 2^(w j) * P` in affine form,
-//! signed radix-`2^w` digits, no doublings. `w = 5` for per-key tables ([`FixedBaseTable::new`]),
-//! `w = 7` for the process-wide generators on x86-64 ([`FixedBaseTable::new_wide`]).
+//! generator, an issuer's public keys): `table[j][e] = (2 e + 1) * 2^(w j) * P` in affine form,
+//! regular odd radix-`2^w` digits (`window::odd_digits_w`), no doublings. `w = 5` for per-key
+//! tables ([`FixedBaseTable::new`]), `w = 7` for the process-wide generators on x86-64
+//! ([`FixedBaseTable::new_wide`]).
 //!
 //! A 5-bit table costs about 1250 additions and one field inversion to build and about 120 KB
-//! (P-384); a multiplication is then ~78 mixed additions, a quarter of a variable-base
+//! (P-384); a multiplication is then ~77 mixed additions, a quarter of a variable-base
 //! ladder. The constant-time path scans every entry of a row (`window::ct_lookup_row`: the
-//! backend's AVX2 scan, or masks ORed in portable code) and only reports an exceptional
-//! addition (accumulator equal to the selected entry), falling back to the complete ladder if
-//! one occurred (negligible probability for uniformly random secret scalars).
+//! backend's AVX2 scan, or masks ORed in portable code). No digit is zero, so no entry and no
+//! partial sum is the identity and the rows' additions need no identity selections; only the
+//! last row can meet the doubling case (accumulator equal to the entry), which is reported and
+//! answered by the complete ladder (negligible probability for uniformly random secret
+//! scalars), or the accumulator's negation, whose sum is the identity the formula gives (`k =
+//! 0`).
 
 use subtle::Choice;
 use zeroize::Zeroize;
 
 use super::point::batch_normalize;
 use super::window::{
-    ct_lookup_row, digit_rows, signed_digits_w, vartime_add_entry, RowEntry, MAX_DIGITS, MAX_W, W,
+    ct_lookup_row, odd_digit_rows, odd_digits_w, vartime_add_entry, RowEntry, MAX_DIGITS, MAX_W, W,
 };
 use super::{Affine, Curve, Point, Scalar};
 
@@ -26,15 +30,16 @@ const WIDE: usize = if cfg!(target_arch = "x86_64") {
     W
 };
 
-/// Precomputed multiples of a fixed point `P`: rows of `2^(w-1)` affine points, one row per
-/// radix-`2^w` digit of the scalar.
+/// Precomputed multiples of a fixed point `P`: rows of `2^(w-1)` affine points, the odd
+/// multiples `P, 3P, ..., (2^w - 1)P` times the row's `2^(w j)`, one row per odd radix-`2^w`
+/// digit of the scalar.
 #[derive(Clone)]
 pub struct FixedBaseTable<C: Curve> {
     base: Affine<C>,
     /// The window width `w`.
     w: usize,
     /// `rows * 2^(w-1)` points, row by row (no entry is the identity unless `base` is, and
-    /// then every entry is read as the identity).
+    /// then the table is never read).
     table: Vec<RowEntry<C>>,
 }
 
@@ -69,14 +74,15 @@ impl<C: Curve> FixedBaseTable<C> {
 
     fn with_window(p: &Affine<C>, w: usize) -> Self {
         let entries = 1usize << (w - 1);
-        let rows = digit_rows(C::SCALAR_LEN * 8, w);
+        let rows = odd_digit_rows(C::SCALAR_LEN * 8, w);
         let mut proj = Vec::with_capacity(rows * entries);
         let mut base = Point::<C>::from(*p);
         for _ in 0..rows {
+            let twice = base.double();
             let mut acc = base;
             for _ in 0..entries {
                 proj.push(acc);
-                acc = acc.vartime_add(&base);
+                acc = acc.vartime_add(&twice);
             }
             for _ in 0..w {
                 base = base.double();
@@ -107,34 +113,32 @@ impl<C: Curve> FixedBaseTable<C> {
         self.table.chunks_exact(1 << (self.w - 1))
     }
 
-    /// Adds `k * P` to `acc` in constant time; ORs exceptional additions into `exceptional`.
-    /// `acc` is the identity when `first` (public): its first row is then a lookup, not an
-    /// addition.
-    fn accumulate_ct(
-        &self,
-        acc: &mut Point<C>,
-        k: &Scalar<C>,
-        first: bool,
-        exceptional: &mut Choice,
-    ) {
+    /// The recoding of `k` ([`odd_digits_w`] at the table's width) into `digits`; the count.
+    fn recode(&self, k: &Scalar<C>, digits: &mut [i8; MAX_DIGITS]) -> usize {
+        match self.w {
+            W => odd_digits_w::<C, W>(k, digits),
+            _ => odd_digits_w::<C, MAX_W>(k, digits),
+        }
+    }
+
+    /// `k * P` in constant time for a base that is not the identity (the identity when `k =
+    /// 0`); ORs the doubling case of the last row into `exceptional`. The first row is a
+    /// lookup, every other a mixed addition without identity selections (see the module docs).
+    fn mul_odd_ct(&self, k: &Scalar<C>, exceptional: &mut Choice) -> Point<C> {
         let mut digits = [0i8; MAX_DIGITS];
-        let n = match self.w {
-            W => signed_digits_w::<C, W>(k, &mut digits),
-            _ => signed_digits_w::<C, MAX_W>(k, &mut digits),
-        };
-        let of_identity = self.base.infinity != 0;
+        let n = self.recode(k, &mut digits);
         let mut rows = self.rows().zip(digits[..n].iter());
-        if first {
-            if let Some((row, &d)) = rows.next() {
-                *acc = Point::from(ct_lookup_row(row, d, of_identity));
-            }
+        let mut acc = Point::<C>::IDENTITY;
+        if let Some((row, &d)) = rows.next() {
+            acc = Point::from(ct_lookup_row(row, d));
         }
         for (row, &d) in rows {
-            let (sum, same) = acc.add_affine_ct(&ct_lookup_row(row, d, of_identity));
-            *acc = sum;
+            let (sum, same) = acc.madd_raw(&ct_lookup_row(row, d));
+            acc = sum;
             *exceptional |= same;
         }
         digits.zeroize();
+        acc
     }
 
     /// Adds `k * P` to `acc`, variable time.
@@ -143,25 +147,36 @@ impl<C: Curve> FixedBaseTable<C> {
             return;
         }
         let mut digits = [0i8; MAX_DIGITS];
-        let n = match self.w {
-            W => signed_digits_w::<C, W>(k, &mut digits),
-            _ => signed_digits_w::<C, MAX_W>(k, &mut digits),
-        };
+        let n = self.recode(k, &mut digits);
         for (row, &d) in self.rows().zip(digits[..n].iter()) {
             *acc = vartime_add_entry(acc, row, d);
         }
     }
 }
 
-/// `sum k_i * P_i` over tables, constant time in the scalars.
+/// `sum k_i * P_i` over tables, constant time in the scalars: each table's `k_i * P_i` by its
+/// rows (a table of the identity, public, adds nothing), then the terms added with identity
+/// selections (a term is the identity when its scalar is zero).
 pub fn mul_fixed_ct<C: Curve, const N: usize>(
     tables: [&FixedBaseTable<C>; N],
     scalars: &[Scalar<C>; N],
 ) -> Point<C> {
     let mut acc = Point::<C>::IDENTITY;
     let mut exceptional = Choice::from(0);
-    for (i, (t, k)) in tables.iter().zip(scalars.iter()).enumerate() {
-        t.accumulate_ct(&mut acc, k, i == 0, &mut exceptional);
+    let mut first = true;
+    for (t, k) in tables.iter().zip(scalars.iter()) {
+        if t.base.infinity != 0 {
+            continue;
+        }
+        let term = t.mul_odd_ct(k, &mut exceptional);
+        if first {
+            acc = term;
+            first = false;
+        } else {
+            let (sum, same) = acc.add_ct(&term);
+            acc = sum;
+            exceptional |= same;
+        }
     }
     if crate::group::declassify(exceptional) {
         return fallback(tables, scalars);
@@ -169,11 +184,19 @@ pub fn mul_fixed_ct<C: Curve, const N: usize>(
     acc
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How often this thread took [`fallback`].
+    static FALLBACKS: core::cell::Cell<u64> = const { core::cell::Cell::new(0) };
+}
+
 #[cold]
 fn fallback<C: Curve, const N: usize>(
     tables: [&FixedBaseTable<C>; N],
     scalars: &[Scalar<C>; N],
 ) -> Point<C> {
+    #[cfg(test)]
+    FALLBACKS.with(|c| c.set(c.get() + 1));
     let mut acc = Point::<C>::IDENTITY;
     for (t, k) in tables.iter().zip(scalars.iter()) {
         acc = acc.add_complete(&super::mul_affine(&t.base, k));
@@ -197,7 +220,7 @@ pub fn vartime_mul_fixed<C: Curve, const N: usize>(
 mod tests {
     use super::*;
     use crate::group::{mul, mul_generator, random_scalar, to_affine};
-    use elliptic_curve::ff::Field;
+    use elliptic_curve::ff::{Field, PrimeField};
     use p384::NistP384 as C;
 
     #[test]
@@ -226,6 +249,52 @@ mod tests {
             mul_fixed_ct([&t[0], &t[0]], &[one, one]),
             Point::from(p[0]).double()
         );
+    }
+
+    /// Zero scalars give the identity by the rows' own additions (the last row adds the
+    /// negation of the accumulator), alone, twice and beside a non-zero term, with no
+    /// fallback; the doubling case (the same base twice with equal scalars) takes it.
+    fn zero_scalars_need_no_fallback<C: Curve>() {
+        let mut rng = rand::rng();
+        let p: [Affine<C>; 2] =
+            core::array::from_fn(|_| to_affine(&mul_generator::<C>(&random_scalar::<C>(&mut rng))));
+        let k = random_scalar::<C>(&mut rng);
+        let z = Scalar::<C>::ZERO;
+        let taken = || FALLBACKS.with(|c| c.get());
+        for t in [
+            [FixedBaseTable::new(&p[0]), FixedBaseTable::new(&p[1])],
+            [
+                FixedBaseTable::new_wide(&p[0]),
+                FixedBaseTable::new_wide(&p[1]),
+            ],
+        ] {
+            let before = taken();
+            let o = Point::<C>::IDENTITY;
+            assert_eq!(t[0].mul(&z), o);
+            assert_eq!(t[0].vartime_mul(&z), o);
+            assert_eq!(mul_fixed_ct([&t[0], &t[1]], &[z, z]), o);
+            let kp = mul(&Point::from(p[1]), &k);
+            assert_eq!(mul_fixed_ct([&t[0], &t[1]], &[z, k]), kp);
+            assert_eq!(mul_fixed_ct([&t[1], &t[0]], &[k, z]), kp);
+            assert_eq!(vartime_mul_fixed([&t[0], &t[1]], &[z, k]), kp);
+            assert_eq!(taken(), before, "a zero scalar took the fallback");
+            let one = Scalar::<C>::ONE;
+            assert_eq!(
+                mul_fixed_ct([&t[0], &t[0]], &[one, one]),
+                Point::from(p[0]).double()
+            );
+            assert_eq!(
+                taken(),
+                before + 1,
+                "the doubling case did not take the fallback"
+            );
+        }
+    }
+
+    #[test]
+    fn zero_scalars_give_the_identity_without_the_fallback() {
+        zero_scalars_need_no_fallback::<p256::NistP256>();
+        zero_scalars_need_no_fallback::<C>();
     }
 
     /// `Debug` shows the base and the window, not the table's points.
@@ -286,33 +355,27 @@ mod tests {
         wide_matches_ladder::<C>();
     }
 
-    /// The vector scan and the portable one select the same entry for every digit, on rows
-    /// of 16 and 64 entries of both curves.
+    /// The vector scan and the portable one select the same entry for every odd digit, on
+    /// rows of 16 and 64 entries of both curves.
     fn scans_agree<C: Curve>() {
         use crate::group::window::{ct_lookup_row, MAX_ENTRIES, MAX_W};
         let mut rng = rand::rng();
         let p = to_affine(&mul_generator::<C>(&random_scalar::<C>(&mut rng)));
         for t in [FixedBaseTable::new(&p), FixedBaseTable::new_wide(&p)] {
-            let m = 1i8 << (t.w - 1);
+            let m = (1i16 << t.w) - 1;
             for row in t.rows() {
-                for d in -m..=m {
-                    let got = ct_lookup_row::<C>(row, d, false);
-                    let want = match d {
-                        0 => Affine::<C>::IDENTITY,
-                        d if d > 0 => row[d as usize - 1].point(),
-                        d => -row[(-d) as usize - 1].point(),
-                    };
+                for d in (-m..=m).step_by(2) {
+                    let d = d as i8;
+                    let got = ct_lookup_row::<C>(row, d);
+                    let e = &row[usize::from(d.unsigned_abs() / 2)];
+                    let want = if d > 0 { e.point() } else { -e.point() };
                     assert_eq!(got, want, "digit {d}");
-                    // A row read as the identity's gives the identity for every digit, 0 too.
-                    let of_identity = ct_lookup_row::<C>(row, d, true);
-                    assert!(bool::from(of_identity.is_identity()), "digit {d}");
-                    let abs = d.unsigned_abs();
-                    let (x, y) = crate::group::window::scan_row::<C>(row, abs);
-                    if d != 0 {
-                        assert_eq!((x, y), (row[abs as usize - 1].x, row[abs as usize - 1].y));
-                    }
+                    assert_eq!(got.infinity, 0, "digit {d}");
+                    let index = d.unsigned_abs() / 2 + 1;
+                    let (x, y) = crate::group::window::scan_row::<C>(row, index);
+                    assert_eq!((x, y), (e.x, e.y), "digit {d}");
                     if let Some((gx, gy)) =
-                        <C::Fe as crate::group::FieldOps>::gather_pair(row, |e| (&e.x, &e.y), abs)
+                        <C::Fe as crate::group::FieldOps>::gather_pair(row, |e| (&e.x, &e.y), index)
                     {
                         assert_eq!((gx, gy), (x, y), "digit {d}");
                     }
@@ -325,6 +388,17 @@ mod tests {
                 1 << (t.w - 1)
             };
             assert!(t.rows().all(|r| r.len() == rows_of), "w = {}", t.w);
+            // Row `j` holds the odd multiples of `2^(w j) P`.
+            let mut weight = Point::from(p);
+            for row in t.rows() {
+                for (e, entry) in row.iter().enumerate() {
+                    let odd = Scalar::<C>::from(2 * e as u64 + 1);
+                    assert_eq!(Point::from(entry.point()), mul(&weight, &odd), "entry {e}");
+                }
+                for _ in 0..t.w {
+                    weight = weight.double();
+                }
+            }
         }
     }
 
@@ -334,30 +408,51 @@ mod tests {
         scans_agree::<C>();
     }
 
-    /// The recoding's last digit is zero exactly where `digit_rows` drops its row.
+    /// The odd recoding: every digit odd and within the table's rows, the last positive, and
+    /// `sum d_j 2^(w j) = k`, for edge scalars (0, 1, 2, n - 1, n - 2, `2^j` and `2^j - 1`,
+    /// where the carries run through every window) and random ones, both widths, both curves.
     #[test]
-    fn dropped_carry_rows_are_zero() {
-        use crate::group::window::{digit_rows, signed_digits_w};
-        fn top<C: Curve, const WW: usize>() {
+    fn odd_recoding_sums_to_the_scalar() {
+        use crate::group::window::{odd_digit_rows, odd_digits_w};
+        fn check<C: Curve, const WW: usize>() {
             let bits = C::SCALAR_LEN * 8;
-            let rows = digit_rows(bits, WW);
-            let mut digits = [0i8; MAX_DIGITS];
+            let rows = odd_digit_rows(bits, WW);
             let mut rng = rand::rng();
-            let mut ks = vec![-Scalar::<C>::ONE];
+            let one = Scalar::<C>::ONE;
+            let mut ks = vec![Scalar::<C>::ZERO, one, one.double(), -one, -one.double()];
+            let mut pow = one;
+            for _ in 0..bits {
+                ks.push(pow - one);
+                ks.push(pow);
+                pow = pow.double();
+            }
             ks.extend((0..64).map(|_| random_scalar::<C>(&mut rng)));
+            let radix = Scalar::<C>::from(1u64 << WW);
+            let top = (1i16 << WW) - 1;
             for k in &ks {
-                let n = signed_digits_w::<C, WW>(k, &mut digits);
-                assert!(digits[rows..n].iter().all(|&d| d == 0));
+                let mut digits = [0i8; MAX_DIGITS];
+                assert_eq!(odd_digits_w::<C, WW>(k, &mut digits), rows);
+                let mut sum = Scalar::<C>::ZERO;
+                for &d in digits[..rows].iter().rev() {
+                    assert_eq!(d & 1, 1, "{d}");
+                    assert!(i16::from(d).abs() <= top, "{d}");
+                    let v = Scalar::<C>::from(u64::from(d.unsigned_abs()));
+                    sum = sum * radix + if d < 0 { -v } else { v };
+                }
+                assert_eq!(sum, *k);
+                // The last digit is positive for an odd scalar (negated for an even one).
+                let last = digits[rows - 1];
+                assert_eq!(last > 0, bool::from(k.is_odd()), "{last}");
             }
         }
-        top::<p256::NistP256, 5>();
-        top::<p256::NistP256, 7>();
-        top::<C, 5>();
-        top::<C, 7>();
-        assert_eq!(digit_rows(256, 7), 37);
-        assert_eq!(digit_rows(256, 5), 52);
-        assert_eq!(digit_rows(384, 7), 56);
-        assert_eq!(digit_rows(384, 5), 78);
+        check::<p256::NistP256, 5>();
+        check::<p256::NistP256, 7>();
+        check::<C, 5>();
+        check::<C, 7>();
+        assert_eq!(odd_digit_rows(256, 7), 37);
+        assert_eq!(odd_digit_rows(256, 5), 52);
+        assert_eq!(odd_digit_rows(384, 7), 55);
+        assert_eq!(odd_digit_rows(384, 5), 77);
     }
 
     /// The ladders' 16-entry lookups (Jacobian and affine entries, the vector scan where the

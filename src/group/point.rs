@@ -292,7 +292,7 @@ impl<C: Curve> JacobianPoint<C> {
     /// sum and whether the formula degenerated because the operands are equal (`H = 0` and
     /// `r = 0`; meaningful only when neither operand is the identity).
     #[inline(always)]
-    fn madd_raw(&self, q: &AffinePoint<C>) -> (Self, Choice) {
+    pub(crate) fn madd_raw(&self, q: &AffinePoint<C>) -> (Self, Choice) {
         let p = [&self.x, &self.y, &self.z];
         let [x, y, z, h, r] = match Fe::<C>::fused_madd(p, [&q.x, &q.y]) {
             Some(v) => v,

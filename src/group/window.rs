@@ -4,8 +4,8 @@
 //! One owner for what the single-point ladder (`mul`), the multi-point ladders (`ct_multi`) and
 //! the fixed-base tables (`fixed_base`) all need, so none of them reaches into another.
 
-use elliptic_curve::ff::PrimeField;
-use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
+use elliptic_curve::ff::{Field, PrimeField};
+use subtle::{Choice, ConditionallyNegatable, ConditionallySelectable, ConstantTimeEq};
 
 use super::{Affine, Curve, FieldOps, Point, Scalar};
 
@@ -56,6 +56,16 @@ impl ScalarDigits {
         };
         (lo | hi) & ((1u64 << w) - 1)
     }
+
+    /// Adds one, constant time (the spare limb takes a carry out of the scalar's limbs).
+    fn add_one(&mut self) {
+        let mut carry = 1u64;
+        for l in self.limbs.iter_mut() {
+            let (v, c) = l.overflowing_add(carry);
+            *l = v;
+            carry = u64::from(c);
+        }
+    }
 }
 
 impl Drop for ScalarDigits {
@@ -91,13 +101,46 @@ pub(super) fn signed_digits_w<C: Curve, const WW: usize>(
     n + 1
 }
 
-/// How many digits of [`signed_digits_w`] can be non-zero for a scalar below `2^bits`: the
-/// final carry is always 0 when the top window holds fewer than `w - 1` bits (its value plus
-/// the incoming carry is then at most `2^(w-2)`), so a table needs no row for it.
-pub(super) const fn digit_rows(bits: usize, w: usize) -> usize {
-    let windows = bits.div_ceil(w);
-    let top = bits - (windows - 1) * w;
-    windows + (top >= w - 1) as usize
+/// The rows of an odd recoding ([`odd_digits_w`]) of a scalar below `2^bits`: `w` bits a row
+/// and one more bit, because the recoded scalar may be `n - k`, as long as `k`.
+pub(super) const fn odd_digit_rows(bits: usize, w: usize) -> usize {
+    (bits + 1).div_ceil(w)
+}
+
+/// The regular odd recoding of the fixed-base tables, constant time: `m = odd_digit_rows`
+/// digits, every one odd (never zero) in `[-(2^WW - 1), 2^WW - 1]`, with
+/// `sum d_j 2^(WW j) = k (mod n)`. Returns `m`.
+///
+/// An odd `k` is recoded as itself, an even one as `n - k` (odd: `n` is) with every digit
+/// negated. For an odd `k'` below `2^bits` the digits are `(k' >> (WW j)) mod 2^(WW + 1)`
+/// with the low bit set, minus `2^WW`, and the last is `(k' >> (WW (m - 1))) | 1` (below
+/// `2^(WW - 1)`): setting the low bit adds exactly the carry the previous digit's `- 2^WW`
+/// leaves. With no zero digit no table entry is the identity, and every partial sum is odd
+/// and smaller than the next row's weight, so only the last row's addition can meet its own
+/// operand or its negation (`k = 0`, recoded as `n`, gives the identity there).
+pub(super) fn odd_digits_w<C: Curve, const WW: usize>(
+    k: &Scalar<C>,
+    out: &mut [i8; MAX_DIGITS],
+) -> usize {
+    // ok: checked at compile time.
+    const { assert!(WW >= W && WW <= MAX_W) };
+    let mut s = ScalarDigits::new::<C>(k);
+    let even = Choice::from((s.limbs[0] & 1) as u8 ^ 1);
+    // n - k = (n - 1 - k) + 1: `-1 - k` does not wrap for any k < n, and `n` fits.
+    let mut flipped = ScalarDigits::new::<C>(&(-Scalar::<C>::ONE - k));
+    flipped.add_one();
+    for (a, b) in s.limbs.iter_mut().zip(flipped.limbs.iter()) {
+        a.conditional_assign(b, even);
+    }
+    let m = odd_digit_rows(s.bits, WW);
+    for (j, d) in out.iter_mut().enumerate().take(m) {
+        let t = (s.window(j * WW, WW + 1) | 1) as i32;
+        let top = i32::from(j + 1 < m) << WW;
+        let mut v = (t - top) as i8;
+        v.conditional_negate(even);
+        *d = v;
+    }
+    m
 }
 
 /// The widest window of the fixed-base tables (`2^(MAX_W - 1)` entries a row).
@@ -133,20 +176,20 @@ impl<C: Curve> RowEntry<C> {
     }
 }
 
-/// `d * P` from a row `P, 2P, ..., mP` of affine points (`|d| <= m <= MAX_ENTRIES`) by a scan
-/// of the whole row, constant time: the backend's vector scan ([`FieldOps::gather_pair`],
-/// AVX2 on x86-64) where the CPU has one, else [`scan_row`]. `of_identity` says that the
-/// table is that of the identity (every entry the identity; public).
+/// `d * 2^(w j) * P` for an odd digit `d` ([`odd_digits_w`], `|d| < 2 m`) from row `j` of a
+/// fixed-base table, `P, 3P, ..., (2m - 1)P` times `2^(w j)` (`m <= MAX_ENTRIES` entries), by
+/// a scan of the whole row, constant time: the backend's vector scan
+/// ([`FieldOps::gather_pair`], AVX2 on x86-64) where the CPU has one, else [`scan_row`].
 #[inline(always)]
-pub(super) fn ct_lookup_row<C: Curve>(row: &[RowEntry<C>], d: i8, of_identity: bool) -> Affine<C> {
+pub(super) fn ct_lookup_row<C: Curve>(row: &[RowEntry<C>], d: i8) -> Affine<C> {
     let (neg, abs) = digit_sign_abs(d);
-    let (x, y) = match C::Fe::gather_pair(row, |e| (&e.x, &e.y), abs) {
+    // `|d| = 2 e + 1` is entry `e`, which the scans number `e + 1`.
+    let index = (abs >> 1) + 1;
+    let (x, y) = match C::Fe::gather_pair(row, |e| (&e.x, &e.y), index) {
         Some(xy) => xy,
-        None => scan_row(row, abs),
+        None => scan_row(row, index),
     };
-    // The identity for digit 0, and for every digit in a table of the identity (public).
-    let infinity = abs.ct_eq(&0).unwrap_u8() | u8::from(of_identity);
-    let mut sel = Affine::<C> { x, y, infinity };
+    let mut sel = Affine::<C> { x, y, infinity: 0 };
     sel.negate_if(neg);
     sel
 }
@@ -259,17 +302,15 @@ pub(super) fn ct_lookup<C: Curve, E: Entry<C>>(table: &[E; ENTRIES], d: i8) -> E
     sel
 }
 
-/// `acc + d * P` for a public digit, variable time (a direct index, no scan).
+/// `acc + d * 2^(w j) * P` for a public odd digit from row `j` (as [`ct_lookup_row`]),
+/// variable time (a direct index, no scan).
 #[inline]
-pub(super) fn vartime_add_entry<C: Curve>(
-    acc: &Point<C>,
-    table: &[RowEntry<C>],
-    d: i8,
-) -> Point<C> {
-    match d {
-        0 => *acc,
-        d if d > 0 => acc.vartime_add_affine(&table[d as usize - 1].point()),
-        d => acc.vartime_sub_affine(&table[(-(d as i16)) as usize - 1].point()),
+pub(super) fn vartime_add_entry<C: Curve>(acc: &Point<C>, row: &[RowEntry<C>], d: i8) -> Point<C> {
+    let entry = row[usize::from(d.unsigned_abs() >> 1)].point();
+    if d < 0 {
+        acc.vartime_sub_affine(&entry)
+    } else {
+        acc.vartime_add_affine(&entry)
     }
 }
 
