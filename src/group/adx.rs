@@ -730,6 +730,43 @@ macro_rules! p384_sub_p_add_back {
     };
 }
 
+/// `[r13..r8] = [r13..r8] / 2 mod p` (P-384): `p` added when the value is odd (the sum below
+/// `2p < 2^385`, its carry in `CF`), then the 385 bits rotated right through the carry.
+/// Clobbers `rax`, `rcx`, `rdx`, `rdi`.
+macro_rules! p384_half_body {
+    () => {
+        concat!(
+            "mov rdx, r8\n",
+            "and rdx, 1\n",
+            "neg rdx\n",
+            p384_masked_add_p!(),
+            "rcr r13, 1\n",
+            "rcr r12, 1\n",
+            "rcr r11, 1\n",
+            "rcr r10, 1\n",
+            "rcr r9, 1\n",
+            "rcr r8, 1\n",
+        )
+    };
+}
+
+/// `[r11..r8] = [r11..r8] / 2 mod p` (P-256), as [`p384_half_body`]. Clobbers `rax`, `rdx`,
+/// `rdi`.
+macro_rules! p256_half_body {
+    () => {
+        concat!(
+            "mov rdx, r8\n",
+            "and rdx, 1\n",
+            "neg rdx\n",
+            p256_masked_add_p!(),
+            "rcr r11, 1\n",
+            "rcr r10, 1\n",
+            "rcr r9, 1\n",
+            "rcr r8, 1\n",
+        )
+    };
+}
+
 /// `[r11..r8] += p & rdx` for a mask `rdx` of all zeros or all ones (P-256: `p`'s limbs are all
 /// ones, `0x00000000ffffffff`, zero, `0xffffffff00000001`). Clobbers `rax`, `rdi`.
 macro_rules! p256_masked_add_p {
@@ -1256,6 +1293,7 @@ macro_rules! f384 {
     (@add) => { p384_add_body!() };
     (@sub) => { p384_sub_body!() };
     (@rsub) => { p384_rsub_body!() };
+    (@half) => { p384_half_body!() };
     // The previous operation's result (a `mul`, a `sqr` or a linear one, still in the registers
     // it left it in) into the linear operations' registers.
     (@regs mul) => { "mov r13, r11\nmov r12, r10\nmov r11, r9\nmov r10, r8\nmov r9, r15\nmov r8, r14\n" };
@@ -1283,6 +1321,7 @@ macro_rules! f256 {
     (@add) => { p256_add_body!() };
     (@sub) => { p256_sub_body!() };
     (@rsub) => { p256_rsub_body!() };
+    (@half) => { p256_half_body!() };
     // As in [`f384`].
     (@regs mul) => { "mov r10, r8\nmov r11, r9\nmov r8, r12\nmov r9, r13\n" };
     (@regs sqr) => { "" };
@@ -1318,6 +1357,7 @@ macro_rules! frame_op {
         concat!($f!(@regs $prev), frame_op!(@shift $f $op), $f!(@store $s $d))
     };
     (@shift $f:ident times2) => { $f!(@shl "1" "63") };
+    (@shift $f:ident half) => { $f!(@half) };
     (@shift $f:ident times4) => { $f!(@shl "2" "62") };
     (@shift $f:ident times8) => { $f!(@shl "3" "61") };
     ($f:ident $s:literal, mul $d:literal $a:literal $b:literal) => {
@@ -1356,12 +1396,11 @@ macro_rules! frame_op {
 }
 
 /// The Jacobian doubling `2 (X : Y : Z)` (`a = -3`, the formula of `point::double_formula`,
-/// 4M + 4S) as frame operations: inputs in slots 0-2, `X3`, `Y3`, `Z3` in slots 13, 20, 15.
-/// The order puts an independent operation after each link of the chain the result waits on
-/// (`delta`, `X - delta`, `t`, `alpha`, `alpha^2`, `X3`, `Y3`): `gamma` after `X + delta`,
-/// `beta` and `8 beta` after `alpha`, `Z3` and `8 gamma^2` after `X3`, so that the out-of-order
-/// core overlaps them (about 4% faster on P-384 and 8% on P-256 than the formula's
-/// order; `docs/arithmetic.md`).
+/// 4M + 4S, the result scaled by 1/2) as frame operations: inputs in slots 0-2, `X3`, `Y3`,
+/// `Z3` in slots 13, 20, 15. The order puts an independent operation after each link of the
+/// chain the result waits on (`delta`, `X - delta`, `t`, `alpha`, `alpha^2`, `X3`, `Y3`):
+/// `gamma` after `X + delta`, `beta` and `2 beta` after `alpha`, `Z3` and `gamma^2` after
+/// `X3`, so that the out-of-order core overlaps them (`docs/arithmetic.md`).
 macro_rules! double_program {
     ($f:ident $s:literal) => {
         concat!(
@@ -1373,27 +1412,22 @@ macro_rules! double_program {
             frame_op!($f $s, add "7" "0" "3"),
             // gamma = Y^2 (4).
             frame_op!($f $s, sqr "4" "1"),
-            // t = (X - delta)(X + delta) (8); alpha = 2 t + t (9).
+            // t = (X - delta)(X + delta) (8); alpha = t / 2 + t (9).
             frame_op!($f $s, mul "8" "6" "7"),
-            frame_op!($f $s, times2 of mul "9"),
+            frame_op!($f $s, half of mul "9"),
             frame_op!($f $s, add after lin "9" "8"),
-            // beta = X gamma (5).
+            // beta = X gamma (5), 2 beta (10).
             frame_op!($f $s, mul "5" "0" "4"),
-            // 4 beta (10).
-            frame_op!($f $s, times4 "10" "5"),
-            // 8 beta (11).
-            frame_op!($f $s, times8 "11" "5"),
-            // X3 = alpha^2 - 8 beta (12 -> 13); 4 beta - X3 (16), from X3 in the registers.
+            frame_op!($f $s, times2 of mul "10"),
+            // X3 = alpha^2 - 2 beta (12 -> 13); beta - X3 (16), from X3 in the registers.
             frame_op!($f $s, sqr "12" "9"),
-            frame_op!($f $s, sub after sqr "13" "11"),
-            frame_op!($f $s, rsub after lin "16" "10"),
-            // Z3 = 2 Y Z (14 -> 15).
-            frame_op!($f $s, mul "14" "1" "2"),
-            frame_op!($f $s, times2 of mul "15"),
-            // 8 gamma^2 (18 -> 19).
-            frame_op!($f $s, sqr "18" "4"),
-            frame_op!($f $s, times8 of sqr "19"),
-            // Y3 = alpha (4 beta - X3) - 8 gamma^2 (17 -> 20).
+            frame_op!($f $s, sub after sqr "13" "10"),
+            frame_op!($f $s, rsub after lin "16" "5"),
+            // Z3 = Y Z (15).
+            frame_op!($f $s, mul "15" "1" "2"),
+            // gamma^2 (19).
+            frame_op!($f $s, sqr "19" "4"),
+            // Y3 = alpha (beta - X3) - gamma^2 (17 -> 20).
             frame_op!($f $s, mul "17" "9" "16"),
             frame_op!($f $s, sub after mul "20" "19"),
         )

@@ -50,6 +50,8 @@ pub trait FieldOps:
     fn square(&self) -> Self;
     /// `2 * self`.
     fn double(&self) -> Self;
+    /// `self / 2`.
+    fn half(&self) -> Self;
     /// `4 * self` (one reduction, not two doublings).
     fn times4(&self) -> Self;
     /// `8 * self` (one reduction, not three doublings).
@@ -107,6 +109,10 @@ macro_rules! own_field_ops {
             #[inline(always)]
             fn double(&self) -> Self {
                 $fe::double(self)
+            }
+            #[inline(always)]
+            fn half(&self) -> Self {
+                $fe::half(self)
             }
             #[inline(always)]
             fn times4(&self) -> Self {

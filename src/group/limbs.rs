@@ -121,6 +121,27 @@ pub(super) fn shl_mod<const N: usize>(a: &[u64; N], j: u32, p: &[u64; N]) -> [u6
     r
 }
 
+/// `a / 2 mod p` for `a < p` and an odd `p`: `a + p` when `a` is odd (below `2p`, with its
+/// carry word), then shifted right by one. Constant time: the mask passes through `black_box`,
+/// without which the compiler branched on the low bit (the valgrind check saw it).
+#[inline(always)]
+pub(super) fn half_mod<const N: usize>(a: &[u64; N], p: &[u64; N]) -> [u64; N] {
+    let mask = core::hint::black_box((a[0] & 1).wrapping_neg());
+    let mut v = [0u64; N];
+    let mut carry = 0;
+    for i in 0..N {
+        let (x, c) = adc(a[i], p[i] & mask, carry);
+        v[i] = x;
+        carry = c;
+    }
+    let mut r = [0u64; N];
+    for i in 0..N - 1 {
+        r[i] = (v[i] >> 1) | (v[i + 1] << 63);
+    }
+    r[N - 1] = (v[N - 1] >> 1) | (carry << 63);
+    r
+}
+
 /// Little-endian limbs of a big-endian encoding of `8 * N` bytes.
 pub(super) fn from_be<const N: usize>(bytes: &[u8]) -> [u64; N] {
     let mut l = [0u64; N];
@@ -187,6 +208,12 @@ macro_rules! field_impls {
             #[inline(always)]
             pub fn double(&self) -> Self {
                 Self($add(&self.0, &self.0))
+            }
+
+            /// `self / 2`.
+            #[inline(always)]
+            pub fn half(&self) -> Self {
+                Self($crate::group::limbs::half_mod(&self.0, &$p))
             }
 
             /// `4 * self`.
@@ -552,6 +579,7 @@ pub(super) mod checks {
             assert_eq!(oa.to_crate(), *a);
             assert_eq!(oa.square().to_crate(), a.square());
             assert_eq!(oa.double().to_crate(), a.double());
+            assert_eq!(oa.half().double().to_crate(), *a);
             assert_eq!(oa.times4().to_crate(), a.double().double());
             assert_eq!(oa.times8().to_crate(), a.double().double().double());
             assert_eq!((-oa).to_crate(), -*a);

@@ -2,8 +2,8 @@
 //!
 //! Both supported curves are short Weierstrass curves `y^2 = x^3 - 3x + b` of prime order, so:
 //!
-//! * doubling (`dbl-2001-b` with `Z3 = 2 Y Z`, 4M + 4S) is complete: the identity (`Z = 0`)
-//!   doubles to itself and no point has order two;
+//! * doubling (`dbl-2001-b` scaled by 1/2, `Z3 = Y Z`, 4M + 4S) is complete: the identity
+//!   (`Z = 0`) doubles to itself and no point has order two;
 //! * mixed addition (`madd-2007-bl`, 7M + 4S) and full addition (`add-2007-bl` with
 //!   `Z3 = 2 Z1 Z2 H`, 12M + 4S) are correct except for identity operands and for adding a point
 //!   to itself. Adding `P` and `-P` yields `Z = 0`, the identity, as it should.
@@ -24,18 +24,21 @@ use super::{Curve, FieldOps};
 pub(crate) type Fe<C> = <C as Curve>::Fe;
 
 /// The doubling formula of [`JacobianPoint::double`] on any field's operations: `2 (X : Y : Z)`
-/// for `a = -3` (`dbl-2001-b` with `Z3 = 2 Y Z`). The oracle of the fused backend routines.
+/// for `a = -3`, `dbl-2001-b` scaled by `1/2` (`(X3 / 4 : Y3 / 8 : Z3 / 2)`, the same point):
+/// `delta = Z^2`, `gamma = Y^2`, `beta = X gamma`, `alpha = 3 (X - delta)(X + delta) / 2`,
+/// `X3 = alpha^2 - 2 beta`, `Y3 = alpha (beta - X3) - gamma^2`, `Z3 = Y Z` (4M + 4S and eight
+/// additions, one of them a halving, where the unscaled form needs eleven with its `2 Y Z`, `4
+/// beta`, `8 beta` and `8 gamma^2`). The oracle of the fused backend routines.
 #[inline(always)]
 pub(crate) fn double_formula<F: FieldOps>(x: &F, y: &F, z: &F) -> [F; 3] {
     let delta = z.square();
     let gamma = y.square();
     let beta = *x * gamma;
     let t = (*x - delta) * (*x + delta);
-    let alpha = t.double() + t;
-    let beta4 = beta.times4();
-    let x3 = alpha.square() - beta.times8();
-    let z3 = (*y * *z).double();
-    let y3 = alpha * (beta4 - x3) - gamma.square().times8();
+    let alpha = t.half() + t;
+    let x3 = alpha.square() - beta.double();
+    let z3 = *y * *z;
+    let y3 = alpha * (beta - x3) - gamma.square();
     [x3, y3, z3]
 }
 
@@ -274,10 +277,9 @@ impl<C: Curve> JacobianPoint<C> {
         self.z.is_zero()
     }
 
-    /// Doubling, `dbl-2001-b` with `Z3 = 2 Y Z` (4M + 4S: one multiplication instead of the
-    /// square `(Y + Z)^2` and its three additions), complete on prime-order `a = -3` curves. The
-    /// field's fused backend routine where it has one (the same formula), else the formula on
-    /// the field's operations.
+    /// Doubling, `dbl-2001-b` scaled by 1/2 (`double_formula`: 4M + 4S, `Z3 = Y Z`), complete
+    /// on prime-order `a = -3` curves. The field's fused backend routine where it has one (the
+    /// same formula), else the formula on the field's operations.
     #[inline]
     pub fn double(&self) -> Self {
         let [x, y, z] = match Fe::<C>::fused_double(&self.x, &self.y, &self.z) {
