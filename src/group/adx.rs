@@ -1566,6 +1566,34 @@ macro_rules! add_program {
     };
 }
 
+/// The co-Z addition `(X1 : Y1 : Z) + (X2 : Y2 : Z)` of `point::zaddu_formula` (5M + 2S) as
+/// frame operations: inputs `X1`, `Y1`, `X2`, `Y2`, `Z` in slots 0-4; `X3`, `Y3`, `Z3` and the
+/// first point at `Z3`, `W1` and `A1`, in slots 14, 17, 18, 7, 12.
+macro_rules! zaddu_program {
+    ($f:ident $s:literal) => {
+        concat!(
+            // e = X1 - X2 (5), C = e^2 (6), f = Y1 - Y2 (9), Z3 = Z e (18).
+            frame_op!($f $s, sub "5" "0" "2"),
+            frame_op!($f $s, sqr "6" "5"),
+            frame_op!($f $s, sub "9" "1" "3"),
+            frame_op!($f $s, mul "18" "4" "5"),
+            // W1 = X1 C (7), W2 = X2 C (8), D = f^2 (10), W1 - W2 (11), A1 = Y1 (W1 - W2) (12).
+            frame_op!($f $s, mul "7" "0" "6"),
+            frame_op!($f $s, mul "8" "2" "6"),
+            frame_op!($f $s, sqr "10" "9"),
+            frame_op!($f $s, sub "11" "7" "8"),
+            // X3 = D - W1 - W2 (13 -> 14), W1 - X3 (15) from X3 in the registers.
+            frame_op!($f $s, sub "13" "10" "7"),
+            frame_op!($f $s, sub after lin "14" "8"),
+            frame_op!($f $s, rsub after lin "15" "7"),
+            frame_op!($f $s, mul "12" "1" "11"),
+            // Y3 = f (W1 - X3) - A1 (16 -> 17).
+            frame_op!($f $s, mul "16" "9" "15"),
+            frame_op!($f $s, sub after mul "17" "12"),
+        )
+    };
+}
+
 /// One block of plain integer instructions (no extension) over `a`, whose limbs are loaded into
 /// the listed registers (`[register => output @ byte offset, ...]`), and `b` (at `rcx`),
 /// leaving the result in those registers: the operand list shared by the additions and
@@ -1823,6 +1851,19 @@ impl Adx {
         /// The P-256 Jacobian addition, as [`Adx::p384_add_points`].
     );
 
+    fused_point!(fn p384_zaddu, f384 48, 6, 5, 5, 19, ["0" "1" "2" "3" "4"], ["14" => "0" "17" => "1" "18" => "2" "7" => "3" "12" => "4"],
+        zaddu_program!(f384 48),
+        /// The P-384 co-Z addition `(X1 : Y1 : Z) + (X2 : Y2 : Z)` (inputs `X1`, `Y1`, `X2`,
+        /// `Y2`, `Z`) in one block: the formula of `point::zaddu_formula` (5M + 2S) without
+        /// exceptional-case handling, as [`Adx::p384_madd`]; returns `X3`, `Y3`, `Z3` and the
+        /// first point at `Z3`, `W1` and `A1`. Equal to that formula on the portable code for
+        /// all coordinates below `p`.
+    );
+    fused_point!(fn p256_zaddu, f256 32, 4, 5, 5, 19, ["0" "1" "2" "3" "4"], ["14" => "0" "17" => "1" "18" => "2" "7" => "3" "12" => "4"],
+        zaddu_program!(f256 32),
+        /// The P-256 co-Z addition, as [`Adx::p384_zaddu`].
+    );
+
     /// P-256 `4 a mod p` of a fully reduced input.
     #[inline(always)]
     pub(crate) fn p256_times4(self, a: &[u64; 4]) -> [u64; 4] {
@@ -1839,7 +1880,7 @@ impl Adx {
 #[cfg(test)]
 mod tests {
     use super::super::field::FieldOps;
-    use super::super::point::{add_formula, double_formula, madd_formula};
+    use super::super::point::{add_formula, double_formula, madd_formula, zaddu_formula};
     use super::super::{p256_field, p384_field, P256Fe, P384Fe};
     use super::Adx;
     use rand::{RngExt, SeedableRng};
@@ -2086,6 +2127,35 @@ mod tests {
     #[test]
     fn p256_fused_madd_equals_the_formula() {
         fused_madd_agrees(&p256_routines(), Adx::p256_madd, P256Fe, |v| v.0, 0xa256);
+    }
+
+    /// The co-Z addition's check: edge values at both points' `X`, both `Y`, `Z` with `X1`
+    /// and `X1` with `Y2`; equal operands (the same `X` and `Y` twice).
+    fn fused_zaddu_agrees<const N: usize, F: FieldOps>(
+        f: &Routines<N>,
+        asm: AsmPoint<N, 5>,
+        fe: fn([u64; N]) -> F,
+        limbs: fn(F) -> [u64; N],
+        seed: u64,
+    ) {
+        let (x, y, z) = (
+            random_values(f, !seed)(),
+            random_values(f, seed ^ 1)(),
+            random_values(f, seed ^ 2)(),
+        );
+        let formula = |[x1, y1, x2, y2, z]: [F; 5]| zaddu_formula(&x1, &y1, &x2, &y2, &z);
+        let pairs = [(0, 2), (1, 3), (4, 0), (0, 3)];
+        fused_point_agrees(f, asm, formula, fe, limbs, &pairs, [x, y, x, y, z], seed);
+    }
+
+    #[test]
+    fn p384_fused_zaddu_equals_the_formula() {
+        fused_zaddu_agrees(&p384_routines(), Adx::p384_zaddu, P384Fe, |v| v.0, 0xc384);
+    }
+
+    #[test]
+    fn p256_fused_zaddu_equals_the_formula() {
+        fused_zaddu_agrees(&p256_routines(), Adx::p256_zaddu, P256Fe, |v| v.0, 0xc256);
     }
 
     /// The Jacobian addition's check: edge values at the two points' matching coordinates,

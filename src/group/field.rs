@@ -66,6 +66,10 @@ pub trait FieldOps:
     /// `(x1 : y1 : z1) + (x2 : y2 : z2)` without exceptional cases by the selected backend's
     /// fused routine, where it has one (the formula of `point::add_formula`); `None` otherwise.
     fn fused_add(p: [&Self; 3], q: [&Self; 3]) -> Option<[Self; 5]>;
+    /// `(x1 : y1 : z) + (x2 : y2 : z)` without exceptional cases by the selected backend's fused
+    /// routine, where it has one (the formula of `point::zaddu_formula`: `X3`, `Y3`, `Z3`, `W1`,
+    /// `A1`); `None` otherwise.
+    fn fused_zaddu(p: [&Self; 2], q: [&Self; 2], z: &Self) -> Option<[Self; 5]>;
     /// Whether this is zero.
     fn is_zero(&self) -> Choice;
     /// Whether the canonical value is odd.
@@ -133,6 +137,10 @@ macro_rules! own_field_ops {
             #[inline(always)]
             fn fused_add(p: [&Self; 3], q: [&Self; 3]) -> Option<[Self; 5]> {
                 $fe::fused_add(p, q)
+            }
+            #[inline(always)]
+            fn fused_zaddu(p: [&Self; 2], q: [&Self; 2], z: &Self) -> Option<[Self; 5]> {
+                $fe::fused_zaddu(p, q, z)
             }
             #[inline(always)]
             fn is_zero(&self) -> Choice {

@@ -249,6 +249,13 @@ macro_rules! field_impls {
                 fused_add_limbs(p.map(|c| &c.0), q.map(|c| &c.0)).map(|v| v.map(Self))
             }
 
+            /// `(x1 : y1 : z) + (x2 : y2 : z)` (`X3`, `Y3`, `Z3`, `W1`, `A1`) by the backend's
+            /// fused co-Z addition, where it runs (see `runtime_ops`); `None` otherwise.
+            #[inline(always)]
+            pub(crate) fn fused_zaddu(p: [&Self; 2], q: [&Self; 2], z: &Self) -> Option<[Self; 5]> {
+                fused_zaddu_limbs(p.map(|c| &c.0), q.map(|c| &c.0), &z.0).map(|v| v.map(Self))
+            }
+
             /// `-self` in a `const` context (the portable code; `-x` at run time takes the
             /// selected backend).
             #[inline(always)]
@@ -385,7 +392,7 @@ pub(super) use field_impls;
 /// `mont_sqr`, `add_mod` and `sub_mod` (the product and square out of line, so that each call
 /// site inlines only the selected routine).
 macro_rules! runtime_ops {
-    ($n:literal, $asm_mul:ident, $asm_sqr:ident, $asm_add:ident, $asm_sub:ident, $asm_times4:ident, $asm_times8:ident, $asm_double:ident, $asm_madd:ident, $asm_add_points:ident) => {
+    ($n:literal, $asm_mul:ident, $asm_sqr:ident, $asm_add:ident, $asm_sub:ident, $asm_times4:ident, $asm_times8:ident, $asm_double:ident, $asm_madd:ident, $asm_add_points:ident, $asm_zaddu:ident) => {
         /// The run-time product (see [`super::limbs::runtime_ops`]).
         #[inline(always)]
         fn mul(a: &[u64; $n], b: &[u64; $n]) -> [u64; $n] {
@@ -485,6 +492,23 @@ macro_rules! runtime_ops {
                 return Some(adx.$asm_add_points([p[0], p[1], p[2], q[0], q[1], q[2]]));
             }
             let _ = (p, q);
+            None
+        }
+
+        /// `(x1 : y1 : z) + (x2 : y2 : z)` without exceptional cases by the backend's fused
+        /// co-Z addition where it runs (`X3`, `Y3`, `Z3`, `W1`, `A1`); `None` selects the
+        /// generic formula (`point::zaddu_formula`) on the portable routines.
+        #[inline(always)]
+        fn fused_zaddu_limbs(
+            p: [&[u64; $n]; 2],
+            q: [&[u64; $n]; 2],
+            z: &[u64; $n],
+        ) -> Option<[[u64; $n]; 5]> {
+            #[cfg(target_arch = "x86_64")]
+            if let Some(adx) = super::adx::get() {
+                return Some(adx.$asm_zaddu([p[0], p[1], q[0], q[1], z]));
+            }
+            let _ = (p, q, z);
             None
         }
 

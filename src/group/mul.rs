@@ -1,35 +1,32 @@
 //! Scalar multiplication routines.
 //!
 //! * [`GeneratorTable`]: fixed-base multiplication by the generator, constant time, with a
-//!   precomputed table of `d * 32^j * G` (signed radix-32 digits, no doublings at all).
-//! * `mul_ct`: variable-base multiplication, constant time, signed radix-32 digits over a table
-//!   of `P, 2P, ..., 16P` read by a full conditional-select scan.
+//!   precomputed table of odd multiples `d * 128^j * G` (regular odd radix-128 digits, no
+//!   doublings at all; radix 32 off x86-64).
+//! * `mul_ct`: variable-base multiplication, constant time, regular odd radix-32 digits over a
+//!   table of `P, 3P, ..., 31P` read by a full scan.
 //! * `straus_vartime` / `msm_vartime`: multi-scalar multiplication for public data with
 //!   width-5 wNAF (Straus) and, for long inputs, Pippenger's bucket method.
 //!
 //! # Exceptional cases in the constant-time routines
 //!
 //! The incomplete Jacobian additions are wrong when both operands are the same point. The
-//! constant-time loops do not branch on it: every addition reports the case as a [`Choice`],
-//! which is OR-ed across the whole ladder, and only at the end, if it ever occurred, the product
-//! is recomputed with the complete (slower) `primeorder` formulas. Identity operands are handled
-//! by selection inside the additions. For the generator table the case needs
-//! `sum_{i<j} d_i 32^i G = d_j 32^j G`, for the variable-base ladder `32 K P = d P` for the
-//! partial scalar `K`; either would need the secret scalar to hit a fixed value, and on P-256 and
-//! P-384 no scalar below `n` does: for the variable-base ladder the case could only arise at the
-//! last digit, for `k = n + 2 d_0(k)` with `d_0` the low signed digit of `k`, which no
-//! `d_0 in [-16, -1]` satisfies (`n mod 32` is 17 on P-256 and 19 on P-384; the test
-//! `ladder_never_falls_back_near_n` pins it for `k = n - 2 ... n - 256`), and the tables' wrap
-//! cases (top windows) force `k >= n`. The fallback stays as a safety net and is cold. No
-//! choice of the point changes it (one point: the condition is on the scalar alone). Ladders
-//! over several points are different, since their exceptional cases depend on how the points
-//! relate: those in `ct_multi` start from a secret point for that reason.
+//! regular odd recodings of `mul_ct` and the fixed-base tables have no zero digit, so no table
+//! entry and no partial sum is the identity, and a partial sum can only meet the entry it adds
+//! in the last addition (the partial sums are odd and below the next weight; see `mul_ct` and
+//! `fixed_base`). `mul_ct` makes that one addition complete and has no other path. The
+//! fixed-base sums report the doubling case of their last rows as a [`Choice`], OR-ed over the
+//! sum, and only at the end, if it ever occurred, recompute the product with the complete
+//! ladder (a cold safety net: it needs the secret scalar to hit one of a few fixed values). The
+//! batch and multi-point ladders keep signed digits with identity selections and the same
+//! reported flag; those over several points (`ct_multi`) start from a secret point, since their
+//! exceptional cases depend on how the points relate.
 
 use super::fixed_base::FixedBaseTable;
 use super::point::batch_normalize;
 use super::window::{
-    affine_tables, build_tables, ct_lookup, signed_digits, Entry, ScalarDigits, ENTRIES,
-    MAX_DIGITS, MAX_SCALAR_BYTES, W,
+    affine_tables, ct_lookup, odd_digits_w, odd_entry, odd_table, signed_digits, Entry,
+    ScalarDigits, ENTRIES, MAX_DIGITS, MAX_SCALAR_BYTES, W,
 };
 use super::{Affine, Curve, Point, Scalar};
 
@@ -111,36 +108,48 @@ fn fallback_mul<C: Curve>(p: &Point<C>, k: &Scalar<C>) -> Point<C> {
     Point::<C>::from_primeorder(&(p.to_primeorder() * k))
 }
 
-/// `k * P`, constant time in `k` and `P`: signed radix-32 digits, 5 doublings and one addition
-/// of a table entry (selected by a full scan) per digit. Stack only.
+/// `k * P`, constant time in `k` and `P`: regular odd radix-32 digits (`odd_digits_w`, none
+/// zero), 5 doublings and one addition of a table entry (selected by a full scan) per digit,
+/// over the odd multiples `P, 3P, ..., 31P` (`odd_table`). Stack only; no fallback.
+///
+/// With `k'` the recoded scalar (`k` or `n - k`) and `V_j = sum_{i >= j} d_i 32^(i - j)` the
+/// partial scalar after digit `j`, the addition of digit `j` is `32 V_(j+1) P + d_j P`; it is
+/// exceptional when `32 V_(j+1) = ±d_j mod n`, that is when `V_j` or `V_j - 2 d_j` is a
+/// multiple of `n`. Both are odd (never 0), and for `j >= 1` below `k' / 32 + 64 < n` in
+/// size, so only the last addition (digit 0) can be exceptional: `k' = n` (`k = 0`: the sum of
+/// a point and its negation, the identity the formula gives) or `k' = n + 2 d_0` (the doubling
+/// case, a few scalars such as `n - 34`). That one addition is the complete one; the others
+/// need no identity selections either (no entry and no partial sum is the identity). The
+/// identity's table is the identity's (`Z = 0` throughout), and so is the result.
 pub(crate) fn mul_ct<C: Curve>(p: &Point<C>, k: &Scalar<C>) -> Point<C> {
-    // One point: the exceptional cases depend on the scalar alone, no blind is needed (see the
-    // module docs), and the ladder starts from the top digit's entry.
-    let ([table], mut exceptional) = build_tables::<C, 1>(&[*p]);
+    let table = odd_table::<C>(p);
     let mut digits = [0i8; MAX_DIGITS];
-    let n = signed_digits::<C>(k, &mut digits);
-    let mut acc = ct_lookup::<C, Point<C>>(&table, digits[n - 1]);
-    for &d in digits[..n - 1].iter().rev() {
+    let n = odd_digits_w::<C, W>(k, &mut digits);
+    let mut acc = ct_lookup::<C, Point<C>>(&table, odd_entry(digits[n - 1]));
+    for (j, &d) in digits[..n - 1].iter().enumerate().rev() {
         for _ in 0..W {
             acc = acc.double();
         }
-        let (sum, same) = acc.add_ct(&ct_lookup::<C, Point<C>>(&table, d));
-        acc = sum;
-        exceptional |= same;
+        let entry = ct_lookup::<C, Point<C>>(&table, odd_entry(d));
+        acc = if j == 0 {
+            acc.add_complete(&entry)
+        } else {
+            acc.add_raw(&entry).0
+        };
     }
     zeroize::Zeroize::zeroize(&mut digits);
-    if crate::group::declassify(exceptional) {
-        return fallback_mul::<C>(p, k);
-    }
     acc
 }
 
 /// `k * P_i` for every point of a batch with one secret scalar (an issuer's key), constant time
-/// in `k` and in the points, into `out`: the scalar is recoded once, each point's table
-/// `P, 2P, ..., 16P` is built as in [`mul_ct`], and all the tables are normalised together with
-/// one field inversion for the batch, so that every ladder step is a mixed addition (7M + 4S
-/// instead of 12M + 4S). The exceptional cases are those of [`mul_ct`]: they depend on the scalar
-/// alone, so none arises for a scalar below `n`; the fallback stays as a safety net. Allocates
+/// in `k` and in the points, into `out`: the scalar is recoded once (signed radix-32 digits),
+/// each point's table `P, 2P, ..., 16P` is built (`window::build_tables`), and all the tables
+/// are normalised together with one field inversion for the batch, so that every ladder step
+/// is a mixed addition (7M + 4S instead of 12M + 4S), with identity selections for digit 0.
+/// The exceptional cases depend on the scalar alone: the last addition could meet its operand
+/// only for `k = n + 2 d_0(k)`, which no low digit `d_0 in [-16, -1]` satisfies (`n mod 32` is
+/// 17 on P-256 and 19 on P-384), so none arises for a scalar below `n`; the fallback stays as
+/// a safety net. Allocates
 /// its two working buffers once per call: about 4 KB per point on P-384 (the Jacobian and the
 /// affine tables), for as long as the call runs.
 pub(crate) fn mul_batch_ct<C: Curve>(points: &[Affine<C>], k: &Scalar<C>, out: &mut [Point<C>]) {
@@ -378,27 +387,50 @@ mod tests {
         assert_eq!(format!("{t:?}"), "GeneratorTable { .. }");
     }
 
-    fn ladder_never_falls_back_near<C: Curve>() {
+    /// The single-point ladder near `0` and `n`: `k = ±j` for `j` in `2..=256`, which include
+    /// the scalars whose last addition is the doubling case (`k' = n + 2 d_0`, such as `n - 34`)
+    /// and those recoded as `n - k`; the identity's product; `0` and `±1`.
+    fn ladder_is_right_near<C: Curve>() {
         let mut rng = rand::rng();
         let p = Point::<C>::generator() * random_scalar::<C>(&mut rng);
-        let before = FALLBACKS.with(|c| c.get());
-        for j in 2u64..=256 {
+        for j in 0u64..=256 {
             for k in [-Scalar::<C>::from(j), Scalar::<C>::from(j)] {
                 let expect = Point::<C>::from_primeorder(&(p.to_primeorder() * k));
-                assert_eq!(mul_ct::<C>(&p, &k), expect);
+                assert_eq!(mul_ct::<C>(&p, &k), expect, "k = ±{j}");
             }
         }
-        assert_eq!(
-            FALLBACKS.with(|c| c.get()),
-            before,
-            "the single-point ladder fell back"
-        );
+        let k = random_scalar::<C>(&mut rng);
+        assert!(bool::from(
+            mul_ct::<C>(&Point::<C>::IDENTITY, &k).is_identity()
+        ));
+    }
+
+    /// The co-Z table holds `P, 3P, ..., 31P`; the identity's holds the identity.
+    fn odd_table_holds_the_odd_multiples<C: Curve>() {
+        let mut rng = rand::rng();
+        let p = Point::<C>::generator() * random_scalar::<C>(&mut rng);
+        for (i, e) in odd_table::<C>(&p).iter().enumerate() {
+            let odd = Scalar::<C>::from(2 * i as u64 + 1);
+            assert_eq!(
+                *e,
+                Point::<C>::from_primeorder(&(p.to_primeorder() * odd)),
+                "{i}"
+            );
+        }
+        let o = odd_table::<C>(&Point::<C>::IDENTITY);
+        assert!(o.iter().all(|e| bool::from(e.is_identity())));
     }
 
     #[test]
-    fn ladder_never_falls_back_near_n() {
-        ladder_never_falls_back_near::<NistP256>();
-        ladder_never_falls_back_near::<NistP384>();
+    fn odd_tables_hold_the_odd_multiples() {
+        odd_table_holds_the_odd_multiples::<NistP256>();
+        odd_table_holds_the_odd_multiples::<NistP384>();
+    }
+
+    #[test]
+    fn ladder_is_right_near_zero_and_n() {
+        ladder_is_right_near::<NistP256>();
+        ladder_is_right_near::<NistP384>();
     }
     use elliptic_curve::Field;
     use p256::NistP256;

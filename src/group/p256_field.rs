@@ -204,7 +204,8 @@ super::limbs::runtime_ops!(
     p256_times8,
     p256_double,
     p256_madd,
-    p256_add_points
+    p256_add_points,
+    p256_zaddu
 );
 super::limbs::field_impls!(P256Fe, 32, P, add, sub, mul, sqr, sub_mod);
 

@@ -214,7 +214,8 @@ super::limbs::runtime_ops!(
     p384_times8,
     p384_double,
     p384_madd,
-    p384_add_points
+    p384_add_points,
+    p384_zaddu
 );
 super::limbs::field_impls!(P384Fe, 48, P, add, sub, mul, sqr, sub_mod);
 

@@ -54,6 +54,25 @@ pub(crate) fn madd_formula<F: FieldOps>(x1: &F, y1: &F, z1: &F, x2: &F, y2: &F) 
     [x3, y3, *z1 * h, h, r]
 }
 
+/// The co-Z addition `(X1 : Y1 : Z) + (X2 : Y2 : Z)` of two points with the same `Z` (Meloni's
+/// `ZADDU`) without any exceptional-case handling: `C = (X1 - X2)^2`, `W1 = X1 C`, `W2 = X2 C`,
+/// `A1 = Y1 (W1 - W2)`, `X3 = (Y1 - Y2)^2 - W1 - W2`, `Y3 = (Y1 - Y2)(W1 - X3) - A1`,
+/// `Z3 = Z (X1 - X2)` (5 multiplications and 2 squarings). Returns `X3`, `Y3`, `Z3` and the
+/// first point at `Z3`, `(W1 : A1 : Z3)`, ready for the next co-Z addition. The oracle of the
+/// fused backend routines.
+#[inline(always)]
+pub(crate) fn zaddu_formula<F: FieldOps>(x1: &F, y1: &F, x2: &F, y2: &F, z: &F) -> [F; 5] {
+    let e = *x1 - *x2;
+    let c = e.square();
+    let w1 = *x1 * c;
+    let w2 = *x2 * c;
+    let f = *y1 - *y2;
+    let a1 = *y1 * (w1 - w2);
+    let x3 = f.square() - w1 - w2;
+    let y3 = f * (w1 - x3) - a1;
+    [x3, y3, *z * e, w1, a1]
+}
+
 /// The Jacobian addition `(X1 : Y1 : Z1) + (X2 : Y2 : Z2)` without any exceptional-case
 /// handling, unscaled as [`madd_formula`]: `U1 = X1 Z2^2`, `S1 = Y1 Z2^3`, `H = X2 Z1^2 - U1`,
 /// `r = Y2 Z1^3 - S1`, `X3 = r^2 - H^3 - 2 U1 H^2`, `Y3 = r (U1 H^2 - X3) - S1 H^3`,
@@ -303,10 +322,23 @@ impl<C: Curve> JacobianPoint<C> {
         (Self { x, y, z }, h.is_zero() & r.is_zero())
     }
 
+    /// The co-Z addition ([`zaddu_formula`], by the field's fused backend routine where it has
+    /// one) of `self` and a `q` with the same `Z` (not checked): `self + q`, and `self` rescaled
+    /// to the sum's `Z`. Without any exceptional-case handling: wrong when `self = ±q`.
+    #[inline(always)]
+    pub(crate) fn zaddu(&self, q: &Self) -> (Self, Self) {
+        let [x, y, z, w1, a1] =
+            match Fe::<C>::fused_zaddu([&self.x, &self.y], [&q.x, &q.y], &self.z) {
+                Some(v) => v,
+                None => zaddu_formula(&self.x, &self.y, &q.x, &q.y, &self.z),
+            };
+        (Self { x, y, z }, Self { x: w1, y: a1, z })
+    }
+
     /// The Jacobian addition without any exceptional-case handling ([`add_formula`], by the
     /// field's fused backend routine where it has one); as [`Self::madd_raw`].
     #[inline(always)]
-    fn add_raw(&self, q: &Self) -> (Self, Choice) {
+    pub(crate) fn add_raw(&self, q: &Self) -> (Self, Choice) {
         let p = [&self.x, &self.y, &self.z];
         let [x, y, z, h, r] = match Fe::<C>::fused_add(p, [&q.x, &q.y, &q.z]) {
             Some(v) => v,

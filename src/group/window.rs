@@ -143,6 +143,39 @@ pub(super) fn odd_digits_w<C: Curve, const WW: usize>(
     m
 }
 
+/// The table entry of an odd digit for [`ct_lookup`] over a table of odd multiples
+/// `P, 3P, ..., 31P` ([`odd_table`]): `±(|d| / 2 + 1)`, with the digit's sign; constant time.
+#[inline(always)]
+pub(super) fn odd_entry(d: i8) -> i8 {
+    let (neg, abs) = digit_sign_abs(d);
+    let mut e = ((abs >> 1) + 1) as i8;
+    e.conditional_negate(neg);
+    e
+}
+
+/// The odd multiples `P, 3P, ..., 31P` of the variable-base ladder, by one doubling and
+/// fifteen co-Z additions (5M + 2S each, [`Point::zaddu`]): `2P` at `Z = Y Z` (the doubling's
+/// `Z3`), `P` rescaled to that `Z` (`(X Y^2 : Y^4 : Y Z)`), then each entry the co-Z sum of the
+/// last and `2P`, which the addition rescales to the sum's `Z` for the next. No addition is
+/// exceptional (`(2i + 1) P = ±2P` needs an order below 33); the identity's table is the
+/// identity's (`Z = 0` throughout).
+pub(super) fn odd_table<C: Curve>(p: &Point<C>) -> [Point<C>; ENTRIES] {
+    let mut twice = p.double();
+    let gamma = p.y.square();
+    let mut t = [Point::<C>::IDENTITY; ENTRIES];
+    t[0] = Point::<C> {
+        x: p.x * gamma,
+        y: gamma.square(),
+        z: twice.z,
+    };
+    for i in 1..ENTRIES {
+        let (sum, moved) = twice.zaddu(&t[i - 1]);
+        t[i] = sum;
+        twice = moved;
+    }
+    t
+}
+
 /// The widest window of the fixed-base tables (`2^(MAX_W - 1)` entries a row).
 pub(super) const MAX_W: usize = 7;
 /// Entries of a row of the widest table.
