@@ -118,9 +118,9 @@ fn fallback_mul<C: Curve>(p: &Point<C>, k: &Scalar<C>) -> Point<C> {
 /// multiple of `n`. Both are odd (never 0), and for `j >= 1` below `k' / 32 + 64 < n` in
 /// size, so only the last addition (digit 0) can be exceptional: `k' = n` (`k = 0`: the sum of
 /// a point and its negation, the identity the formula gives) or `k' = n + 2 d_0` (the doubling
-/// case, a few scalars such as `n - 34`). That one addition is the complete one; the others
-/// need no identity selections either (no entry and no partial sum is the identity). The
-/// identity's table is the identity's (`Z = 0` throughout), and so is the result.
+/// case: `k = ±38` on P-384, no scalar on P-256). That one addition is the complete one; the
+/// others need no identity selections either (no entry and no partial sum is the identity).
+/// The identity's table is the identity's (`Z = 0` throughout), and so is the result.
 pub(crate) fn mul_ct<C: Curve>(p: &Point<C>, k: &Scalar<C>) -> Point<C> {
     let table = odd_table::<C>(p);
     let mut digits = [0i8; MAX_DIGITS];
@@ -387,9 +387,9 @@ mod tests {
         assert_eq!(format!("{t:?}"), "GeneratorTable { .. }");
     }
 
-    /// The single-point ladder near `0` and `n`: `k = ±j` for `j` in `2..=256`, which include
-    /// the scalars whose last addition is the doubling case (`k' = n + 2 d_0`, such as `n - 34`)
-    /// and those recoded as `n - k`; the identity's product; `0` and `±1`.
+    /// The single-point ladder near `0` and `n`: `k = ±j` for `j` in `0..=256`, which include
+    /// the scalars whose last addition is the doubling case (`k' = n + 2 d_0`: `±38` on P-384)
+    /// and those recoded as `n - k`; and the identity's product.
     fn ladder_is_right_near<C: Curve>() {
         let mut rng = rand::rng();
         let p = Point::<C>::generator() * random_scalar::<C>(&mut rng);
