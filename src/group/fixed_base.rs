@@ -291,6 +291,41 @@ mod tests {
         }
     }
 
+    /// The last row's doubling case: with `W = 2^(w (m - 1))` the top row's weight, an even
+    /// `k = -(top 2 W)` is recoded as `k' = n - k = top 2 W - n` with its digits negated, and
+    /// for the `top` below (found by search: `k'`'s own top digit must be `top`) the rows
+    /// before the last sum to the last row's entry. The sum is then the fallback's, and right.
+    fn last_row_doubling_case<C: Curve>(top: u64, w: usize) {
+        let mut rng = rand::rng();
+        let p = to_affine(&mul_generator::<C>(&random_scalar::<C>(&mut rng)));
+        let t = if w == W {
+            FixedBaseTable::new(&p)
+        } else {
+            FixedBaseTable::new_wide(&p)
+        };
+        let m = crate::group::window::odd_digit_rows(C::SCALAR_LEN * 8, w);
+        let mut k = Scalar::<C>::from(top);
+        for _ in 0..w * (m - 1) + 1 {
+            k = k.double();
+        }
+        let k = -k;
+        let before = FALLBACKS.with(|c| c.get());
+        assert_eq!(t.mul(&k), mul(&Point::from(p), &k), "w = {w}");
+        assert_eq!(
+            FALLBACKS.with(|c| c.get()),
+            before + 1,
+            "w = {w}: no doubling case"
+        );
+    }
+
+    #[test]
+    fn the_last_rows_doubling_case_takes_the_fallback() {
+        last_row_doubling_case::<p256::NistP256>(1, W);
+        last_row_doubling_case::<p256::NistP256>(15, MAX_W);
+        last_row_doubling_case::<C>(15, W);
+        last_row_doubling_case::<C>(63, MAX_W);
+    }
+
     #[test]
     fn zero_scalars_give_the_identity_without_the_fallback() {
         zero_scalars_need_no_fallback::<p256::NistP256>();
