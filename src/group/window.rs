@@ -56,16 +56,6 @@ impl ScalarDigits {
         };
         (lo | hi) & ((1u64 << w) - 1)
     }
-
-    /// Adds one, constant time (the spare limb takes a carry out of the scalar's limbs).
-    fn add_one(&mut self) {
-        let mut carry = 1u64;
-        for l in self.limbs.iter_mut() {
-            let (v, c) = l.overflowing_add(carry);
-            *l = v;
-            carry = u64::from(c);
-        }
-    }
 }
 
 impl Drop for ScalarDigits {
@@ -102,9 +92,10 @@ pub(super) fn signed_digits_w<C: Curve, const WW: usize>(
 }
 
 /// The rows of an odd recoding ([`odd_digits_w`]) of a scalar below `2^bits`: `w` bits a row
-/// and one more bit, because the recoded scalar may be `n - k`, as long as `k`.
+/// (the recoded scalar, `k` or `n - k`, is below `2^bits` too, and its top window, below
+/// `2^w`, is the last digit once its low bit is set).
 pub(super) const fn odd_digit_rows(bits: usize, w: usize) -> usize {
-    (bits + 1).div_ceil(w)
+    bits.div_ceil(w)
 }
 
 /// The regular odd recoding of the fixed-base tables, constant time: `m = odd_digit_rows`
@@ -114,7 +105,7 @@ pub(super) const fn odd_digit_rows(bits: usize, w: usize) -> usize {
 /// An odd `k` is recoded as itself, an even one as `n - k` (odd: `n` is) with every digit
 /// negated. For an odd `k'` below `2^bits` the digits are `(k' >> (WW j)) mod 2^(WW + 1)`
 /// with the low bit set, minus `2^WW`, and the last is `(k' >> (WW (m - 1))) | 1` (below
-/// `2^(WW - 1)`): setting the low bit adds exactly the carry the previous digit's `- 2^WW`
+/// `2^WW`): setting the low bit adds exactly the carry the previous digit's `- 2^WW`
 /// leaves. With no zero digit no table entry is the identity, and every partial sum is odd
 /// and smaller than the next row's weight, so only the last row's addition can meet its own
 /// operand or its negation (`k = 0`, recoded as `n`, gives the identity there).
@@ -126,9 +117,9 @@ pub(super) fn odd_digits_w<C: Curve, const WW: usize>(
     const { assert!(WW >= W && WW <= MAX_W) };
     let mut s = ScalarDigits::new::<C>(k);
     let even = Choice::from((s.limbs[0] & 1) as u8 ^ 1);
-    // n - k = (n - 1 - k) + 1: `-1 - k` does not wrap for any k < n, and `n` fits.
-    let mut flipped = ScalarDigits::new::<C>(&(-Scalar::<C>::ONE - k));
-    flipped.add_one();
+    // n - k = (n - 1 - k) + 1, and `-1 - k` does not wrap for any k < n. For an even k it is
+    // even, so the + 1 is the low bit the first digit sets: its digits are those of n - k.
+    let flipped = ScalarDigits::new::<C>(&(-Scalar::<C>::ONE - k));
     for (a, b) in s.limbs.iter_mut().zip(flipped.limbs.iter()) {
         a.conditional_assign(b, even);
     }
