@@ -138,10 +138,18 @@ pub(super) fn odd_digits_w<C: Curve, const WW: usize>(
 /// `P, 3P, ..., 31P` ([`odd_table`]): `±(|d| / 2 + 1)`, with the digit's sign; constant time.
 #[inline(always)]
 pub(super) fn odd_entry(d: i8) -> i8 {
-    let (neg, abs) = digit_sign_abs(d);
-    let mut e = ((abs >> 1) + 1) as i8;
+    let (neg, index) = odd_sign_index(d);
+    let mut e = index as i8;
     e.conditional_negate(neg);
     e
+}
+
+/// The sign of an odd digit and its entry as the scans number them: `|d| = 2 e + 1` is entry
+/// `e`, numbered `e + 1`; constant time.
+#[inline(always)]
+fn odd_sign_index(d: i8) -> (Choice, u8) {
+    let (neg, abs) = digit_sign_abs(d);
+    (neg, (abs >> 1) + 1)
 }
 
 /// The odd multiples `P, 3P, ..., 31P` of the variable-base ladder, by one doubling and
@@ -206,9 +214,7 @@ impl<C: Curve> RowEntry<C> {
 /// ([`FieldOps::gather_pair`], AVX2 on x86-64) where the CPU has one, else [`scan_row`].
 #[inline(always)]
 pub(super) fn ct_lookup_row<C: Curve>(row: &[RowEntry<C>], d: i8) -> Affine<C> {
-    let (neg, abs) = digit_sign_abs(d);
-    // `|d| = 2 e + 1` is entry `e`, which the scans number `e + 1`.
-    let index = (abs >> 1) + 1;
+    let (neg, index) = odd_sign_index(d);
     let (x, y) = match C::Fe::gather_pair(row, |e| (&e.x, &e.y), index) {
         Some(xy) => xy,
         None => scan_row(row, index),
