@@ -83,6 +83,50 @@ impl fmt::Display for Error {
     }
 }
 
+/// `Error::ALL` and an exhaustive match from one list of the variants: a variant missing from
+/// the list is a non-exhaustive match, so `ALL` cannot fall behind the enum.
+macro_rules! every_variant {
+    ($($v:ident),* $(,)?) => {
+        impl Error {
+            /// Every variant, in declaration order: for bindings that map each one to a code
+            /// of their own and test that none is missing. Not a stable part of the API (the
+            /// enum is `#[non_exhaustive]`: later versions add variants).
+            #[doc(hidden)]
+            pub const ALL: &'static [Error] = &[$(Error::$v),*];
+        }
+
+        // Never called: it compiles only while the list names every variant.
+        #[allow(dead_code)]
+        fn every_variant_is_listed(e: Error) {
+            match e {
+                $(Error::$v)|* => {}
+            }
+        }
+    };
+}
+
+every_variant!(
+    InvalidLength,
+    InvalidPoint,
+    IdentityElement,
+    NonCanonicalScalar,
+    ZeroScalar,
+    InvalidProof,
+    InvalidInput,
+    Inverse,
+    DeriveKeyPair,
+    Batch,
+    InputTooLong,
+    UnsupportedValue,
+    HashToCurve,
+    LimitExceeded,
+    InvalidSignature,
+    MissingKey,
+    InfoMismatch,
+    InvalidInstance,
+    InvalidEncoding,
+);
+
 #[cfg(feature = "std")]
 impl std::error::Error for Error {}
 

@@ -100,6 +100,7 @@ pub use hybrid_array;
 pub use par::PAR_MIN_BATCH;
 /// The RNG traits this crate takes (rand_core 0.10, as rand 0.10); see [`rng`] for older `rand`.
 pub use rand_core;
+pub use stack::run_wiped;
 pub use suite::{Decaf448Shake256, P256Sha256, P384Sha384, P521Sha512, Ristretto255Sha512, Suite};
 
 // The README's and docs/trust-tokens.md's Rust examples run as doctests.

@@ -947,3 +947,32 @@ fn group_layer_calls_do_not_wipe() {
         black_box(group::invert::<K>(&k).expect("non-zero"));
     });
 }
+
+/// `privacy_tokens::run_wiped`, the public wipe for callers' own frames (the bindings build
+/// their per-call RNG in it): a marked value that `body` leaves 8 KiB deep on the stack is gone
+/// once it returns. The control leaves the same value without the wipe, and the scan finds it.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "the stack measurement needs an optimised build"
+)]
+fn run_wiped_wipes_what_its_body_left() {
+    let mut marked = [0x3cu8; 48];
+    marked[0] = 0xc3;
+    marked[47] = 0x96;
+    let needle = [("marked".to_string(), marked.to_vec())];
+    let mut stale = StaleStack::new();
+
+    // Control: without the wipe the scan sees the value.
+    secret_scan::leave_on_stack(black_box(&marked));
+    stale.take();
+    assert_eq!(stale.found(&needle), ["marked"], "the control must see it");
+
+    secret_scan::paint();
+    privacy_tokens::run_wiped(|| secret_scan::leave_on_stack(black_box(&marked)));
+    stale.take();
+    assert!(
+        stale.found(&needle).is_empty(),
+        "run_wiped left its body's frame"
+    );
+}

@@ -213,6 +213,18 @@ impl<T: TokenType> PartialEq for Token<T> {
 
 impl<T: TokenType> Eq for Token<T> {}
 
+/// Overwrites every field with zeros. A token is `Copy` (so it is not wiped on drop); a holder
+/// that keeps one until it is spent, such as a binding's token handle, wipes it with this, or
+/// keeps it in `zeroize::Zeroizing`.
+impl<T: TokenType> Zeroize for Token<T> {
+    fn zeroize(&mut self) {
+        self.nonce.zeroize();
+        self.challenge_digest.zeroize();
+        self.token_key_id.zeroize();
+        self.authenticator.as_mut().zeroize();
+    }
+}
+
 /// The nonce, challenge digest and key id in hex; the authenticator is redacted.
 impl<T: TokenType> fmt::Debug for Token<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
