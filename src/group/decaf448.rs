@@ -6,8 +6,9 @@
 //! §5.3.1 and §5.3.2, the element derivation map of §5.3.4 (`from_uniform_bytes`) and the
 //! scalar field. This module adds what RFC 9497 names and the crate does not have:
 //!
-//! - `expand_message_xof` (RFC 9380 §5.3.2) over SHAKE256 (`shake` 0.1), and with it
-//!   HashToGroup = `hash_to_decaf448`: 112 expanded bytes through the §5.3.4 map. The curve
+//! - HashToGroup = `hash_to_decaf448`: 112 bytes of `expand_message_xof` (RFC 9380 §5.3.2,
+//!   over SHAKE256 from `shake` 0.1; its code is in the expanders' module, `group::prime`, and
+//!   re-exported here as [`expand_message_xof`]) through the §5.3.4 map. The curve
 //!   crate's `GroupDigest` for decaf448 computes the same function (the tests check that), but
 //!   through its pre-release `hash2curve` and `shake` (digest 0.11) APIs; this module uses only
 //!   the crate's point, map and scalar types, a narrower surface to follow across its releases.
@@ -43,6 +44,9 @@ use sha2::digest::{
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroize;
 
+/// RFC 9380 §5.3.2 over SHAKE256 (owned by the expanders' module, `group::prime`; this is its
+/// public path).
+pub use super::prime::expand_message_xof;
 use super::prime::{MessageExpansion, PrimeGroup, Xof};
 use crate::{Error, Result};
 
@@ -54,12 +58,6 @@ pub const SCALAR_LEN: usize = 56;
 pub const UNIFORM_BYTES_LEN: usize = 112;
 /// The length of the uniform bytes HashToScalar and RandomScalar reduce (RFC 9497 §4.2).
 pub const WIDE_SCALAR_LEN: usize = 64;
-
-/// `ceil(2 * k / 8)` for decaf448's security level `k = 224`: the length of a hashed oversize
-/// DST (RFC 9380 §5.3.3).
-const OVERSIZE_DST_LEN: usize = 56;
-/// The longest DST `expand_message_xof` takes as it is (RFC 9380 §5.3.3).
-const MAX_DST_LEN: usize = 255;
 
 /// The newtype impls `Element` and `Scalar` share over the crate's types: constant-time
 /// equality (and `PartialEq` through it), selection, `+`, `-` and negation.
@@ -540,46 +538,7 @@ impl Zeroize for Scalar {
 }
 
 // ---------------------------------------------------------------------------------------------
-// expand_message_xof and the suite hash
-
-/// `expand_message_xof` of RFC 9380 §5.3.2 over SHAKE256, with the oversize-DST rule of §5.3.3
-/// for decaf448's security level (`k = 224`: a DST over 255 bytes is replaced by 56 bytes of
-/// `SHAKE256("H2C-OVERSIZE-DST-" || DST)`). Fills all of `out`. Message and DST are given as
-/// pieces that are concatenated.
-///
-/// # Errors
-/// [`Error::HashToCurve`] when the DST is empty or `out` is empty or longer than 65535 bytes.
-pub fn expand_message_xof(msg: &[&[u8]], dst: &[&[u8]], out: &mut [u8]) -> Result<()> {
-    let len = u16::try_from(out.len()).map_err(|_| Error::HashToCurve)?;
-    let dst_len: usize = dst.iter().map(|d| d.len()).sum();
-    if len == 0 || dst_len == 0 {
-        return Err(Error::HashToCurve);
-    }
-    let mut h = shake::Shake256::default();
-    for m in msg {
-        h.update(m);
-    }
-    h.update(&len.to_be_bytes());
-    if dst_len > MAX_DST_LEN {
-        let mut hd = shake::Shake256::default();
-        hd.update(b"H2C-OVERSIZE-DST-");
-        for d in dst {
-            hd.update(d);
-        }
-        let mut short = [0u8; OVERSIZE_DST_LEN];
-        hd.finalize_xof().read(&mut short);
-        h.update(&short);
-        h.update(&[OVERSIZE_DST_LEN as u8]);
-    } else {
-        for d in dst {
-            h.update(d);
-        }
-        // dst_len <= 255 here.
-        h.update(&[dst_len as u8]);
-    }
-    h.finalize_xof().read(out);
-    Ok(())
-}
+// the suite hash
 
 /// SHAKE256 with a 64-byte output: the `Hash` of decaf448-SHAKE256 (RFC 9497 §4.2, `Nh = 64`)
 /// as a `digest` 0.11 fixed-output hash (so `Digest` applies).

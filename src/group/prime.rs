@@ -1,7 +1,8 @@
 //! [`PrimeGroup`]: the prime-order group interface of the RFC 9497 code (OPRF, VOPRF, POPRF and
 //! the batched DLEQ proofs), implemented for P-256 and P-384 by the crate's own arithmetic
 //! ([`Curve`](super::Curve)), for P-521 by the `p521` crate and for ristretto255 by
-//! `curve25519-dalek`.
+//! `curve25519-dalek`; and the RFC 9380 §5.3 expanders the groups hash with ([`expand_message`],
+//! its XMD hashes from `hash2curve` and its SHAKE256 XOF, [`expand_message_xof`], here).
 
 use core::fmt;
 use core::ops::{Add, Mul, Neg, Sub};
@@ -59,8 +60,55 @@ pub fn expand_message(
         MessageExpansion::Xmd(Xmd::Sha384) => run::<ExpandMsgXmd<sha2::Sha384>, U24>(msg, dst, out),
         MessageExpansion::Xmd(Xmd::Sha512) => run::<ExpandMsgXmd<sha2::Sha512>, U32>(msg, dst, out),
         // decaf448's security level (`k = 224`) for the oversize-DST rule.
-        MessageExpansion::Xof(Xof::Shake256) => super::decaf448::expand_message_xof(msg, dst, out),
+        MessageExpansion::Xof(Xof::Shake256) => expand_message_xof(msg, dst, out),
     }
+}
+
+/// `ceil(2 * k / 8)` for the security level `k = 224` of decaf448, the only XOF suite's group:
+/// the length of a hashed oversize DST (RFC 9380 §5.3.3).
+const OVERSIZE_DST_LEN: usize = 56;
+/// The longest DST `expand_message_xof` takes as it is (RFC 9380 §5.3.3).
+const MAX_DST_LEN: usize = 255;
+
+/// `expand_message_xof` of RFC 9380 §5.3.2 over SHAKE256, with the oversize-DST rule of §5.3.3
+/// for decaf448's security level (`k = 224`: a DST over 255 bytes is replaced by 56 bytes of
+/// `SHAKE256("H2C-OVERSIZE-DST-" || DST)`). Fills all of `out`. Message and DST are given as
+/// pieces that are concatenated. [`expand_message`] with [`Xof::Shake256`] calls it; it is also
+/// reachable as `group::decaf448::expand_message_xof`.
+///
+/// # Errors
+/// [`Error::HashToCurve`] when the DST is empty or `out` is empty or longer than 65535 bytes.
+pub fn expand_message_xof(msg: &[&[u8]], dst: &[&[u8]], out: &mut [u8]) -> Result<()> {
+    use sha2::digest::{ExtendableOutput, Update, XofReader};
+    let len = u16::try_from(out.len()).map_err(|_| Error::HashToCurve)?;
+    let dst_len: usize = dst.iter().map(|d| d.len()).sum();
+    if len == 0 || dst_len == 0 {
+        return Err(Error::HashToCurve);
+    }
+    let mut h = shake::Shake256::default();
+    for m in msg {
+        h.update(m);
+    }
+    h.update(&len.to_be_bytes());
+    if dst_len > MAX_DST_LEN {
+        let mut hd = shake::Shake256::default();
+        hd.update(b"H2C-OVERSIZE-DST-");
+        for d in dst {
+            hd.update(d);
+        }
+        let mut short = [0u8; OVERSIZE_DST_LEN];
+        hd.finalize_xof().read(&mut short);
+        h.update(&short);
+        h.update(&[OVERSIZE_DST_LEN as u8]);
+    } else {
+        for d in dst {
+            h.update(d);
+        }
+        // dst_len <= 255 here.
+        h.update(&[dst_len as u8]);
+    }
+    h.finalize_xof().read(out);
+    Ok(())
 }
 
 pub(super) mod sealed {
