@@ -75,6 +75,7 @@ pub(crate) mod hash;
 pub mod hazmat;
 mod issuer;
 mod keys;
+mod params;
 mod pmb;
 #[cfg(feature = "srr")]
 mod srr;

@@ -10,9 +10,10 @@ use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 use crate::group::{self, validation, Affine, Curve, Scalar};
 use crate::{Error, Result};
 
+use super::params::{h_table, pmb_params, voprf_params};
 use super::wire::put_point;
 use super::wire::TokenReader as _;
-use super::{pmb, voprf, wire, Method, C, SCALAR_LEN};
+use super::{wire, Method, C, SCALAR_LEN};
 
 /// An issuer's private key with its u32 key id.
 ///
@@ -117,7 +118,7 @@ pub fn derive_key_from_secret(
 ) -> Result<(PrivateKey, PublicKey)> {
     let mut scalars = [Scalar::<C>::ZERO; 6];
     if method.has_private_metadata() {
-        let p = pmb::params(method);
+        let p = pmb_params(method);
         for (i, s) in scalars.iter_mut().enumerate() {
             let idx = [i as u8];
             *s = C::hash_to_scalar(
@@ -127,7 +128,7 @@ pub fn derive_key_from_secret(
             )?;
         }
     } else {
-        let p = voprf::params(method);
+        let p = voprf_params(method);
         scalars[0] = C::hash_to_scalar(p.xmd, &[b"TrustTokenVOPRFKeyGen\0", secret], &[p.h2s])?;
     }
     // A zero scalar (probability 2^-384 each) is refused by design, on all of them at once.
@@ -146,7 +147,7 @@ pub fn derive_key_from_secret(
 impl PrivateKey {
     fn from_scalars(method: Method, key_id: u32, scalars: [Scalar<C>; 6]) -> Self {
         let mut points = if method.has_private_metadata() {
-            let h = pmb::h_table(method);
+            let h = h_table(method);
             let p = |x: &Scalar<C>, y: &Scalar<C>| {
                 group::mul_generator::<C>(x) + group::mul_fixed_ct([h], &[*y])
             };

@@ -1,8 +1,6 @@
 //! PMBTokens with the private metadata bit (BoringSSL `crypto/trust_token/pmbtoken.cc`;
 //! eprint 2020/072 App. H, construction 6) for `pst_v1_pmb` and `experiment_v2_pmb`.
 
-use std::sync::OnceLock;
-
 use rand_core::CryptoRng;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroizing;
@@ -15,91 +13,10 @@ use crate::{Error, Result};
 
 use super::hash::{token_input, ScalarHasher};
 use super::keys::{PrivateKey, PublicKey};
+use super::params::{h_table, pmb_params, PmbParams};
 use super::wire::TokenReader as _;
 use super::wire::{decode_wire_point, encode_point, put_point};
 use super::{wire, Method, Pretoken, Token, C, NONCE_SIZE};
-
-/// One PMB method's hashes (`PMBTOKEN_METHOD`). The DSTs include the trailing C NUL
-/// (`sizeof("...")` in BoringSSL).
-pub(crate) struct PmbParams {
-    pub(crate) xmd: Xmd,
-    pub(crate) hash_t: &'static [u8],
-    pub(crate) hash_s: &'static [u8],
-    pub(crate) hash_c: &'static [u8],
-    pub(crate) hash_to_scalar: &'static [u8],
-    pub(crate) hash_h: &'static [u8],
-}
-
-/// `pmbtoken_pst1_*` (`pmbtoken.cc:1501-1544`): RFC 9380 SHA-384.
-const PST1: PmbParams = PmbParams {
-    xmd: Xmd::Sha384,
-    hash_t: b"PMBTokens PST V1 HashT\0",
-    hash_s: b"PMBTokens PST V1 HashS\0",
-    hash_c: b"PMBTokens PST V1 HashC\0",
-    hash_to_scalar: b"PMBTokens PST V1 HashToScalar\0",
-    hash_h: b"PMBTokens PST V1 HashH\0",
-};
-
-/// `pmbtoken_exp1_*`: SHA-512 ("draft07"), "Experiment V1" labels.
-const EXP1: PmbParams = PmbParams {
-    xmd: Xmd::Sha512,
-    hash_t: b"PMBTokens Experiment V1 HashT\0",
-    hash_s: b"PMBTokens Experiment V1 HashS\0",
-    hash_c: b"PMBTokens Experiment V1 HashC\0",
-    hash_to_scalar: b"PMBTokens Experiment V1 HashToScalar\0",
-    hash_h: b"PMBTokens Experiment V1 HashH\0",
-};
-
-/// `pmbtoken_exp2_*`: the same construction with SHA-512 ("draft07").
-const EXP2: PmbParams = PmbParams {
-    xmd: Xmd::Sha512,
-    hash_t: b"PMBTokens Experiment V2 HashT\0",
-    hash_s: b"PMBTokens Experiment V2 HashS\0",
-    hash_c: b"PMBTokens Experiment V2 HashC\0",
-    hash_to_scalar: b"PMBTokens Experiment V2 HashToScalar\0",
-    hash_h: b"PMBTokens Experiment V2 HashH\0",
-};
-
-pub(crate) fn params(method: Method) -> &'static PmbParams {
-    match method {
-        Method::ExperimentV2Pmb => &EXP2,
-        Method::ExperimentV1 => &EXP1,
-        _ => &PST1,
-    }
-}
-
-/// The second generator `H = HashToCurve("generator\0")` under the method's `HashH` DST (the
-/// `kH` constants of `pmbtoken.cc`), computed once per process.
-pub(crate) fn generator_h(method: Method) -> &'static Affine<C> {
-    static PST1_H: OnceLock<Affine<C>> = OnceLock::new();
-    static EXP2_H: OnceLock<Affine<C>> = OnceLock::new();
-    static EXP1_H: OnceLock<Affine<C>> = OnceLock::new();
-    let cell = match method {
-        Method::ExperimentV2Pmb => &EXP2_H,
-        Method::ExperimentV1 => &EXP1_H,
-        _ => &PST1_H,
-    };
-    cell.get_or_init(|| {
-        let p = params(method);
-        // The DSTs are short constants: hashing cannot fail.
-        C::hash_to_curve(p.xmd, &[b"generator\0"], &[p.hash_h])
-            .map(|h| h.to_affine())
-            .unwrap_or_else(|_| group::affine_identity::<C>())
-    })
-}
-
-/// The table of `H` for fixed-base multiplication, built once per process.
-pub(crate) fn h_table(method: Method) -> &'static FixedBaseTable<C> {
-    static PST1_T: OnceLock<FixedBaseTable<C>> = OnceLock::new();
-    static EXP2_T: OnceLock<FixedBaseTable<C>> = OnceLock::new();
-    static EXP1_T: OnceLock<FixedBaseTable<C>> = OnceLock::new();
-    let cell = match method {
-        Method::ExperimentV2Pmb => &EXP2_T,
-        Method::ExperimentV1 => &EXP1_T,
-        _ => &PST1_T,
-    };
-    cell.get_or_init(|| FixedBaseTable::new_wide(generator_h(method)))
-}
 
 /// Fixed-base tables of a PMB public key `pub0, pub1, pubs` (as BoringSSL's
 /// `pub{0,1,s}_precomp`), built when an issuer or client adds the key.
@@ -171,7 +88,7 @@ pub(crate) fn blind(
     msg: Option<&[u8]>,
     rng: &mut (impl CryptoRng + ?Sized),
 ) -> Result<Vec<Pretoken>> {
-    let p = params(method);
+    let p = pmb_params(method);
     let mut salts = vec![[0u8; NONCE_SIZE]; count];
     // Blinds and their inverses: zeroized when dropped, also on early returns.
     let mut r: Zeroizing<Vec<Scalar<C>>> = Zeroizing::new(Vec::with_capacity(count));
@@ -270,7 +187,7 @@ pub(crate) fn issue(
     out: &mut Vec<u8>,
     rng: &mut (impl CryptoRng + ?Sized),
 ) -> Result<()> {
-    let p = params(key.method());
+    let p = pmb_params(key.method());
     let plen = key.method().point_len();
     let n = points.len() / plen;
     let mut tp = Vec::with_capacity(n);
@@ -363,7 +280,7 @@ pub(crate) fn unblind(
     pretokens: &[Pretoken],
     r: &mut wire::Reader<'_>,
 ) -> Result<Vec<Token>> {
-    let p = params(key.method());
+    let p = pmb_params(key.method());
     let n = pretokens.len();
     let mut salts = Vec::with_capacity(n);
     // received = [W'_0..W'_n, Ws'_0..Ws'_n]
@@ -434,7 +351,7 @@ pub(crate) fn redeem(
     t: &[u8; NONCE_SIZE],
     r: &mut wire::Reader<'_>,
 ) -> Result<bool> {
-    let p = params(key.method());
+    let p = pmb_params(key.method());
     let s = r.wire_point(key.method())?;
     let w = r.wire_point(key.method())?;
     let ws = r.wire_point(key.method())?;

@@ -63,7 +63,7 @@ fn boringssl_h_constants() {
             "044cfad4336d8c4e18ce1a827b538cf86318e5a3960d05def483a7d8de9c508138c93825a37097c11c332e8368649c5373c303c1a9d892a232f42240072d9b6fabff2a9203b173091a6a4ac24cac1359f4280e7869a5df0d74eb14ca8a32bbd391",
         ),
     ] {
-        let h = C::encode_uncompressed(pmb::generator_h(method));
+        let h = C::encode_uncompressed(params::generator_h(method));
         assert_eq!(hex::encode(h.as_slice()), k_h, "{method:?}");
     }
 }

@@ -8,43 +8,16 @@ use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
 use crate::dleq::{self, DleqProof};
-use crate::group::{self, validation, Affine, Curve, Point, Scalar, Xmd};
+use crate::group::{self, validation, Affine, Curve, Point, Scalar};
 use crate::voprf::{Context, Mode};
 use crate::{Error, P384Sha384, Result};
 
 use super::hash::{token_input, ScalarHasher};
 use super::keys::{PrivateKey, PublicKey};
+use super::params::{voprf_params, VoprfParams};
 use super::wire::encode_point;
 use super::wire::TokenReader as _;
 use super::{wire, Method, Pretoken, Token, C, NONCE_SIZE, POINT_LEN};
-
-/// One VOPRF method's hashes.
-pub(crate) struct VoprfParams {
-    pub(crate) xmd: Xmd,
-    pub(crate) h2g: &'static [u8],
-    pub(crate) h2s: &'static [u8],
-}
-
-/// `voprf_pst1_*` (`voprf.cc:1182-1195`): RFC 9497 DSTs, no NUL.
-const PST1: VoprfParams = VoprfParams {
-    xmd: Xmd::Sha384,
-    h2g: b"HashToGroup-OPRFV1-\x01-P384-SHA384",
-    h2s: b"HashToScalar-OPRFV1-\x01-P384-SHA384",
-};
-
-/// `voprf_exp2_*` (`voprf.cc:1107-1119`): NUL-terminated DSTs, SHA-512.
-const EXP2: VoprfParams = VoprfParams {
-    xmd: Xmd::Sha512,
-    h2g: b"TrustToken VOPRF Experiment V2 HashToGroup\0",
-    h2s: b"TrustToken VOPRF Experiment V2 HashToScalar\0",
-};
-
-pub(crate) fn params(method: Method) -> &'static VoprfParams {
-    match method {
-        Method::ExperimentV2Voprf => &EXP2,
-        _ => &PST1,
-    }
-}
 
 fn is_pst1(method: Method) -> bool {
     method == Method::PstV1Voprf
@@ -61,7 +34,7 @@ pub(crate) fn blind(
     msg: Option<&[u8]>,
     rng: &mut (impl CryptoRng + ?Sized),
 ) -> Result<Vec<Pretoken>> {
-    let p = params(method);
+    let p = voprf_params(method);
     let mut salts = vec![[0u8; NONCE_SIZE]; count];
     // Blinds and their inverses: zeroized when dropped, also on early returns.
     let mut r: Zeroizing<Vec<Scalar<C>>> = Zeroizing::new(Vec::with_capacity(count));
@@ -162,7 +135,7 @@ pub(crate) fn issue(
         let proof = dleq::generate_proof(&ctx, k, public, &bt, &z, &r)?;
         (proof.c, proof.s)
     } else {
-        let p = params(key.method());
+        let p = voprf_params(key.method());
         let (t, _) = exp2_aggregate(p, public, &bt, &z)?;
         let w = group::mul(&t, k);
         let a = group::normalize_array(&[t, w, group::mul_generator::<C>(&r), group::mul(&t, &r)]);
@@ -206,7 +179,7 @@ pub(crate) fn unblind(
         let ctx = Context::<P384Sha384>::new(Mode::Voprf);
         dleq::verify_proof_with_table(&ctx, table, &bt, &z, &DleqProof { c, s })?;
     } else {
-        let p = params(key.method());
+        let p = voprf_params(key.method());
         let (t, w) = exp2_aggregate(p, public, &bt, &z)?;
         // K0 = u·G - c·pub, K1 = u·T - c·W.
         let k0 = group::vartime_mul_generator_and_fixed::<C>(&s, table, &-c);
@@ -244,7 +217,7 @@ pub(crate) fn redeem(
 ) -> Result<()> {
     let n = r.point()?;
     r.finish()?;
-    let tt = hash_to_group(params(key.method()), t)?;
+    let tt = hash_to_group(voprf_params(key.method()), t)?;
     let expect = group::mul(&tt, &key.scalars()[0]);
     let mut valid = Point::<C>::from(n).ct_eq(&expect);
     // Published: the verdict (the redemption is accepted or refused). `expect` stays secret:
