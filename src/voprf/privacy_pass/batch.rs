@@ -1,12 +1,21 @@
 //! Amortized batched issuance (draft-ietf-privacypass-batched-tokens): many tokens under one
-//! challenge and key, one DLEQ proof for the whole batch; generic over the [`TokenType`].
+//! challenge and key, one DLEQ proof for the whole batch; generic over the [`TokenType`]: the
+//! wire messages, the client's state, and the batched methods of [`Client`] and [`Issuer`]
+//! (`request_batch`, `issue_batch`, ...), which build on the single-token pieces.
 
 use core::fmt;
 
-use super::single::{ClientState, Token};
+use rand_core::CryptoRng;
+
+use super::single::{
+    new_state, random_blind, random_nonce, Client, ClientState, Issuer, Token, TokenRequest,
+};
 use super::token_type::TokenType;
-use super::{check_token_type, split, split_array, TOKEN_INPUT_LEN};
-use crate::voprf::{BlindedElement, EvaluationElement, Proof, VoprfClient};
+use super::{
+    check_token_type, parse_challenge, split, split_array, token_key_id, NID, NONCE_LEN,
+    TOKEN_INPUT_LEN,
+};
+use crate::voprf::{BlindedElement, EvaluationElement, Proof, PublicKey, VoprfClient};
 use crate::{Error, Result};
 
 /// The most tokens one batch may hold: the RFC 9497 composite index is a 2-byte integer.
@@ -321,6 +330,148 @@ impl<T: TokenType> BatchClientState<T> {
                 .zip(outputs)
                 .map(|(s, out)| s.token(out.as_ref()))
                 .collect())
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The batched requests of the client and the batched answers of the issuer
+
+/// `n` tokens for the key with id `key_id`, the `i`-th made by `one(i)`.
+fn collect_batch<T: TokenType>(
+    key_id: &[u8; NID],
+    n: usize,
+    mut one: impl FnMut(usize) -> Result<(TokenRequest<T>, ClientState<T>)>,
+) -> Result<(BatchTokenRequest<T>, BatchClientState<T>)> {
+    if n == 0 || n > MAX_BATCH {
+        return Err(Error::Batch);
+    }
+    let mut blinded_elements = Vec::with_capacity(n);
+    let mut states = Vec::with_capacity(n);
+    for i in 0..n {
+        let (req, st) = one(i)?;
+        blinded_elements.push(req.blinded_msg);
+        states.push(st);
+    }
+    Ok((
+        BatchTokenRequest {
+            truncated_token_key_id: key_id[NID - 1],
+            blinded_elements,
+        },
+        BatchClientState { states },
+    ))
+}
+
+impl<T: TokenType> Client<T> {
+    /// Builds a batched token request for `n` tokens under one challenge and key
+    /// (draft-ietf-privacypass-batched-tokens, amortized issuance). Every token gets its own
+    /// nonce and blind.
+    ///
+    /// # Errors
+    /// [`Error::Batch`] when `n` is 0 or over 65535; otherwise as [`Client::request`].
+    pub fn request_batch(
+        public_key: &PublicKey<T::Suite>,
+        challenge: &[u8],
+        n: usize,
+        rng: &mut (impl CryptoRng + ?Sized),
+    ) -> Result<(BatchTokenRequest<T>, BatchClientState<T>)> {
+        crate::stack::token(|| {
+            if n == 0 || n > MAX_BATCH {
+                return Err(Error::Batch);
+            }
+            let challenge_digest = parse_challenge::<T>(challenge)?;
+            let key_id = token_key_id(public_key);
+            // Per token, a nonce and then its blind, from the one RNG.
+            collect_batch(&key_id, n, |_| {
+                let nonce = random_nonce(rng);
+                new_state::<T>(public_key, key_id, challenge_digest, nonce, |input| {
+                    random_blind(input, rng)
+                })
+            })
+        })
+    }
+
+    /// **Dangerous**: [`Client::request_batch`] with caller-chosen nonces and blinds, one pair
+    /// per token, for reproducing published amortized vectors. The same warning as
+    /// [`Client::request_with`] applies to every pair.
+    ///
+    /// # Errors
+    /// [`Error::Batch`] when the lists are empty, over 65535 or of different lengths; otherwise
+    /// as [`Client::request_with`].
+    pub fn request_batch_with(
+        public_key: &PublicKey<T::Suite>,
+        challenge: &[u8],
+        nonces: &[[u8; NONCE_LEN]],
+        blinds: &[&[u8]],
+    ) -> Result<(BatchTokenRequest<T>, BatchClientState<T>)> {
+        if nonces.len() != blinds.len() || nonces.is_empty() || nonces.len() > MAX_BATCH {
+            return Err(Error::Batch);
+        }
+        let challenge_digest = parse_challenge::<T>(challenge)?;
+        let key_id = token_key_id(public_key);
+        collect_batch(&key_id, nonces.len(), |i| {
+            new_state::<T>(public_key, key_id, challenge_digest, nonces[i], |input| {
+                crate::hazmat::voprf_blind_with::<T::Suite>(input, blinds[i])
+            })
+        })
+    }
+}
+
+impl<T: TokenType> Issuer<T> {
+    /// Answers a batched token request with one evaluated element per blinded element and one
+    /// proof for the batch (draft-ietf-privacypass-batched-tokens, amortized issuance).
+    ///
+    /// The request was decoded already, so its elements are paid for; an issuer facing the
+    /// network should take the bytes with [`Issuer::issue_batch_from_bytes`] instead.
+    ///
+    /// # Errors
+    /// [`Error::Batch`] when the batch is empty or over [`Issuer::max_batch`] elements (checked
+    /// first); [`Error::UnsupportedValue`] when the truncated key id is not this issuer's.
+    pub fn issue_batch(
+        &self,
+        rng: &mut (impl CryptoRng + ?Sized),
+        request: &BatchTokenRequest<T>,
+    ) -> Result<BatchTokenResponse<T>> {
+        let n = request.blinded_elements.len();
+        if n == 0 || n > usize::from(self.max_batch) {
+            return Err(Error::Batch);
+        }
+        self.check_key(request.truncated_token_key_id)?;
+        self.evaluate_batch(rng, &request.blinded_elements)
+    }
+
+    /// Decodes a batched token request ([`BatchTokenRequest`] encoding) and answers it as
+    /// [`Issuer::issue_batch`], doing no work for a request it refuses: the token type, the
+    /// element count against [`Issuer::max_batch`], the total length and the truncated key id
+    /// are checked before any element is decoded.
+    ///
+    /// # Errors
+    /// [`Error::UnsupportedValue`] for another token type or another key id; [`Error::Batch`]
+    /// for an empty batch or one over [`Issuer::max_batch`]; [`Error::InvalidLength`] for a
+    /// malformed length, a length that disagrees with the bytes given, or trailing bytes;
+    /// element decoding errors ([`Error::InvalidPoint`], [`Error::IdentityElement`]).
+    pub fn issue_batch_from_bytes(
+        &self,
+        rng: &mut (impl CryptoRng + ?Sized),
+        request: &[u8],
+    ) -> Result<BatchTokenResponse<T>> {
+        let (truncated, body) = BatchTokenRequest::<T>::split(request, self.max_batch)?;
+        self.check_key(truncated)?;
+        self.evaluate_batch(
+            rng,
+            &decode_elements::<T, _>(body, BlindedElement::from_bytes)?,
+        )
+    }
+
+    fn evaluate_batch(
+        &self,
+        rng: &mut (impl CryptoRng + ?Sized),
+        blinded: &[BlindedElement<T::Suite>],
+    ) -> Result<BatchTokenResponse<T>> {
+        let eval = self.server.blind_evaluate_batch(rng, blinded)?;
+        Ok(BatchTokenResponse {
+            evaluated_elements: eval.messages,
+            proof: eval.proof,
         })
     }
 }

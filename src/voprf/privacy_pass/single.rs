@@ -8,11 +8,10 @@ use rand_core::CryptoRng;
 use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
-use super::batch::{BatchClientState, BatchTokenRequest, BatchTokenResponse};
 use super::token_type::{Bytes, TokenType};
 use super::{
-    check_token_type, parse_challenge, split_array, token_input, token_key_id, MAX_BATCH, NID,
-    NONCE_LEN, TOKEN_INPUT_LEN,
+    check_token_type, parse_challenge, split_array, token_input, token_key_id, NID, NONCE_LEN,
+    TOKEN_INPUT_LEN,
 };
 use crate::group::validation;
 use crate::voprf::{
@@ -357,7 +356,7 @@ impl<T: TokenType> ClientState<T> {
 
 /// The state of one token for a parsed challenge (`challenge_digest`) and the issuer key
 /// `public_key` with id `key_id`.
-fn new_state<T: TokenType>(
+pub(super) fn new_state<T: TokenType>(
     public_key: &PublicKey<T::Suite>,
     key_id: [u8; NID],
     challenge_digest: [u8; 32],
@@ -382,36 +381,11 @@ fn new_state<T: TokenType>(
     ))
 }
 
-/// `n` tokens for the key with id `key_id`, the `i`-th made by `one(i)`.
-fn collect_batch<T: TokenType>(
-    key_id: &[u8; NID],
-    n: usize,
-    mut one: impl FnMut(usize) -> Result<(TokenRequest<T>, ClientState<T>)>,
-) -> Result<(BatchTokenRequest<T>, BatchClientState<T>)> {
-    if n == 0 || n > MAX_BATCH {
-        return Err(Error::Batch);
-    }
-    let mut blinded_elements = Vec::with_capacity(n);
-    let mut states = Vec::with_capacity(n);
-    for i in 0..n {
-        let (req, st) = one(i)?;
-        blinded_elements.push(req.blinded_msg);
-        states.push(st);
-    }
-    Ok((
-        BatchTokenRequest {
-            truncated_token_key_id: key_id[NID - 1],
-            blinded_elements,
-        },
-        BatchClientState { states },
-    ))
-}
-
 /// `Blind(input)` with a fresh random blind. The callers' bodies run on a wiped stack
 /// (`crate::stack`): blinding without the public `blind`'s own wipe, once per request rather
 /// than once per token. The token input has a fixed length, so `blind`'s length check cannot
 /// fail here.
-fn random_blind<S: Suite>(
+pub(super) fn random_blind<S: Suite>(
     input: &[u8],
     rng: &mut (impl CryptoRng + ?Sized),
 ) -> Result<BlindResult<VoprfClient<S>, S>> {
@@ -421,7 +395,7 @@ fn random_blind<S: Suite>(
     )
 }
 
-fn random_nonce(rng: &mut (impl CryptoRng + ?Sized)) -> [u8; NONCE_LEN] {
+pub(super) fn random_nonce(rng: &mut (impl CryptoRng + ?Sized)) -> [u8; NONCE_LEN] {
     let mut nonce = [0u8; NONCE_LEN];
     rng.fill_bytes(&mut nonce);
     nonce
@@ -455,34 +429,6 @@ impl<T: TokenType> Client<T> {
         })
     }
 
-    /// Builds a batched token request for `n` tokens under one challenge and key
-    /// (draft-ietf-privacypass-batched-tokens, amortized issuance). Every token gets its own
-    /// nonce and blind.
-    ///
-    /// # Errors
-    /// [`Error::Batch`] when `n` is 0 or over 65535; otherwise as [`Client::request`].
-    pub fn request_batch(
-        public_key: &PublicKey<T::Suite>,
-        challenge: &[u8],
-        n: usize,
-        rng: &mut (impl CryptoRng + ?Sized),
-    ) -> Result<(BatchTokenRequest<T>, BatchClientState<T>)> {
-        crate::stack::token(|| {
-            if n == 0 || n > MAX_BATCH {
-                return Err(Error::Batch);
-            }
-            let challenge_digest = parse_challenge::<T>(challenge)?;
-            let key_id = token_key_id(public_key);
-            // Per token, a nonce and then its blind, from the one RNG.
-            collect_batch(&key_id, n, |_| {
-                let nonce = random_nonce(rng);
-                new_state::<T>(public_key, key_id, challenge_digest, nonce, |input| {
-                    random_blind(input, rng)
-                })
-            })
-        })
-    }
-
     /// **Dangerous**: [`Client::request`] with a caller-chosen `nonce` and VOPRF `blind`
     /// (`SerializeScalar` bytes, `Ns` of them), for reproducing published vectors (RFC 9578
     /// Appendix A.1, pat-go's).
@@ -508,31 +454,6 @@ impl<T: TokenType> Client<T> {
             *nonce,
             |input| crate::hazmat::voprf_blind_with::<T::Suite>(input, blind),
         )
-    }
-
-    /// **Dangerous**: [`Client::request_batch`] with caller-chosen nonces and blinds, one pair
-    /// per token, for reproducing published amortized vectors. The same warning as
-    /// [`Client::request_with`] applies to every pair.
-    ///
-    /// # Errors
-    /// [`Error::Batch`] when the lists are empty, over 65535 or of different lengths; otherwise
-    /// as [`Client::request_with`].
-    pub fn request_batch_with(
-        public_key: &PublicKey<T::Suite>,
-        challenge: &[u8],
-        nonces: &[[u8; NONCE_LEN]],
-        blinds: &[&[u8]],
-    ) -> Result<(BatchTokenRequest<T>, BatchClientState<T>)> {
-        if nonces.len() != blinds.len() || nonces.is_empty() || nonces.len() > MAX_BATCH {
-            return Err(Error::Batch);
-        }
-        let challenge_digest = parse_challenge::<T>(challenge)?;
-        let key_id = token_key_id(public_key);
-        collect_batch(&key_id, nonces.len(), |i| {
-            new_state::<T>(public_key, key_id, challenge_digest, nonces[i], |input| {
-                crate::hazmat::voprf_blind_with::<T::Suite>(input, blinds[i])
-            })
-        })
     }
 }
 
@@ -589,7 +510,7 @@ impl<T: TokenType> Issuer<T> {
     }
 
     /// This issuer with at most `max` tokens per batched request. `0` refuses every batched
-    /// request; `u16::MAX` is the protocol's own limit ([`MAX_BATCH`]). Each token costs the
+    /// request; `u16::MAX` is the protocol's own limit ([`MAX_BATCH`](super::MAX_BATCH)). Each token costs the
     /// issuer 0.3 to 0.45 ms of CPU on P-384 (see
     /// [`DEFAULT_MAX_BATCH`](super::DEFAULT_MAX_BATCH)).
     #[must_use]
@@ -628,7 +549,7 @@ impl<T: TokenType> Issuer<T> {
         &self.server
     }
 
-    fn check_key(&self, truncated: u8) -> Result<()> {
+    pub(super) fn check_key(&self, truncated: u8) -> Result<()> {
         if truncated != self.truncated_token_key_id() {
             return Err(Error::UnsupportedValue);
         }
@@ -651,63 +572,6 @@ impl<T: TokenType> Issuer<T> {
         Ok(TokenResponse {
             evaluate_msg: eval.message,
             evaluate_proof: eval.proof,
-        })
-    }
-
-    /// Answers a batched token request with one evaluated element per blinded element and one
-    /// proof for the batch (draft-ietf-privacypass-batched-tokens, amortized issuance).
-    ///
-    /// The request was decoded already, so its elements are paid for; an issuer facing the
-    /// network should take the bytes with [`Issuer::issue_batch_from_bytes`] instead.
-    ///
-    /// # Errors
-    /// [`Error::Batch`] when the batch is empty or over [`Issuer::max_batch`] elements (checked
-    /// first); [`Error::UnsupportedValue`] when the truncated key id is not this issuer's.
-    pub fn issue_batch(
-        &self,
-        rng: &mut (impl CryptoRng + ?Sized),
-        request: &BatchTokenRequest<T>,
-    ) -> Result<BatchTokenResponse<T>> {
-        let n = request.blinded_elements.len();
-        if n == 0 || n > usize::from(self.max_batch) {
-            return Err(Error::Batch);
-        }
-        self.check_key(request.truncated_token_key_id)?;
-        self.evaluate_batch(rng, &request.blinded_elements)
-    }
-
-    /// Decodes a batched token request ([`BatchTokenRequest`] encoding) and answers it as
-    /// [`Issuer::issue_batch`], doing no work for a request it refuses: the token type, the
-    /// element count against [`Issuer::max_batch`], the total length and the truncated key id
-    /// are checked before any element is decoded.
-    ///
-    /// # Errors
-    /// [`Error::UnsupportedValue`] for another token type or another key id; [`Error::Batch`]
-    /// for an empty batch or one over [`Issuer::max_batch`]; [`Error::InvalidLength`] for a
-    /// malformed length, a length that disagrees with the bytes given, or trailing bytes;
-    /// element decoding errors ([`Error::InvalidPoint`], [`Error::IdentityElement`]).
-    pub fn issue_batch_from_bytes(
-        &self,
-        rng: &mut (impl CryptoRng + ?Sized),
-        request: &[u8],
-    ) -> Result<BatchTokenResponse<T>> {
-        let (truncated, body) = BatchTokenRequest::<T>::split(request, self.max_batch)?;
-        self.check_key(truncated)?;
-        self.evaluate_batch(
-            rng,
-            &super::batch::decode_elements::<T, _>(body, BlindedElement::from_bytes)?,
-        )
-    }
-
-    fn evaluate_batch(
-        &self,
-        rng: &mut (impl CryptoRng + ?Sized),
-        blinded: &[BlindedElement<T::Suite>],
-    ) -> Result<BatchTokenResponse<T>> {
-        let eval = self.server.blind_evaluate_batch(rng, blinded)?;
-        Ok(BatchTokenResponse {
-            evaluated_elements: eval.messages,
-            proof: eval.proof,
         })
     }
 
@@ -739,7 +603,7 @@ impl<T: TokenType> Issuer<T> {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::voprf::privacy_pass::{TokenChallenge, Type1, Type5};
+    use crate::voprf::privacy_pass::{TokenChallenge, Type1, Type5, MAX_BATCH};
     use sha2::Digest;
 
     /// An issuer whose truncated key id is neither 0 nor 1, so that an accessor returning a
