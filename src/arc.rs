@@ -107,7 +107,8 @@ pub use issuance::{
 };
 pub use keys::{ServerPrivateKey, ServerPublicKey};
 pub use legacy::{LegacyPresentation, LegacyPresentationState};
-pub use presentation::{compute_bases, Presentation, PresentationState, Tag};
+pub use presentation::{Presentation, PresentationState, Tag};
+pub use statements::compute_bases;
 
 /// Dangerous, deterministic entry points for test vectors (see [`crate::hazmat`]).
 pub mod hazmat {

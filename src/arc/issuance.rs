@@ -711,7 +711,7 @@ impl<S: ArcSuite> Credential<S> {
         perm_key: impl FnOnce() -> Option<PermKey>,
     ) -> Result<CounterView<'_, S>> {
         check_context(presentation_context)?;
-        super::presentation::compute_bases(limit)?;
+        super::statements::compute_bases(limit)?;
         let i = match self
             .counters
             .binary_search_by(|c| c.context.as_slice().cmp(presentation_context))
@@ -827,7 +827,7 @@ impl<S: ArcSuite> Credential<S> {
         for _ in 0..n {
             let limit = r.u32()?;
             let next = r.u32()?;
-            super::presentation::compute_bases(limit)?;
+            super::statements::compute_bases(limit)?;
             if next > limit {
                 return Err(Error::LimitExceeded);
             }

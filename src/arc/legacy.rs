@@ -11,8 +11,9 @@ use super::issuance::{
     check_context, request_context_scalar, CounterView, Credential, CredentialKey, PermKey,
 };
 use super::keys::ServerPrivateKey;
-use super::presentation::{compute_bases, Tag};
+use super::presentation::Tag;
 use super::sigma::{self, Base, CompactProof, Elements};
+use super::statements::compute_bases;
 use super::statements::{self, LEGACY_PRESENTATION_ELEMENTS, LEGACY_PRESENTATION_SCALARS};
 use super::wire::{Reader, Writer};
 use super::{ArcSuite, ClearNonceSuite, RngSource, ScalarSource};

@@ -12,7 +12,7 @@ use super::issuance::{
 };
 use super::keys::ServerPrivateKey;
 use super::sigma::{self, Base, CompactProof, Elements, Equation, MAX_EQUATIONS, MAX_SCALARS};
-use super::statements::{self, d_element, presentation_counts, range_scalar};
+use super::statements::{self, compute_bases, d_element, presentation_counts, range_scalar};
 use super::wire::{Reader, Writer};
 use super::{ArcSuite, HiddenNonceSuite, RngSource, ScalarSource, MAX_RANGE_BITS};
 use crate::group::{self, validation, Affine, Curve, Point, Scalar};
@@ -20,27 +20,6 @@ use crate::{Error, Result};
 
 type C<S> = <S as ArcSuite>::Curve;
 type Enc<S> = <C<S> as Curve>::Compressed;
-
-/// The range-proof bases for `[0, limit)` (crypto-01 §"Range Proof", `ComputeBases`), in
-/// descending order: `2^0, ..., 2^(k-2)` and `limit - 2^(k-1)`, with `k = ceil(log2 limit)`.
-/// Returns the array and `k`.
-///
-/// # Errors
-/// [`Error::LimitExceeded`] for `limit < 2`.
-pub fn compute_bases(limit: u32) -> Result<([u64; MAX_RANGE_BITS], usize)> {
-    if limit < 2 {
-        return Err(Error::LimitExceeded);
-    }
-    let k = (32 - (limit - 1).leading_zeros()) as usize;
-    let mut bases = [0u64; MAX_RANGE_BITS];
-    // Powers 2^0 .. 2^(k-2), then the remainder base; sorted descending (public data).
-    for (i, b) in bases[..k - 1].iter_mut().enumerate() {
-        *b = 1u64 << i;
-    }
-    bases[k - 1] = u64::from(limit) - (1u64 << (k - 1));
-    bases[..k].sort_unstable_by(|a, b| b.cmp(a));
-    Ok((bases, k))
-}
 
 /// A presentation tag: `tag = (m1 + nonce)^-1 * HashToGroup(presentationContext, "Tag")`, the
 /// value a verifier rate-limits on (one per credential, context and nonce): the double-spend
@@ -613,30 +592,3 @@ impl<S: HiddenNonceSuite> ServerPrivateKey<S> {
 
 #[cfg(feature = "serde")]
 crate::codec::serde_via_bytes!(Presentation<S: HiddenNonceSuite>);
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bases() {
-        let (b, k) = compute_bases(2).unwrap();
-        assert_eq!((k, &b[..k]), (1, &[1u64][..]));
-        let (b, k) = compute_bases(5).unwrap();
-        assert_eq!(&b[..k], &[2, 1, 1]);
-        let (b, k) = compute_bases(7).unwrap();
-        assert_eq!(&b[..k], &[3, 2, 1]);
-        let (b, k) = compute_bases(8).unwrap();
-        assert_eq!(&b[..k], &[4, 2, 1]);
-        let (b, k) = compute_bases(u32::MAX).unwrap();
-        assert_eq!(k, 32);
-        assert_eq!(b[..k].iter().sum::<u64>(), u64::from(u32::MAX) - 1);
-        for l in 2..300u32 {
-            let (b, k) = compute_bases(l).unwrap();
-            assert_eq!(b[..k].iter().sum::<u64>(), u64::from(l) - 1);
-            assert!(b[..k].windows(2).all(|w| w[0] >= w[1]));
-        }
-        assert!(compute_bases(1).is_err());
-        assert!(compute_bases(0).is_err());
-    }
-}

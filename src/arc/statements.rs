@@ -1,6 +1,31 @@
-//! The ARC proof statements (crypto-01 §"Proofs"; allocation order is part of the transcript).
+//! The ARC proof statements (crypto-01 §"Proofs"; allocation order is part of the transcript)
+//! and the range proof's bases ([`compute_bases`]), which fix the presentation statement's size
+//! and which issuance checks a presentation limit against.
 
 use super::sigma::{Equation, Statement, MAX_EQUATIONS};
+use super::MAX_RANGE_BITS;
+use crate::{Error, Result};
+
+/// The range-proof bases for `[0, limit)` (crypto-01 §"Range Proof", `ComputeBases`), in
+/// descending order: `2^0, ..., 2^(k-2)` and `limit - 2^(k-1)`, with `k = ceil(log2 limit)`.
+/// Returns the array and `k`.
+///
+/// # Errors
+/// [`Error::LimitExceeded`] for `limit < 2`.
+pub fn compute_bases(limit: u32) -> Result<([u64; MAX_RANGE_BITS], usize)> {
+    if limit < 2 {
+        return Err(Error::LimitExceeded);
+    }
+    let k = (32 - (limit - 1).leading_zeros()) as usize;
+    let mut bases = [0u64; MAX_RANGE_BITS];
+    // Powers 2^0 .. 2^(k-2), then the remainder base; sorted descending (public data).
+    for (i, b) in bases[..k - 1].iter_mut().enumerate() {
+        *b = 1u64 << i;
+    }
+    bases[k - 1] = u64::from(limit) - (1u64 << (k - 1));
+    bases[..k].sort_unstable_by(|a, b| b.cmp(a));
+    Ok((bases, k))
+}
 
 // Request: scalars [m1, m2, r1, r2], elements [G, H, m1Enc, m2Enc].
 pub(crate) const REQUEST_SCALARS: usize = 4;
@@ -136,5 +161,32 @@ pub(crate) fn presentation_statement(
         scalars,
         elements,
         equations: &eqs[..n],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bases() {
+        let (b, k) = compute_bases(2).unwrap();
+        assert_eq!((k, &b[..k]), (1, &[1u64][..]));
+        let (b, k) = compute_bases(5).unwrap();
+        assert_eq!(&b[..k], &[2, 1, 1]);
+        let (b, k) = compute_bases(7).unwrap();
+        assert_eq!(&b[..k], &[3, 2, 1]);
+        let (b, k) = compute_bases(8).unwrap();
+        assert_eq!(&b[..k], &[4, 2, 1]);
+        let (b, k) = compute_bases(u32::MAX).unwrap();
+        assert_eq!(k, 32);
+        assert_eq!(b[..k].iter().sum::<u64>(), u64::from(u32::MAX) - 1);
+        for l in 2..300u32 {
+            let (b, k) = compute_bases(l).unwrap();
+            assert_eq!(b[..k].iter().sum::<u64>(), u64::from(l) - 1);
+            assert!(b[..k].windows(2).all(|w| w[0] >= w[1]));
+        }
+        assert!(compute_bases(1).is_err());
+        assert!(compute_bases(0).is_err());
     }
 }
