@@ -179,8 +179,32 @@ pub(crate) fn guard(f: impl FnOnce() -> R) -> pt_status {
 /// mid-operation: a failing source is `PT_RANDOMNESS_UNAVAILABLE` before any work.
 pub(crate) fn rng() -> R<StdRng> {
     let mut seed = Zeroizing::new([0u8; 32]);
+    #[cfg(test)]
+    if let Some(s) = test_seed::get() {
+        return Ok(StdRng::from_seed(s));
+    }
     getrandom::fill(seed.as_mut()).map_err(|_| Fail(PT_RANDOMNESS_UNAVAILABLE))?;
     Ok(StdRng::from_seed(*seed))
+}
+
+/// Unit tests only: a fixed seed for [`rng`] on this thread, so that a test knows the bytes
+/// an operation draws (its nonces and blinds) and can look for them where they must not be.
+#[cfg(test)]
+pub(crate) mod test_seed {
+    use core::cell::Cell;
+
+    std::thread_local! {
+        static SEED: Cell<Option<[u8; 32]>> = const { Cell::new(None) };
+    }
+
+    /// Every [`super::rng`] on this thread seeded with `seed` (`None`: the OS again).
+    pub(crate) fn set(seed: Option<[u8; 32]>) {
+        SEED.with(|s| s.set(seed));
+    }
+
+    pub(crate) fn get() -> Option<[u8; 32]> {
+        SEED.with(Cell::get)
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -27,6 +27,8 @@ pub mod ffi;
 pub mod oprf;
 pub mod privacy_pass;
 pub mod trust_token;
+#[cfg(test)]
+mod wipe_tests;
 
 /// The thread-safety the header states, checked at compile time: every handle may move between
 /// threads, and those documented as shareable through `const` pointers are `Sync`.
