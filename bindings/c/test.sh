@@ -131,6 +131,14 @@ else
     failure "cargo build --release"
     finish
 fi
+# The shared library's SONAME (review BND-6; set by build.rs): an app linked against it
+# records libprivacy_tokens.so.0 and refuses a library of another ABI major version.
+if soname="$(readelf -d "$lib_so" 2>/dev/null | grep -Eo 'Library soname: \[[^]]*\]')" \
+    && [[ "$soname" == "Library soname: [libprivacy_tokens.so.0]" ]]; then
+    pass "libprivacy_tokens.so has the SONAME libprivacy_tokens.so.0 (readelf -d)"
+else
+    failure "libprivacy_tokens.so has no SONAME libprivacy_tokens.so.0 (readelf -d: ${soname:-none})"
+fi
 if cargo test --release -q --lib >"$build/unit.log" 2>&1; then
     pass "cargo test --release --lib ($(grep -Eo '[0-9]+ passed' "$build/unit.log" | head -n 1))"
 else

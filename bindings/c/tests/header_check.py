@@ -5,7 +5,11 @@
 - every function returns a `pt_status` (but the `_free`s and `pt_status_name` /
   `pt_suite_name`) and shares the prefix `pt_`, and the shared library exports exactly the
   header's functions (`nm -D`), no more, no fewer;
-- every function of the header is called by at least one C test (tests/*.c).
+- every function of the header is called by at least one C test (tests/*.c);
+- the ABI identity (review BND-6): `const char *pt_version(void)`, `uint32_t
+  pt_abi_version(void)`, `#define PT_ABI_VERSION` and `PT_VERSION_MAJOR` / `_MINOR` / `_PATCH`
+  are declared, and the shared library's `pt_abi_version()` and `pt_version()` agree with the
+  header's macros.
 
 Usage: PRIVACY_TOKENS_LIB=LIBRARY.so python3 header_check.py HEADER [--no-library]. Prints
 "ok - ..." / "not ok - ..." per check and "N passed, M failed"; exits 1 if any failed. Controls (test.sh runs both; each must
@@ -82,11 +86,14 @@ def check(header, library, runner, control=None):
     record("every handle type has its _free", not no_free, no_free)
     returns = {m.group(2): m.group(1).strip() for _, line in decls
                for m in [re.match(r"^(?!typedef )([A-Za-z_][\w \*]*?)\b(\w+)\(", line)] if m}
-    # Every function returns a pt_status but the frees (void) and the two name lookups.
+    # Every function returns a pt_status but the frees (void), the two name lookups and the two
+    # version functions.
     odd = sorted(n for n, r in returns.items()
                  if r != "pt_status" and not (r == "void" and n.endswith("_free"))
-                 and not (r == "const char *" and n in ("pt_status_name", "pt_suite_name")))
-    record(f"every function returns a pt_status but the _frees and the name lookups "
+                 and not (r == "const char *" and n in ("pt_status_name", "pt_suite_name",
+                                                         "pt_version"))
+                 and not (r == "uint32_t" and n == "pt_abi_version"))
+    record(f"every function returns a pt_status but the _frees, the name lookups and versions "
            f"({sum(r == 'pt_status' for r in returns.values())})", not odd and returns, odd)
     unprefixed = sorted(n for n in names if not n.startswith("pt_"))
     record(f"every function has the prefix pt_ ({len(names)})", not unprefixed and names,
@@ -97,7 +104,36 @@ def check(header, library, runner, control=None):
                       for f in sorted(os.listdir(here)) if f.endswith(".c"))
     uncalled = sorted(n for n in names if not re.search(rf"\b{n}\(", c_tests))
     record("every function is called by a C test (tests/*.c)", not uncalled and names, uncalled)
+    # The ABI identity: version functions and macros.
+    macros = {m.group(1): m.group(2) for m in
+              re.finditer(r"^#define (PT_ABI_VERSION|PT_VERSION_\w+) (\S+)", text, flags=re.M)}
+    version_decls = [returns.get("pt_version") == "const char *",
+                     returns.get("pt_abi_version") == "uint32_t",
+                     re.search(r"\bpt_version\(void\);", text) is not None,
+                     re.search(r"\bpt_abi_version\(void\);", text) is not None]
+    wanted = ["PT_ABI_VERSION", "PT_VERSION_MAJOR", "PT_VERSION_MINOR", "PT_VERSION_PATCH",
+              "PT_VERSION_STRING"]
+    record("the header declares pt_version(), pt_abi_version(), PT_ABI_VERSION and "
+           "PT_VERSION_*", all(version_decls) and all(w in macros for w in wanted),
+           {"declarations (pt_version, pt_abi_version, (void), (void))": version_decls,
+            "macros": macros})
     if library:
+        import ctypes
+        lib = ctypes.CDLL(library)
+        try:
+            lib.pt_abi_version.restype = ctypes.c_uint32
+            lib.pt_abi_version.argtypes = []
+            lib.pt_version.restype = ctypes.c_char_p
+            lib.pt_version.argtypes = []
+            abi, version = lib.pt_abi_version(), lib.pt_version().decode()
+        except AttributeError as e:
+            abi, version = None, str(e)
+        expected = ".".join(macros.get(f"PT_VERSION_{k}", "?") for k in
+                            ("MAJOR", "MINOR", "PATCH"))
+        record("the library's pt_abi_version() and pt_version() match the header's macros",
+               str(abi) == macros.get("PT_ABI_VERSION", "").rstrip("uU") and version == expected
+               and macros.get("PT_VERSION_STRING") == f'"{expected}"',
+               {"pt_abi_version()": abi, "pt_version()": version, "macros": macros})
         nm = subprocess.run(["nm", "-D", "--defined-only", library], capture_output=True,
                             text=True, check=True).stdout
         exported = {l.split()[-1] for l in nm.splitlines() if l.split()[-2:-1] == ["T"]}

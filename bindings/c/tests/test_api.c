@@ -831,6 +831,80 @@ static void arc_bad_input(void) {
     pt_arc_issuer_free(issuer);
 }
 
+/* Review BND-3: NULL with a non-zero length is PT_NULL_ARGUMENT on every optional input too
+ * (never "none"), and the origin's challenge check is never skipped by a NULL. */
+static void optional_inputs_null_with_length(void) {
+    pt_privacy_pass_issuer *issuer = NULL;
+    OK(pt_privacy_pass_issuer_generate(PT_TOKEN_TYPE_1, &issuer));
+    pt_buffer key, body, resp, chal;
+    OK(pt_privacy_pass_issuer_token_key(issuer, &key));
+    pt_challenge *c = challenge_for(PT_TOKEN_TYPE_1, &key);
+    const char *ct = NULL, *rct = NULL;
+    pt_token_request_state *st = NULL;
+    /* The origin's key stays in the challenge; a NULL directory key with a length is an error,
+     * not a silent fall-back to it. */
+    EXPECT(pt_create_token_request(c, NULL, key.len, 0, &body, &ct, &st), PT_NULL_ARGUMENT);
+    CHECK(body.data == NULL && st == NULL && ct == NULL);
+    pt_token_request_state_free(st);
+    pt_buffer_free(&body);
+    OK(pt_create_token_request(c, NULL, 0, 0, &body, &ct, &st));
+    EXPECT(pt_privacy_pass_issuer_issue(issuer, body.data, body.len, NULL, 5, &resp, &rct),
+           PT_NULL_ARGUMENT);
+    OK(pt_privacy_pass_issuer_issue(issuer, body.data, body.len, NULL, 0, &resp, &rct));
+    pt_buffer_list tokens;
+    OK(pt_token_request_state_finalize(st, resp.data, resp.len, &tokens));
+    OK(pt_challenge_to_bytes(c, &chal));
+    const pt_buffer *tb = &tokens.items[0];
+    bool valid = true;
+    /* A NULL challenge, with or without a length, is an error: the check is never skipped. */
+    EXPECT(pt_privacy_pass_issuer_verify_token(issuer, tb->data, tb->len, NULL, 32, &valid),
+           PT_NULL_ARGUMENT);
+    CHECK(!valid);
+    valid = true;
+    EXPECT(pt_privacy_pass_issuer_verify_token(issuer, tb->data, tb->len, NULL, 0, &valid),
+           PT_NULL_ARGUMENT);
+    CHECK(!valid);
+    OK(pt_privacy_pass_issuer_verify_token(issuer, tb->data, tb->len, chal.data, chal.len, &valid));
+    CHECK(valid);
+
+    /* ARC: the token key of the credential request and the presentation. */
+    pt_arc_issuer *ai = NULL;
+    OK(pt_arc_issuer_generate(&ai));
+    pt_buffer akey, abody, tok;
+    OK(pt_arc_issuer_token_key(ai, &akey));
+    pt_challenge *ac = challenge_for(PT_TOKEN_TYPE_ARC, &akey);
+    OK(pt_challenge_set_rate_limit(ac, 3));
+    pt_credential_request_state *ast = NULL;
+    EXPECT(pt_create_credential_request(ac, NULL, akey.len, &abody, &ct, &ast), PT_NULL_ARGUMENT);
+    CHECK(abody.data == NULL && ast == NULL);
+    pt_credential *cred = NULL;
+    OK(arc_credential(ai, ac, &cred));
+    EXPECT(pt_credential_present(cred, ac, NULL, akey.len, 0, &tok), PT_NULL_ARGUMENT);
+    CHECK(tok.data == NULL);
+    uint32_t left = 9;
+    EXPECT(pt_credential_remaining(cred, ac, NULL, akey.len, 0, &left), PT_NULL_ARGUMENT);
+    CHECK(left == 0);
+    /* Last: before the fix this cleared the key. */
+    EXPECT(pt_challenge_set_token_key(c, NULL, 5), PT_NULL_ARGUMENT);
+
+    pt_buffer_free(&tok);
+    pt_credential_free(cred);
+    pt_credential_request_state_free(ast);
+    pt_buffer_free(&abody);
+    pt_buffer_free(&akey);
+    pt_challenge_free(ac);
+    pt_arc_issuer_free(ai);
+    pt_buffer_list_free(&tokens);
+    pt_buffer_free(&chal);
+    pt_buffer_free(&resp);
+    pt_buffer_free(&body);
+    pt_buffer_free(&key);
+    pt_token_request_state_free(st);
+    pt_challenge_free(c);
+    pt_privacy_pass_issuer_free(issuer);
+}
+
+
 #ifdef PT_CONTROL_LEAK
 static void control_leak(void) {
     pt_buffer b;
@@ -853,6 +927,7 @@ int main(void) {
     RUN(privacy_pass_type5_bad_responses);
     RUN(arc_round_trip);
     RUN(arc_bad_input);
+    RUN(optional_inputs_null_with_length);
 #ifdef PT_CONTROL_LEAK
     RUN(control_leak);
 #endif
