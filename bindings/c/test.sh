@@ -145,6 +145,19 @@ else
     cat "$build/unit.log"
     failure "cargo test --release --lib"
 fi
+# The wipe tests (src/wipe_tests.rs, part of the unit tests above: freed heap and stale stack
+# scanned for bearer tokens and the per-call generator's output) must fail with this layer's
+# wipes disabled: the control build (feature control-no-wipe) must report both as failed, each
+# having found what it looks for.
+cargo test --release -q --lib --features control-no-wipe wipe_tests >"$build/wipe_control.log" 2>&1
+if grep -q '^test result: FAILED. 0 passed; 2 failed' "$build/wipe_control.log" \
+    && grep -q 'freed blocks held the token' "$build/wipe_control.log" \
+    && grep -q '^left on the stack:' "$build/wipe_control.log"; then
+    pass "control: with the wipes disabled (--features control-no-wipe) both wipe tests find the secrets"
+else
+    cat "$build/wipe_control.log"
+    failure "control: the wipe tests did not find the secrets with the wipes disabled"
+fi
 timing "Rust"
 
 # 2. The header: regenerate with cbindgen and diff.

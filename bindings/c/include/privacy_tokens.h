@@ -8,8 +8,10 @@
  *   library's Error variants; PT_NULL_ARGUMENT, PT_BUFFER_TOO_SMALL, PT_INVALID_ARGUMENT,
  *   PT_STATE_CONSUMED, PT_ABSENT, PT_RANDOMNESS_UNAVAILABLE and PT_PANIC are this layer's.
  *   pt_status_name() gives a code's stable name.
+ * - ABI identity: check `pt_abi_version() == PT_ABI_VERSION` at start-up (the library loaded
+ *   is of the ABI this header describes); pt_version() is the library's version.
  * - Bytes in: (const uint8_t *data, size_t len); data may be NULL when len is 0. Optional
- *   inputs are NULL for "none". Text in: (const char *text, size_t len), UTF-8, no NUL needed.
+ *   inputs are (NULL, 0) for "none"; NULL with a non-zero len is PT_NULL_ARGUMENT. Text in: (const char *text, size_t len), UTF-8, no NUL needed.
  *   Lists in: (const pt_slice *items, size_t count). The library reads inputs only during the
  *   call and keeps no pointer to them.
  * - Bytes out: a pt_buffer the caller provides (it may be uninitialized); the library fills it
@@ -35,6 +37,12 @@
 #include <stdint.h>
 
 /**
+ * The version of this library as text, "MAJOR.MINOR.PATCH" (what pt_version() returns when the
+ * library loaded is the one this header was generated with).
+ */
+#define PT_VERSION_STRING "0.1.0"
+
+/**
  * Privacy Pass token type 0x0001: VOPRF(P-384, SHA-384), RFC 9578.
  */
 #define PT_TOKEN_TYPE_1 1
@@ -48,6 +56,29 @@
  * ARC (P-256), token type 0xE5AC (draft-ietf-privacypass-arc-protocol).
  */
 #define PT_TOKEN_TYPE_ARC 58796
+
+/**
+ * The version of the C ABI: raised whenever a function, type or status of the header changes
+ * incompatibly (and then the shared library's SONAME, `libprivacy_tokens.so.<N - 1>`, too).
+ * Compare `pt_abi_version()` with the `PT_ABI_VERSION` your code was compiled with at
+ * start-up and refuse to run on a mismatch.
+ */
+#define PT_ABI_VERSION 1
+
+/**
+ * The major version of this library (`pt_version()`'s first number).
+ */
+#define PT_VERSION_MAJOR 0
+
+/**
+ * The minor version of this library.
+ */
+#define PT_VERSION_MINOR 1
+
+/**
+ * The patch version of this library.
+ */
+#define PT_VERSION_PATCH 0
 
 /**
  * `P256-SHA256` (RFC 9497 §4.3).
@@ -426,13 +457,14 @@ typedef struct {
 #define PT_RANDOMNESS_UNAVAILABLE 105
 
 /**
- * A panic was caught at the boundary (a bug in this library: please report it). The
- * arguments are left as they were; handles passed in are still valid and can be freed.
+ * A panic was caught at the boundary (a bug in this library: please report it). Outputs are
+ * left empty (as for any failure); handles passed in are still valid and can be freed, but a
+ * one-shot state the call was finalizing may have been consumed.
  */
 #define PT_PANIC 106
 
 /**
- * A library error this version of the C ABI has no code for.
+ * A library error this version of the C ABI has no code for (name `"UNKNOWN_ERROR"`).
  */
 #define PT_UNKNOWN_ERROR 199
 
@@ -800,9 +832,24 @@ pt_status pt_base64url_decode(const char *text_in,
                               pt_buffer *out);
 
 /**
+ * The version of the library actually loaded, `"MAJOR.MINOR.PATCH"` (a static NUL-terminated
+ * string, never to be freed); compare with `PT_VERSION_STRING` from the header you compiled
+ * against.
+ */
+const char *pt_version(void);
+
+/**
+ * The ABI version of the library actually loaded. A program should check at start-up that it
+ * equals the `PT_ABI_VERSION` of the header it was compiled with: `if (pt_abi_version() !=
+ * PT_ABI_VERSION) abort();`.
+ */
+uint32_t pt_abi_version(void);
+
+/**
  * The stable name of a status (`"OK"`, `"INVALID_LENGTH"`, ... as the WebAssembly package's
  * `PrivacyTokensError.code`, `"NULL_ARGUMENT"`, `"BUFFER_TOO_SMALL"`, ...): a static
- * NUL-terminated string, never to be freed; `"UNKNOWN"` for a value that is no status.
+ * NUL-terminated string, never to be freed; `"UNKNOWN_ERROR"` for `PT_UNKNOWN_ERROR` and
+ * `"UNKNOWN"` for a value that is no status.
  */
 const char *pt_status_name(pt_status status);
 
@@ -1407,18 +1454,33 @@ pt_status pt_privacy_pass_issuer_issue(const pt_privacy_pass_issuer *issuer,
                                        const char **content_type_out);
 
 /**
- * Verifies a token at the origin (RFC 9578 §5.5, `verifyToken`): `*valid` is true when it was
- * issued under this key and, if `challenge` (the serialized challenge the origin sent; NULL:
- * not checked) is given, for that challenge; false for another key or challenge or a wrong
- * authenticator. An error status for bytes that are not a token of this type. Double-spend
- * checks (one nonce, one use) are the origin's job.
+ * Verifies a token at the origin (RFC 9578 §5.5, `verifyToken`) against the challenge this
+ * origin sent (`challenge`, its serialized bytes: required, `NULL` is `PT_NULL_ARGUMENT`):
+ * `*valid` is true when it was issued under this key for that challenge, and then `*nonce`
+ * receives its 32-byte nonce, **the double-spend key**: reject a token whose nonce was already
+ * seen. `*valid` false (and `*nonce` empty) for another key or challenge or a wrong
+ * authenticator. An error status for bytes that are not a token of this type.
  */
 pt_status pt_privacy_pass_issuer_verify_token(const pt_privacy_pass_issuer *issuer,
                                               const uint8_t *token,
                                               size_t token_len,
                                               const uint8_t *challenge,
                                               size_t challenge_len,
-                                              bool *valid);
+                                              bool *valid,
+                                              pt_buffer *nonce);
+
+/**
+ * As `pt_privacy_pass_issuer_verify_token` but **without the challenge check**: any token of
+ * this key is valid, whichever origin's challenge or redemption context it was made for
+ * (cross-origin replay is then possible). Only for an origin that checks the token's
+ * `challenge_digest` itself (`pt_token_challenge_digest`) or accepts tokens for any challenge
+ * of its issuer on purpose.
+ */
+pt_status pt_privacy_pass_issuer_verify_token_any_challenge(const pt_privacy_pass_issuer *issuer,
+                                                            const uint8_t *token,
+                                                            size_t token_len,
+                                                            bool *valid,
+                                                            pt_buffer *nonce);
 
 /**
  * A fresh random key pair (`TRUST_TOKEN_generate_key`) for `method` (`PT_METHOD_*`) with id

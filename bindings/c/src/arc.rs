@@ -101,7 +101,7 @@ pub unsafe extern "C" fn pt_credential_request_state_finalize(
             return Err(Fail(PT_STATE_CONSUMED));
         }
         let resp = CredentialResponse::from_bytes(body)?;
-        let s = st.inner.take().ok_or(Fail(PT_STATE_CONSUMED))?;
+        let s = take_wiped(&mut st.inner).ok_or(Fail(PT_STATE_CONSUMED))?;
         out.set(pt_credential {
             inner: s.finalize(&resp)?,
         });
@@ -169,9 +169,22 @@ pub unsafe extern "C" fn pt_credential_present(
         let mut rng = crate::ffi::rng()?;
         let mut st = Client::token_state(&mut cred.inner, a, &pk, limit)?;
         let t = st.token(&mut rng)?;
-        *out = pt_buffer::new(&Zeroizing::new(t.to_bytes()));
+        *out = pt_buffer::new(&token_bytes(&t)?);
         Ok(())
     })
+}
+
+/// The serialization of an ARC token, as `Token::to_bytes` gives it, with no unwiped copy:
+/// `to_bytes` builds the presentation's encoding in a temporary vector it frees unwiped.
+pub(crate) fn token_bytes(t: &arc_pp::Token) -> R<Zeroizing<Vec<u8>>> {
+    let p = t.presentation();
+    let mut out = Zeroizing::new(vec![0u8; 70 + p.encoded_len()]);
+    out[..2].copy_from_slice(&PT_TOKEN_TYPE_ARC.to_be_bytes());
+    // Bytes 2..6, the presentation nonce, are written as 0 (as `to_bytes` does).
+    out[6..38].copy_from_slice(t.challenge_digest());
+    out[38..70].copy_from_slice(t.issuer_key_id());
+    p.encode_into(&mut out[70..])?;
+    Ok(out)
 }
 
 /// How many presentations are left for `challenge` (its full rate limit if none was made);
@@ -372,4 +385,25 @@ pub unsafe extern "C" fn pt_arc_issuer_verify(
         *o = pt_buffer::new(&i.inner.verify(&t, a, limit)?.to_bytes());
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_bytes_is_to_bytes() {
+        let mut rng = <crate::ffi::Rng as rand::SeedableRng>::from_seed([9; 32]);
+        let issuer = Issuer::new(ServerPrivateKey::random(&mut rng));
+        let c = arc_pp::TokenChallenge::new(b"issuer.example", &[], b"origin", &[]).expect("c");
+        let (req, st) = Client::request(&c, issuer.public_key(), &mut rng).expect("request");
+        let resp = issuer.issue(&req, &mut rng).expect("issue");
+        let mut cred = st.finalize(&resp).expect("credential");
+        let mut ts =
+            Client::token_state(&mut cred, &c, issuer.public_key(), 3).expect("token state");
+        for _ in 0..2 {
+            let t = ts.token(&mut rng).expect("token");
+            assert_eq!(*token_bytes(&t).expect("encodes"), t.to_bytes());
+        }
+    }
 }

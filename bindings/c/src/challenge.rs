@@ -8,6 +8,7 @@ use privacy_tokens::http;
 use privacy_tokens::voprf::privacy_pass as pp;
 use privacy_tokens::Error;
 use sha2::Digest;
+use zeroize::Zeroizing;
 
 use crate::ffi::*;
 
@@ -503,9 +504,20 @@ pub unsafe extern "C" fn pt_parse_authorization(
         let out = out_buffer(token)?;
         // SAFETY: `(header, header_len)` is readable for the call (header contract).
         let header = unsafe { text(header, header_len) }?;
-        *out = pt_buffer::new(&http::parse_authorization(header)?);
+        *out = pt_buffer::new(&Zeroizing::new(http::parse_authorization(header)?));
         Ok(())
     })
+}
+
+/// `PrivateToken token=<base64url>`, as `http::authorization_header` makes it, with every copy
+/// of the token's encoding wiped.
+pub(crate) fn authorization_value(token: &[u8]) -> Zeroizing<Vec<u8>> {
+    const PREFIX: &[u8] = b"PrivateToken token=";
+    let b64 = Zeroizing::new(http::base64url_encode(token));
+    let mut v = Zeroizing::new(Vec::with_capacity(PREFIX.len() + b64.len()));
+    v.extend_from_slice(PREFIX);
+    v.extend_from_slice(b64.as_bytes());
+    v
 }
 
 /// `PrivateToken token=<base64url>` (text): the `Authorization` value that redeems the
@@ -520,7 +532,7 @@ pub unsafe extern "C" fn pt_authorization_header(
         let out = out_buffer(header)?;
         // SAFETY: `(token, token_len)` is readable for the call (header contract).
         let t = unsafe { bytes(token, token_len) }?;
-        *out = pt_buffer::new(http::authorization_header(t).as_bytes());
+        *out = pt_buffer::new(&authorization_value(t));
         Ok(())
     })
 }
@@ -536,7 +548,7 @@ pub unsafe extern "C" fn pt_base64url_encode(
         let o = out_buffer(out)?;
         // SAFETY: `(data, data_len)` is readable for the call (header contract).
         let d = unsafe { bytes(data, data_len) }?;
-        *o = pt_buffer::new(http::base64url_encode(d).as_bytes());
+        *o = pt_buffer::new(Zeroizing::new(http::base64url_encode(d)).as_bytes());
         Ok(())
     })
 }
@@ -552,7 +564,7 @@ pub unsafe extern "C" fn pt_base64url_decode(
         let o = out_buffer(out)?;
         // SAFETY: `(text_in, text_len)` is readable for the call (header contract).
         let t = unsafe { text(text_in, text_len) }?;
-        *o = pt_buffer::new(&http::base64url_decode(t)?);
+        *o = pt_buffer::new(&Zeroizing::new(http::base64url_decode(t)?));
         Ok(())
     })
 }

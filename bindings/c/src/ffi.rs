@@ -9,9 +9,42 @@ use core::ffi::c_char;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use privacy_tokens::Error;
-use rand::rngs::StdRng;
 use rand::SeedableRng;
 use zeroize::{Zeroize, Zeroizing};
+
+// ---------------------------------------------------------------------------------------------
+// Versions
+
+/// The version of the C ABI: raised whenever a function, type or status of the header changes
+/// incompatibly (and then the shared library's SONAME, `libprivacy_tokens.so.<N - 1>`, too).
+/// Compare `pt_abi_version()` with the `PT_ABI_VERSION` your code was compiled with at
+/// start-up and refuse to run on a mismatch.
+pub const PT_ABI_VERSION: u32 = 1;
+/// The major version of this library (`pt_version()`'s first number).
+pub const PT_VERSION_MAJOR: u32 = 0;
+/// The minor version of this library.
+pub const PT_VERSION_MINOR: u32 = 1;
+/// The patch version of this library.
+pub const PT_VERSION_PATCH: u32 = 0;
+/// The version of this library as text (the header's `PT_VERSION_STRING` comes from
+/// `cbindgen.toml`; a unit test checks both against the package version).
+const VERSION: &core::ffi::CStr = c"0.1.0";
+
+/// The version of the library actually loaded, `"MAJOR.MINOR.PATCH"` (a static NUL-terminated
+/// string, never to be freed); compare with `PT_VERSION_STRING` from the header you compiled
+/// against.
+#[no_mangle]
+pub extern "C" fn pt_version() -> *const c_char {
+    VERSION.as_ptr()
+}
+
+/// The ABI version of the library actually loaded. A program should check at start-up that it
+/// equals the `PT_ABI_VERSION` of the header it was compiled with: `if (pt_abi_version() !=
+/// PT_ABI_VERSION) abort();`.
+#[no_mangle]
+pub extern "C" fn pt_abi_version() -> u32 {
+    PT_ABI_VERSION
+}
 
 /// The status every function returns: `PT_OK` (0) or one of the `PT_*` error codes.
 pub type pt_status = i32;
@@ -68,10 +101,11 @@ pub const PT_STATE_CONSUMED: pt_status = 103;
 pub const PT_ABSENT: pt_status = 104;
 /// The operating system's random number generator failed.
 pub const PT_RANDOMNESS_UNAVAILABLE: pt_status = 105;
-/// A panic was caught at the boundary (a bug in this library: please report it). The
-/// arguments are left as they were; handles passed in are still valid and can be freed.
+/// A panic was caught at the boundary (a bug in this library: please report it). Outputs are
+/// left empty (as for any failure); handles passed in are still valid and can be freed, but a
+/// one-shot state the call was finalizing may have been consumed.
 pub const PT_PANIC: pt_status = 106;
-/// A library error this version of the C ABI has no code for.
+/// A library error this version of the C ABI has no code for (name `"UNKNOWN_ERROR"`).
 pub const PT_UNKNOWN_ERROR: pt_status = 199;
 
 /// The status of a library error.
@@ -103,7 +137,8 @@ pub(crate) fn code_of(e: Error) -> pt_status {
 
 /// The stable name of a status (`"OK"`, `"INVALID_LENGTH"`, ... as the WebAssembly package's
 /// `PrivacyTokensError.code`, `"NULL_ARGUMENT"`, `"BUFFER_TOO_SMALL"`, ...): a static
-/// NUL-terminated string, never to be freed; `"UNKNOWN"` for a value that is no status.
+/// NUL-terminated string, never to be freed; `"UNKNOWN_ERROR"` for `PT_UNKNOWN_ERROR` and
+/// `"UNKNOWN"` for a value that is no status.
 #[no_mangle]
 pub extern "C" fn pt_status_name(status: pt_status) -> *const c_char {
     let name: &'static core::ffi::CStr = match status {
@@ -134,6 +169,7 @@ pub extern "C" fn pt_status_name(status: pt_status) -> *const c_char {
         PT_ABSENT => c"ABSENT",
         PT_RANDOMNESS_UNAVAILABLE => c"RANDOMNESS_UNAVAILABLE",
         PT_PANIC => c"PANIC",
+        PT_UNKNOWN_ERROR => c"UNKNOWN_ERROR",
         _ => c"UNKNOWN",
     };
     name.as_ptr()
@@ -159,7 +195,21 @@ pub(crate) fn fail<T>(s: pt_status) -> R<T> {
 
 /// Runs the body of an exported function: its status, and `PT_PANIC` for a panic, which never
 /// unwinds into C.
+///
+/// The body runs inside the library's stack wipe ([`privacy_tokens::run_wiped`]): its own
+/// frame and everything it calls, in particular the per-call generator ([`rng`]) with its key
+/// and buffered output (the blinds and nonces it produced) and any token or key decoded into
+/// locals, are overwritten once it returns (review BND-1).
 pub(crate) fn guard(f: impl FnOnce() -> R) -> pt_status {
+    if cfg!(feature = "control-no-wipe") {
+        guard_unwiped(f)
+    } else {
+        privacy_tokens::run_wiped(|| guard_unwiped(f))
+    }
+}
+
+/// [`guard`] without the stack wipe.
+fn guard_unwiped(f: impl FnOnce() -> R) -> pt_status {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => PT_OK,
         Ok(Err(Fail(s))) => s,
@@ -174,17 +224,33 @@ pub(crate) fn guard(f: impl FnOnce() -> R) -> pt_status {
 // ---------------------------------------------------------------------------------------------
 // Randomness
 
+/// The per-call generator: ChaCha12 with chacha20's `zeroize` feature, so its key and
+/// buffered output are wiped when it is dropped (`ZeroizeOnDrop`).
+#[cfg(not(feature = "control-no-wipe"))]
+pub(crate) type Rng = chacha20::ChaCha12Rng;
+/// The control build's generator: rand's `StdRng`, which is not wiped on drop.
+#[cfg(feature = "control-no-wipe")]
+pub(crate) type Rng = rand::rngs::StdRng;
+
+#[cfg(not(feature = "control-no-wipe"))]
+const _: () = {
+    const fn zeroize_on_drop<T: zeroize::ZeroizeOnDrop>() {}
+    zeroize_on_drop::<Rng>();
+};
+
 /// A fresh ChaCha12 generator seeded with 32 bytes of the operating system's generator for one
 /// operation, so that the library's infallible RNG interface never meets a failing source
-/// mid-operation: a failing source is `PT_RANDOMNESS_UNAVAILABLE` before any work.
-pub(crate) fn rng() -> R<StdRng> {
+/// mid-operation: a failing source is `PT_RANDOMNESS_UNAVAILABLE` before any work. Only called
+/// inside [`guard`]'s body, so the copies its moves leave in stack frames are wiped with them.
+pub(crate) fn rng() -> R<Rng> {
     let mut seed = Zeroizing::new([0u8; 32]);
     #[cfg(test)]
     if let Some(s) = test_seed::get() {
-        return Ok(StdRng::from_seed(s));
+        seed.copy_from_slice(&s);
+        return Ok(Rng::from_seed(*seed));
     }
     getrandom::fill(seed.as_mut()).map_err(|_| Fail(PT_RANDOMNESS_UNAVAILABLE))?;
-    Ok(StdRng::from_seed(*seed))
+    Ok(Rng::from_seed(*seed))
 }
 
 /// Unit tests only: a fixed seed for [`rng`] on this thread, so that a test knows the bytes
@@ -396,13 +462,18 @@ pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> R<&'a [u8]> {
     Ok(unsafe { core::slice::from_raw_parts(ptr, len) })
 }
 
-/// Optional bytes: `None` for a NULL `ptr`, else as [`bytes`].
+/// Optional bytes: `None` for `(NULL, 0)`, `PT_NULL_ARGUMENT` for `NULL` with a non-zero
+/// length (a caller's mistake, never "none"), else as [`bytes`].
 ///
 /// # Safety
 /// As [`bytes`].
 pub(crate) unsafe fn opt_bytes<'a>(ptr: *const u8, len: usize) -> R<Option<&'a [u8]>> {
     if ptr.is_null() {
-        return Ok(None);
+        return if len == 0 {
+            Ok(None)
+        } else {
+            fail(PT_NULL_ARGUMENT)
+        };
     }
     // SAFETY: forwarded caller contract.
     unsafe { bytes(ptr, len) }.map(Some)
@@ -418,13 +489,18 @@ pub(crate) unsafe fn text<'a>(ptr: *const c_char, len: usize) -> R<&'a str> {
     core::str::from_utf8(b).map_err(|_| Fail(PT_INVALID_ENCODING))
 }
 
-/// Optional text: `None` for a NULL `ptr`.
+/// Optional text: `None` for `(NULL, 0)`, `PT_NULL_ARGUMENT` for `NULL` with a non-zero
+/// length.
 ///
 /// # Safety
 /// As [`bytes`].
 pub(crate) unsafe fn opt_text<'a>(ptr: *const c_char, len: usize) -> R<Option<&'a str>> {
     if ptr.is_null() {
-        return Ok(None);
+        return if len == 0 {
+            Ok(None)
+        } else {
+            fail(PT_NULL_ARGUMENT)
+        };
     }
     // SAFETY: forwarded caller contract.
     unsafe { text(ptr, len) }.map(Some)
@@ -540,6 +616,29 @@ pub(crate) unsafe fn free_handle<T>(p: *mut T) {
     }
 }
 
+/// Takes a one-shot state's value out of its slot and wipes the slot. `Option::take` rewrites
+/// only the tag: the moved-out value's bytes (blinds, nonces, secrets of a state whose own
+/// `Drop` would wipe them) would stay in the handle's heap block until it is freed, unwiped.
+pub(crate) fn take_wiped<T>(slot: &mut Option<T>) -> Option<T> {
+    let v = slot.take();
+    if !cfg!(feature = "control-no-wipe") {
+        let p: *mut Option<T> = slot;
+        // `*slot` is `None` after the take (nothing to drop); its bytes are overwritten with
+        // volatile writes, which leaves them briefly not a valid `Option<T>`, and a valid `None`
+        // is written at once, without reading or dropping the old value. Nothing reads the
+        // slot in between (we hold its only reference).
+        // SAFETY: `p` is valid for writes of `size_of::<Option<T>>()` bytes, aligned.
+        unsafe {
+            let bytes = p.cast::<u8>();
+            for i in 0..core::mem::size_of::<Option<T>>() {
+                core::ptr::write_volatile(bytes.add(i), 0);
+            }
+            core::ptr::write(p, None);
+        }
+    }
+    v
+}
+
 /// The body of a getter returning bytes: `f` on the handle `h`, its result copied into the
 /// buffer output `out` (the result is dropped after, so a `Zeroizing` one is wiped).
 pub(crate) fn read_buffer<H, B: AsRef<[u8]>>(
@@ -592,35 +691,45 @@ mod tests {
 
     #[test]
     fn every_library_error_has_its_own_code_and_name() {
-        let all = [
-            Error::InvalidLength,
-            Error::InvalidPoint,
-            Error::IdentityElement,
-            Error::NonCanonicalScalar,
-            Error::ZeroScalar,
-            Error::InvalidProof,
-            Error::InvalidInput,
-            Error::Inverse,
-            Error::DeriveKeyPair,
-            Error::Batch,
-            Error::InputTooLong,
-            Error::UnsupportedValue,
-            Error::HashToCurve,
-            Error::LimitExceeded,
-            Error::InvalidSignature,
-            Error::MissingKey,
-            Error::InfoMismatch,
-            Error::InvalidInstance,
-            Error::InvalidEncoding,
-        ];
+        // `Error::ALL` is generated with the enum (an exhaustive match in the library), so a
+        // variant added there is counted here and fails until it has its own code.
         let mut seen = std::collections::HashSet::new();
-        for e in all {
+        assert!(Error::ALL.len() >= 19);
+        for &e in Error::ALL {
             let c = code_of(e);
             assert_ne!(c, PT_UNKNOWN_ERROR, "{e:?}");
             assert!(seen.insert(c), "{e:?}");
             // SAFETY: a static NUL-terminated string.
             let name = unsafe { core::ffi::CStr::from_ptr(pt_status_name(c)) };
             assert_ne!(name.to_bytes(), b"UNKNOWN", "{e:?}");
+            assert_ne!(name.to_bytes(), b"UNKNOWN_ERROR", "{e:?}");
         }
+    }
+
+    #[test]
+    fn versions_match_the_package() {
+        const PT_VERSION_STRING: &str = env!("CARGO_PKG_VERSION");
+        assert_eq!(VERSION.to_str(), Ok(PT_VERSION_STRING));
+        assert!(include_str!("../cbindgen.toml").contains(&format!(
+            "#define PT_VERSION_STRING \"{PT_VERSION_STRING}\\\"\"\"\""
+        )));
+        assert_eq!(
+            format!("{PT_VERSION_MAJOR}.{PT_VERSION_MINOR}.{PT_VERSION_PATCH}"),
+            PT_VERSION_STRING
+        );
+        // SAFETY: a static NUL-terminated string.
+        let v = unsafe { core::ffi::CStr::from_ptr(pt_version()) };
+        assert_eq!(v.to_str(), Ok(PT_VERSION_STRING));
+        assert_eq!(pt_abi_version(), PT_ABI_VERSION);
+        // The SONAME build.rs sets follows the ABI version.
+        assert_eq!(
+            include_str!("../build.rs")
+                .matches(&format!(
+                    "-soname,libprivacy_tokens.so.{}",
+                    PT_ABI_VERSION - 1
+                ))
+                .count(),
+            1
+        );
     }
 }

@@ -307,7 +307,7 @@ fn finalize_with<H: Slot>(
         return Err(Error::Batch.into());
     }
     st.check(evaluated, proof)?;
-    slot.take()
+    take_wiped(slot)
         .ok_or(Fail(PT_STATE_CONSUMED))?
         .finish(evaluated, proof)
 }

@@ -5,14 +5,13 @@
 use core::ffi::c_char;
 
 use privacy_tokens::arc::privacy_pass as arc_pp;
-use privacy_tokens::http;
 use privacy_tokens::voprf::privacy_pass::generic::{
     BatchClientState, Client, ClientState, Issuer, Token as PpToken, TokenRequest, TokenResponse,
 };
 use privacy_tokens::voprf::privacy_pass::{TokenType, Type1, Type5, MAX_BATCH};
 use privacy_tokens::voprf::{PublicKey, SecretKey, VoprfServer};
 use privacy_tokens::Error;
-use zeroize::Zeroizing;
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::challenge::{pt_challenge, PT_TOKEN_TYPE_1, PT_TOKEN_TYPE_5, PT_TOKEN_TYPE_ARC};
 use crate::ffi::*;
@@ -143,8 +142,20 @@ pub unsafe extern "C" fn pt_create_token_request(
     })
 }
 
-fn tokens<T: TokenType>(list: Vec<PpToken<T>>) -> pt_buffer_list {
-    pt_buffer_list::new(list.iter().map(|t| t.to_bytes()))
+/// Wipes a value holding a bearer token (not in the `control-no-wipe` test build).
+pub(crate) fn wipe<Z: Zeroize + ?Sized>(z: &mut Z) {
+    if !cfg!(feature = "control-no-wipe") {
+        z.zeroize();
+    }
+}
+
+/// The serialized tokens, as a list; the tokens (a `Copy` type, so not wiped on drop) are
+/// wiped in the vector before it is freed, and each serialization is made and dropped in the
+/// call's wiped stack frame.
+fn tokens<T: TokenType>(mut list: Vec<PpToken<T>>) -> pt_buffer_list {
+    let out = pt_buffer_list::new(list.iter().map(|t| t.to_bytes()));
+    list.iter_mut().for_each(wipe);
+    out
 }
 
 /// Turns the issuer's response body into serialized tokens (`finalize`): one for a single
@@ -170,7 +181,7 @@ pub unsafe extern "C" fn pt_token_request_state_finalize(
             RequestState::T1Batch(s) => drop(s.response_from_bytes(body)?),
             RequestState::T5Batch(s) => drop(s.response_from_bytes(body)?),
         }
-        *out = match st.inner.take().ok_or(Fail(PT_STATE_CONSUMED))? {
+        *out = match take_wiped(&mut st.inner).ok_or(Fail(PT_STATE_CONSUMED))? {
             RequestState::T1(s) => tokens(vec![s.finalize(&TokenResponse::from_bytes(body)?)?]),
             RequestState::T5(s) => tokens(vec![s.finalize(&TokenResponse::from_bytes(body)?)?]),
             RequestState::T1Batch(s) => {
@@ -210,12 +221,13 @@ pub unsafe extern "C" fn pt_token_request_state_info(
 // ---------------------------------------------------------------------------------------------
 // Tokens
 
-// One token per handle: the size difference between variants costs nothing.
-#[allow(clippy::large_enum_variant)]
+/// A token: the Privacy Pass types decoded (wiped by `pt_token`'s `Drop`), ARC's as its
+/// canonical serialization in a `Zeroizing` buffer (the library's ARC token has no `Zeroize`;
+/// its fields are read from the bytes, which were checked to decode).
 enum TokenInner {
     T1(PpToken<Type1>),
     T5(PpToken<Type5>),
-    Arc(arc_pp::Token),
+    Arc(Zeroizing<Vec<u8>>),
 }
 
 /// A decoded token of type 0x0001, 0x0005 or 0xE5AC (`Token`), for reading its fields and its
@@ -224,6 +236,22 @@ enum TokenInner {
 pub struct pt_token {
     inner: TokenInner,
 }
+
+impl Drop for pt_token {
+    fn drop(&mut self) {
+        match &mut self.inner {
+            TokenInner::T1(t) => wipe(t),
+            TokenInner::T5(t) => wipe(t),
+            // `Zeroizing` wipes itself.
+            TokenInner::Arc(_) => {}
+        }
+    }
+}
+
+/// ARC token bytes: 2 bytes of type, 4 of (unchecked) presentation nonce, the challenge
+/// digest, the issuer key id, the presentation.
+const ARC_DIGEST: core::ops::Range<usize> = 6..38;
+const ARC_KEY_ID: core::ops::Range<usize> = 38..70;
 
 /// Frees (and wipes) a token.
 ///
@@ -236,25 +264,29 @@ pub unsafe extern "C" fn pt_token_free(handle: *mut pt_token) {
 
 impl pt_token {
     fn bytes(&self) -> Zeroizing<Vec<u8>> {
-        Zeroizing::new(match &self.inner {
-            TokenInner::T1(t) => t.to_bytes().as_slice().to_vec(),
-            TokenInner::T5(t) => t.to_bytes().as_slice().to_vec(),
-            TokenInner::Arc(t) => t.to_bytes(),
-        })
+        match &self.inner {
+            TokenInner::T1(t) => Zeroizing::new(t.to_bytes().as_slice().to_vec()),
+            TokenInner::T5(t) => Zeroizing::new(t.to_bytes().as_slice().to_vec()),
+            TokenInner::Arc(b) => b.clone(),
+        }
     }
 
-    /// `token_input[a..b]` of a VOPRF token; for ARC, what `arc` returns.
+    /// `token_input[a..b]` of a VOPRF token; for ARC, `arc` of its bytes (or `PT_ABSENT` for
+    /// `None`).
     fn input_range(
         &self,
         a: usize,
         b: usize,
-        arc: impl FnOnce(&arc_pp::Token) -> R<Vec<u8>>,
-    ) -> R<Vec<u8>> {
-        match &self.inner {
-            TokenInner::T1(t) => Ok(t.token_input()[a..b].to_vec()),
-            TokenInner::T5(t) => Ok(t.token_input()[a..b].to_vec()),
-            TokenInner::Arc(t) => arc(t),
-        }
+        arc: Option<core::ops::Range<usize>>,
+    ) -> R<Zeroizing<Vec<u8>>> {
+        Ok(Zeroizing::new(match &self.inner {
+            TokenInner::T1(t) => t.token_input()[a..b].to_vec(),
+            TokenInner::T5(t) => t.token_input()[a..b].to_vec(),
+            TokenInner::Arc(bytes) => bytes
+                .get(arc.ok_or(Fail(PT_ABSENT))?)
+                .ok_or(Fail(PT_INVALID_LENGTH))?
+                .to_vec(),
+        }))
     }
 }
 
@@ -273,7 +305,11 @@ pub unsafe extern "C" fn pt_token_from_bytes(
         let inner = match b {
             [0x00, 0x01, ..] => TokenInner::T1(PpToken::from_bytes(b)?),
             [0x00, 0x05, ..] => TokenInner::T5(PpToken::from_bytes(b)?),
-            [0xE5, 0xAC, ..] => TokenInner::Arc(arc_pp::Token::from_bytes(b)?),
+            // Decoded to check it, then kept as its canonical serialization (presentation
+            // nonce written as 0, as `to_bytes` gives it).
+            [0xE5, 0xAC, ..] => {
+                TokenInner::Arc(crate::arc::token_bytes(&arc_pp::Token::from_bytes(b)?)?)
+            }
             [_, _, ..] => return Err(Error::UnsupportedValue.into()),
             _ => return Err(Error::InvalidLength.into()),
         };
@@ -310,9 +346,7 @@ pub unsafe extern "C" fn pt_token_authorization_header(
     out: *mut pt_buffer,
 ) -> pt_status {
     read_buffer(token, out, |t| {
-        Ok(Zeroizing::new(
-            http::authorization_header(&t.bytes()).into_bytes(),
-        ))
+        Ok(crate::challenge::authorization_value(&t.bytes()))
     })
 }
 
@@ -322,24 +356,20 @@ pub unsafe extern "C" fn pt_token_challenge_digest(
     token: *const pt_token,
     out: *mut pt_buffer,
 ) -> pt_status {
-    read_buffer(token, out, |t| {
-        t.input_range(34, 66, |a| Ok(a.challenge_digest().to_vec()))
-    })
+    read_buffer(token, out, |t| t.input_range(34, 66, Some(ARC_DIGEST)))
 }
 
 /// The 32-byte id of the issuer key it was issued under.
 #[no_mangle]
 pub unsafe extern "C" fn pt_token_key_id(token: *const pt_token, out: *mut pt_buffer) -> pt_status {
-    read_buffer(token, out, |t| {
-        t.input_range(66, 98, |a| Ok(a.issuer_key_id().to_vec()))
-    })
+    read_buffer(token, out, |t| t.input_range(66, 98, Some(ARC_KEY_ID)))
 }
 
 /// The client's 32-byte nonce (types 0x0001 and 0x0005, the origin's double-spend key);
 /// `PT_ABSENT` for ARC, whose double-spend key is the tag `pt_arc_issuer_verify` returns.
 #[no_mangle]
 pub unsafe extern "C" fn pt_token_nonce(token: *const pt_token, out: *mut pt_buffer) -> pt_status {
-    read_buffer(token, out, |t| t.input_range(2, 34, |_| fail(PT_ABSENT)))
+    read_buffer(token, out, |t| t.input_range(2, 34, None))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -596,8 +626,24 @@ pub unsafe extern "C" fn pt_privacy_pass_issuer_issue(
     })
 }
 
-fn verify<T: TokenType>(i: &Issuer<T>, token: &[u8], challenge: Option<&[u8]>) -> R<bool> {
-    let t = PpToken::<T>::from_bytes(token)?;
+/// Whether `token` is valid under this key and, with `Some(challenge)`, for that challenge;
+/// its nonce when it is.
+fn verify<T: TokenType>(
+    i: &Issuer<T>,
+    token: &[u8],
+    challenge: Option<&[u8]>,
+) -> R<Option<[u8; 32]>> {
+    let mut t = PpToken::<T>::from_bytes(token)?;
+    let out = verify_decoded(i, &t, challenge);
+    wipe(&mut t);
+    out
+}
+
+fn verify_decoded<T: TokenType>(
+    i: &Issuer<T>,
+    t: &PpToken<T>,
+    challenge: Option<&[u8]>,
+) -> R<Option<[u8; 32]>> {
     if let Some(c) = challenge {
         let digest: [u8; 32] = sha2::Digest::finalize(sha2::Digest::chain_update(
             <sha2::Sha256 as sha2::Digest>::new(),
@@ -605,22 +651,56 @@ fn verify<T: TokenType>(i: &Issuer<T>, token: &[u8], challenge: Option<&[u8]>) -
         ))
         .into();
         if t.token_input()[34..66] != digest {
-            return Ok(false);
+            return Ok(None);
         }
     }
-    match i.verify_token(&t) {
-        Ok(ok) => Ok(ok),
+    match i.verify_token(t) {
+        Ok(true) => Ok(Some(t.nonce)),
+        Ok(false) => Ok(None),
         // Another key id: not a token of this issuer's key.
-        Err(Error::UnsupportedValue) => Ok(false),
+        Err(Error::UnsupportedValue) => Ok(None),
         Err(e) => Err(e.into()),
     }
 }
 
-/// Verifies a token at the origin (RFC 9578 §5.5, `verifyToken`): `*valid` is true when it was
-/// issued under this key and, if `challenge` (the serialized challenge the origin sent; NULL:
-/// not checked) is given, for that challenge; false for another key or challenge or a wrong
-/// authenticator. An error status for bytes that are not a token of this type. Double-spend
-/// checks (one nonce, one use) are the origin's job.
+/// The body of both verify functions.
+unsafe fn verify_token_with(
+    issuer: *const pt_privacy_pass_issuer,
+    token: *const u8,
+    token_len: usize,
+    challenge: Option<(*const u8, usize)>,
+    valid: *mut bool,
+    nonce: *mut pt_buffer,
+) -> pt_status {
+    guard(|| {
+        let (out, n) = (out_value(valid, false), out_buffer(nonce));
+        let (out, n) = (out?, n?);
+        // SAFETY: a live issuer; the token and challenge readable (header contract).
+        let (i, t, c) = unsafe {
+            (
+                handle(issuer)?,
+                bytes(token, token_len)?,
+                match challenge {
+                    None => None,
+                    Some((p, _)) if p.is_null() => return fail(PT_NULL_ARGUMENT),
+                    Some((p, len)) => Some(bytes(p, len)?),
+                },
+            )
+        };
+        if let Some(v) = each_issuer!(&i.inner, x => verify(x, t, c))? {
+            *n = pt_buffer::new(&v);
+            *out = true;
+        }
+        Ok(())
+    })
+}
+
+/// Verifies a token at the origin (RFC 9578 §5.5, `verifyToken`) against the challenge this
+/// origin sent (`challenge`, its serialized bytes: required, `NULL` is `PT_NULL_ARGUMENT`):
+/// `*valid` is true when it was issued under this key for that challenge, and then `*nonce`
+/// receives its 32-byte nonce, **the double-spend key**: reject a token whose nonce was already
+/// seen. `*valid` false (and `*nonce` empty) for another key or challenge or a wrong
+/// authenticator. An error status for bytes that are not a token of this type.
 #[no_mangle]
 pub unsafe extern "C" fn pt_privacy_pass_issuer_verify_token(
     issuer: *const pt_privacy_pass_issuer,
@@ -629,18 +709,34 @@ pub unsafe extern "C" fn pt_privacy_pass_issuer_verify_token(
     challenge: *const u8,
     challenge_len: usize,
     valid: *mut bool,
+    nonce: *mut pt_buffer,
 ) -> pt_status {
-    guard(|| {
-        let out = out_value(valid, false)?;
-        // SAFETY: a live issuer; the token and challenge readable (header contract).
-        let (i, t, c) = unsafe {
-            (
-                handle(issuer)?,
-                bytes(token, token_len)?,
-                opt_bytes(challenge, challenge_len)?,
-            )
-        };
-        *out = each_issuer!(&i.inner, x => verify(x, t, c))?;
-        Ok(())
-    })
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        verify_token_with(
+            issuer,
+            token,
+            token_len,
+            Some((challenge, challenge_len)),
+            valid,
+            nonce,
+        )
+    }
+}
+
+/// As `pt_privacy_pass_issuer_verify_token` but **without the challenge check**: any token of
+/// this key is valid, whichever origin's challenge or redemption context it was made for
+/// (cross-origin replay is then possible). Only for an origin that checks the token's
+/// `challenge_digest` itself (`pt_token_challenge_digest`) or accepts tokens for any challenge
+/// of its issuer on purpose.
+#[no_mangle]
+pub unsafe extern "C" fn pt_privacy_pass_issuer_verify_token_any_challenge(
+    issuer: *const pt_privacy_pass_issuer,
+    token: *const u8,
+    token_len: usize,
+    valid: *mut bool,
+    nonce: *mut pt_buffer,
+) -> pt_status {
+    // SAFETY: forwarded caller contract.
+    unsafe { verify_token_with(issuer, token, token_len, None, valid, nonce) }
 }

@@ -329,7 +329,7 @@ pub unsafe extern "C" fn pt_trust_token_client_finish_issuance(
                 bytes(response, response_len)?,
             )
         };
-        let s = st.inner.take().ok_or(Fail(PT_STATE_CONSUMED))?;
+        let s = take_wiped(&mut st.inner).ok_or(Fail(PT_STATE_CONSUMED))?;
         match c.inner.finish_issuance(s, resp) {
             Ok(list) => {
                 *o = pt_buffer_list::new(list.iter().map(Token::as_bytes));

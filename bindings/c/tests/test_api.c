@@ -22,8 +22,18 @@ static void status_names(void) {
     CHECK(strcmp(pt_status_name(PT_BUFFER_TOO_SMALL), "BUFFER_TOO_SMALL") == 0);
     CHECK(strcmp(pt_status_name(PT_STATE_CONSUMED), "STATE_CONSUMED") == 0);
     CHECK(strcmp(pt_status_name(PT_PANIC), "PANIC") == 0);
+    CHECK(strcmp(pt_status_name(PT_UNKNOWN_ERROR), "UNKNOWN_ERROR") == 0);
     CHECK(strcmp(pt_status_name(-5), "UNKNOWN") == 0);
     CHECK(strcmp(pt_status_name(12345), "UNKNOWN") == 0);
+}
+
+/* Review BND-6: the library loaded is the one this header describes. */
+static void versions(void) {
+    CHECK(pt_abi_version() == PT_ABI_VERSION);
+    CHECK(strcmp(pt_version(), PT_VERSION_STRING) == 0);
+    char v[32];
+    snprintf(v, sizeof v, "%d.%d.%d", PT_VERSION_MAJOR, PT_VERSION_MINOR, PT_VERSION_PATCH);
+    CHECK(strcmp(pt_version(), v) == 0);
 }
 
 static void buffers(void) {
@@ -315,23 +325,34 @@ static void pp_round_trip(pt_privacy_pass_issuer *issuer, uint16_t type, uint32_
     for (size_t i = 0; i < tokens.count; i++) {
         const pt_buffer *tb = &tokens.items[i];
         bool valid = false;
+        pt_buffer nonce, nonce2;
         OK(pt_privacy_pass_issuer_verify_token(issuer, tb->data, tb->len, chal.data, chal.len,
-                                               &valid));
+                                               &valid, &nonce));
         CHECK(valid);
-        OK(pt_privacy_pass_issuer_verify_token(issuer, tb->data, tb->len, NULL, 0, &valid));
-        CHECK(valid);
-        /* Another challenge: not valid for it. */
+        /* The nonce, the double-spend key: the token's bytes 2..34. */
+        CHECK(nonce.len == 32 && memcmp(nonce.data, tb->data + 2, 32) == 0);
+        OK(pt_privacy_pass_issuer_verify_token_any_challenge(issuer, tb->data, tb->len, &valid,
+                                                             &nonce2));
+        CHECK(valid && buf_eq(&nonce2, nonce.data, nonce.len));
+        pt_buffer_free(&nonce2);
+        /* Another challenge: not valid for it, no nonce. */
         OK(pt_privacy_pass_issuer_verify_token(issuer, tb->data, tb->len, chal.data,
-                                               chal.len - 1, &valid));
-        CHECK(!valid);
-        /* A flipped authenticator bit: not valid. */
+                                               chal.len - 1, &valid, &nonce2));
+        CHECK(!valid && nonce2.data == NULL && nonce2.len == 0);
+        /* A flipped authenticator bit: not valid, with or without the challenge check. */
         uint8_t *copy = malloc(tb->len);
         memcpy(copy, tb->data, tb->len);
         copy[tb->len - 1] ^= 1;
         valid = true;
-        OK(pt_privacy_pass_issuer_verify_token(issuer, copy, tb->len, NULL, 0, &valid));
-        CHECK(!valid);
+        OK(pt_privacy_pass_issuer_verify_token(issuer, copy, tb->len, chal.data, chal.len, &valid,
+                                               &nonce2));
+        CHECK(!valid && nonce2.data == NULL);
+        valid = true;
+        OK(pt_privacy_pass_issuer_verify_token_any_challenge(issuer, copy, tb->len, &valid,
+                                                             &nonce2));
+        CHECK(!valid && nonce2.data == NULL);
         free(copy);
+        pt_buffer_free(&nonce);
 
         pt_token *tok = NULL;
         OK(pt_token_from_bytes(tb->data, tb->len, &tok));
@@ -541,11 +562,20 @@ static void privacy_pass_bad_input(void) {
     EXPECT(pt_token_from_bytes((const uint8_t *)"\x00\x01\x00", 3, &tok), PT_INVALID_LENGTH);
     EXPECT(pt_token_from_bytes((const uint8_t *)"\xe5\xac\x00", 3, &tok), PT_INVALID_LENGTH);
     bool valid = true;
-    EXPECT(pt_privacy_pass_issuer_verify_token(issuer, (const uint8_t *)"\x00\x01", 2, NULL, 0,
-                                               &valid),
+    pt_buffer vn;
+    EXPECT(pt_privacy_pass_issuer_verify_token_any_challenge(issuer, (const uint8_t *)"\x00\x01", 2,
+                                                             &valid, &vn),
            PT_INVALID_LENGTH);
-    CHECK(!valid);
-    EXPECT(pt_privacy_pass_issuer_verify_token(issuer, NULL, 2, NULL, 0, &valid), PT_NULL_ARGUMENT);
+    CHECK(!valid && vn.data == NULL);
+    EXPECT(pt_privacy_pass_issuer_verify_token(issuer, (const uint8_t *)"\x00\x01", 2,
+                                               (const uint8_t *)"c", 1, &valid, &vn),
+           PT_INVALID_LENGTH);
+    EXPECT(pt_privacy_pass_issuer_verify_token(issuer, NULL, 2, (const uint8_t *)"c", 1, &valid,
+                                               &vn),
+           PT_NULL_ARGUMENT);
+    EXPECT(pt_privacy_pass_issuer_verify_token(issuer, (const uint8_t *)"c", 1, (const uint8_t *)"c",
+                                               1, &valid, NULL),
+           PT_NULL_ARGUMENT);
     pt_buffer x;
     EXPECT(pt_token_nonce(NULL, &x), PT_NULL_ARGUMENT);
     uint16_t t;
@@ -856,16 +886,20 @@ static void optional_inputs_null_with_length(void) {
     OK(pt_challenge_to_bytes(c, &chal));
     const pt_buffer *tb = &tokens.items[0];
     bool valid = true;
+    pt_buffer nonce;
     /* A NULL challenge, with or without a length, is an error: the check is never skipped. */
-    EXPECT(pt_privacy_pass_issuer_verify_token(issuer, tb->data, tb->len, NULL, 32, &valid),
+    EXPECT(pt_privacy_pass_issuer_verify_token(issuer, tb->data, tb->len, NULL, 32, &valid,
+                                               &nonce),
            PT_NULL_ARGUMENT);
-    CHECK(!valid);
+    CHECK(!valid && nonce.data == NULL);
     valid = true;
-    EXPECT(pt_privacy_pass_issuer_verify_token(issuer, tb->data, tb->len, NULL, 0, &valid),
+    EXPECT(pt_privacy_pass_issuer_verify_token(issuer, tb->data, tb->len, NULL, 0, &valid, &nonce),
            PT_NULL_ARGUMENT);
-    CHECK(!valid);
-    OK(pt_privacy_pass_issuer_verify_token(issuer, tb->data, tb->len, chal.data, chal.len, &valid));
-    CHECK(valid);
+    CHECK(!valid && nonce.data == NULL);
+    OK(pt_privacy_pass_issuer_verify_token(issuer, tb->data, tb->len, chal.data, chal.len, &valid,
+                                           &nonce));
+    CHECK(valid && nonce.len == 32);
+    pt_buffer_free(&nonce);
 
     /* ARC: the token key of the credential request and the presentation. */
     pt_arc_issuer *ai = NULL;
@@ -914,6 +948,7 @@ static void control_leak(void) {
 
 int main(void) {
     RUN(status_names);
+    RUN(versions);
     RUN(buffers);
     RUN(base64url);
     RUN(challenges);

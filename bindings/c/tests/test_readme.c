@@ -47,9 +47,17 @@ static void readme_client_gets_a_valid_token(void) {
     CHECK(get_token((const char *)header.data, &auth) == 0);
     CHECK(posts == 1);
     OK(pt_parse_authorization((const char *)auth.data, auth.len, &token));
+    /* The origin checks the token against the challenge it sent (the same bytes). */
+    pt_challenge *c = challenge_for(PT_TOKEN_TYPE_1, NULL);
+    pt_buffer chal, nonce;
+    OK(pt_challenge_to_bytes(c, &chal));
     bool valid = false;
-    OK(pt_privacy_pass_issuer_verify_token(the_issuer, token.data, token.len, NULL, 0, &valid));
-    CHECK(valid);
+    OK(pt_privacy_pass_issuer_verify_token(the_issuer, token.data, token.len, chal.data, chal.len,
+                                           &valid, &nonce));
+    CHECK(valid && nonce.len == 32);
+    pt_buffer_free(&nonce);
+    pt_buffer_free(&chal);
+    pt_challenge_free(c);
     pt_buffer_free(&token);
     pt_buffer_free(&auth);
     pt_buffer_free(&header);

@@ -30,11 +30,13 @@ static void *worker(void *arg) {
             tokens.count != 2)
             ++*failures;
         for (size_t i = 0; i < tokens.count; i++) {
-            if (pt_privacy_pass_issuer_verify_token(issuer, tokens.items[i].data,
-                                                    tokens.items[i].len, NULL, 0,
-                                                    &valid) != PT_OK ||
-                !valid)
+            pt_buffer nonce;
+            if (pt_privacy_pass_issuer_verify_token_any_challenge(issuer, tokens.items[i].data,
+                                                                  tokens.items[i].len, &valid,
+                                                                  &nonce) != PT_OK ||
+                !valid || nonce.len != 32)
                 ++*failures;
+            pt_buffer_free(&nonce);
         }
         pt_buffer_list_free(&tokens);
         pt_buffer_free(&resp);
