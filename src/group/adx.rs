@@ -815,7 +815,8 @@ macro_rules! shift_left {
     };
 }
 
-/// `2^j a mod p` on P-384 for `a < p` (in `r8..r13`), `$j` in 1..=3 and `$rj = 64 - $j`: the
+/// `2^j a mod p` on P-384 for `a < p` (in `r8..r13`), `$j` in 1..=3 and `$rj = 64 - $j` (the
+/// doubling's `2 beta` uses `$j = 1`, the only use since the halved doubling): the
 /// limbs shifted left, the shifted-out word `t` folded back as `t c` (`2^384 = c mod p` for
 /// `c = 2^128 + 2^96 - 2^32 + 1`, limbs `0xffffffff00000001`, `0xffffffff`, 1), which leaves
 /// `[rdx; r13..r8]` below `p + 8 c < 2p`, then one conditional subtraction. Clobbers `rax`,
@@ -844,7 +845,8 @@ macro_rules! p384_shl {
     };
 }
 
-/// `2^j a mod p` on P-256 for `a < p` (in `r8..r11`), `$j` in 1..=3 and `$rj = 64 - $j`: the
+/// `2^j a mod p` on P-256 for `a < p` (in `r8..r11`), `$j` in 1..=3 and `$rj = 64 - $j` (as
+/// [`p384_shl`], `$j = 1` only): the
 /// limbs shifted left, the shifted-out word `t` folded back as `t c` (`2^256 = c mod p` for
 /// `c = 2^224 - 2^192 - 2^96 + 1`: `t` added at word 0 and `t (2^32 - 1)` at word 3, `t 2^32`
 /// subtracted at word 1), which leaves `[rdx; r11..r8]` below `p + 8 c < 2p`, then one
@@ -1337,9 +1339,9 @@ macro_rules! f256 {
 }
 
 /// Field operations of the fused routines on frame slots (field `$f`, [`f384`] or [`f256`], `$s`
-/// bytes a slot, slot `n` at `[rsp + s*n]`): `mul d a b`, `sqr d a`, `add d a b`, `sub d a b`,
-/// `times4 d a`, `times8 d a` leave `op(slot a, slot b)` in slot `d` (which may be `a` or `b`:
-/// the operands are read first).
+/// bytes a slot, slot `n` at `[rsp + s*n]`): `mul d a b`, `sqr d a`, `add d a b`, `sub d a b`
+/// leave `op(slot a, slot b)` in slot `d` (which may be `a` or `b`: the operands are read
+/// first).
 macro_rules! frame_op {
     // `op after prev d b`: the linear `op` with its first operand the result the previous
     // operation (`prev`: `mul`, `sqr`, `lin`) left in the registers, not reloaded from its slot
@@ -1352,14 +1354,12 @@ macro_rules! frame_op {
             $f!(@store $s $d),
         )
     };
-    // `times2`, `times4`, `times8` of the previous result, as above.
+    // `times2` or `half` of the previous result, as above.
     ($f:ident $s:literal, $op:ident of $prev:ident $d:literal) => {
         concat!($f!(@regs $prev), frame_op!(@shift $f $op), $f!(@store $s $d))
     };
     (@shift $f:ident times2) => { $f!(@shl "1" "63") };
     (@shift $f:ident half) => { $f!(@half) };
-    (@shift $f:ident times4) => { $f!(@shl "2" "62") };
-    (@shift $f:ident times8) => { $f!(@shl "3" "61") };
     ($f:ident $s:literal, mul $d:literal $a:literal $b:literal) => {
         concat!(
             "lea rsi, [rsp + ", $s, "*", $a, "]\n",
@@ -1376,12 +1376,6 @@ macro_rules! frame_op {
     ($f:ident $s:literal, sub $d:literal $a:literal $b:literal) => {
         frame_op!(@linear $f $s, sub $d $a $b)
     };
-    ($f:ident $s:literal, times4 $d:literal $a:literal) => {
-        frame_op!(@shl $f $s, "2" "62" $d $a)
-    };
-    ($f:ident $s:literal, times8 $d:literal $a:literal) => {
-        frame_op!(@shl $f $s, "3" "61" $d $a)
-    };
     (@linear $f:ident $s:literal, $op:ident $d:literal $a:literal $b:literal) => {
         concat!(
             $f!(@load $s $a),
@@ -1389,9 +1383,6 @@ macro_rules! frame_op {
             $f!(@$op),
             $f!(@store $s $d),
         )
-    };
-    (@shl $f:ident $s:literal, $j:literal $rj:literal $d:literal $a:literal) => {
-        concat!($f!(@load $s $a), $f!(@shl $j $rj), $f!(@store $s $d))
     };
 }
 
@@ -1803,18 +1794,6 @@ impl Adx {
         p256_linear!(a, b, p256_sub_body!(),)
     }
 
-    /// P-384 `4 a mod p` of a fully reduced input.
-    #[inline(always)]
-    pub(crate) fn p384_times4(self, a: &[u64; 6]) -> [u64; 6] {
-        p384_linear!(a, a, p384_shl!("2", "62"),)
-    }
-
-    /// P-384 `8 a mod p` of a fully reduced input.
-    #[inline(always)]
-    pub(crate) fn p384_times8(self, a: &[u64; 6]) -> [u64; 6] {
-        p384_linear!(a, a, p384_shl!("3", "61"),)
-    }
-
     fused_point!(fn p384_double, f384 48, 6, 3, 3, 21, ["0" "1" "2"], ["13" => "0" "20" => "1" "15" => "2"],
         double_program!(f384 48),
         /// The P-384 Jacobian doubling `2 (X : Y : Z)` (`a = -3`; inputs in that order) in one
@@ -1863,18 +1842,6 @@ impl Adx {
         zaddu_program!(f256 32),
         /// The P-256 co-Z addition, as [`Adx::p384_zaddu`].
     );
-
-    /// P-256 `4 a mod p` of a fully reduced input.
-    #[inline(always)]
-    pub(crate) fn p256_times4(self, a: &[u64; 4]) -> [u64; 4] {
-        p256_linear!(a, a, p256_shl!("2", "62"),)
-    }
-
-    /// P-256 `8 a mod p` of a fully reduced input.
-    #[inline(always)]
-    pub(crate) fn p256_times8(self, a: &[u64; 4]) -> [u64; 4] {
-        p256_linear!(a, a, p256_shl!("3", "61"),)
-    }
 }
 
 #[cfg(test)]
@@ -1897,7 +1864,7 @@ mod tests {
         p: [u64; N],
         below_p: fn(&[u64; N]) -> bool,
         ops: [(&'static str, AsmBinary<N>, Binary<N>); 3],
-        unary: [(&'static str, AsmUnary<N>, Unary<N>); 3],
+        unary: [(&'static str, AsmUnary<N>, Unary<N>); 1],
     }
 
     /// Every routine equals the portable one on all pairs of edge values (see [`edge_values`])
@@ -1951,7 +1918,12 @@ mod tests {
     /// The edge values below `p`: 0, 1, 2, `p - 1`, `p - 2`, `p - (2^32 - 1)`, limbs 0-2 all
     /// ones (3 of 4 limbs on P-256, half on P-384), the top three limbs all ones (P-384 only:
     /// on P-256 that is above `p`), the top limb `2^63 - 1` under all-ones limbs (`2^(64 N - 1)
-    /// - 1`), alternating all-ones limbs (the even ones), the top bit of every limb.
+    /// - 1`), alternating all-ones limbs (the even ones), the top bit of every limb; and the
+    /// doubling's directed values (`specs/arith-review-2.md`, appendix; `carry_paths` T8-T11):
+    /// `2^(32 N)` (with `Z = 0` the halving's `t` is 1 raw: odd without a carry), `R mod p`
+    /// (Montgomery one: with `Y = R mod p`, `beta = X`), and the `X` that make `2 beta`'s fold
+    /// carry through words 1 to 4 (P-384) or borrow through words 1 and 2 or leave the low word
+    /// all ones (P-256): `2^63` in the top limb under all-ones limbs 0..k, zeros above.
     fn edge_values<const N: usize>(f: &Routines<N>) -> Vec<[u64; N]> {
         let minus = |d: u64| {
             let mut v = f.p;
@@ -1976,9 +1948,36 @@ mod tests {
             pattern(|i| if i + 1 == N { u64::MAX >> 1 } else { u64::MAX }),
             pattern(|i| if i % 2 == 0 { u64::MAX } else { 0 }),
             pattern(|_| 1 << 63),
+            pattern(|i| u64::from(i == N / 2)),
+            // R mod p = 2^(64 N) - p (`!p + 1`: no carry out of word 0 on either curve).
+            core::array::from_fn(|i| (!f.p[i]).wrapping_add(u64::from(i == 0))),
+            pattern(|i| if i + 1 == N { 1 << 63 } else { 0 }),
+            pattern(|i| match i {
+                0 => u64::MAX,
+                i if i + 1 == N => 1 << 63,
+                _ => 0,
+            }),
+            pattern(|i| match i {
+                0 | 1 => u64::MAX,
+                i if i + 1 == N => 1 << 63,
+                _ => 0,
+            }),
+            pattern(|i| match i {
+                i if i + 1 == N => 1 << 63,
+                i if i < 3 => u64::MAX,
+                _ => 0,
+            }),
+            pattern(|i| match i {
+                i if i + 1 == N => 1 << 63,
+                i if i < 4 => u64::MAX,
+                _ => 0,
+            }),
+            pattern(|i| if i + 1 == N { 1 << 63 } else { u64::MAX }),
         ]
         .into_iter()
         .filter(|v| (f.below_p)(v))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
         .collect()
     }
 

@@ -52,9 +52,9 @@ pub trait FieldOps:
     fn double(&self) -> Self;
     /// `self / 2`.
     fn half(&self) -> Self;
-    /// `4 * self` (one reduction, not two doublings).
+    /// `4 * self` (two modular doublings; no point formula of the crate uses it).
     fn times4(&self) -> Self;
-    /// `8 * self` (one reduction, not three doublings).
+    /// `8 * self` (three modular doublings; no point formula of the crate uses it).
     fn times8(&self) -> Self;
     /// `2 (x : y : z)` on the `a = -3` curve over this field by the selected backend's fused
     /// routine, where it has one (the formula of `point::double_formula`); `None` otherwise.

@@ -82,45 +82,6 @@ pub(super) const fn double_add_squares<const W: usize, const N: usize>(
     t
 }
 
-/// `2^j a mod p` for `a < p` and `j` in `1..=3`, for a modulus with its top bit set and
-/// `9 c < 2^(64 N)`, `c = 2^(64 N) - p` (P-256 and P-384): the limbs shifted left, the
-/// shifted-out word `t` folded back as `t c` (`2^(64 N) = c mod p`), which leaves a value below
-/// `p + 8 c < 2p`, then one conditional subtraction. The portable form of the backends'
-/// `times4` and `times8`.
-#[inline(always)]
-pub(super) fn shl_mod<const N: usize>(a: &[u64; N], j: u32, p: &[u64; N]) -> [u64; N] {
-    debug_assert!((1..=3).contains(&j));
-    let t = a[N - 1] >> (64 - j);
-    let mut v = [0u64; N];
-    for i in (1..N).rev() {
-        v[i] = (a[i] << j) | (a[i - 1] >> (64 - j));
-    }
-    v[0] = a[0] << j;
-    // + t c, with the limbs of c = !p + 1 made on the way.
-    let (mut carry, mut neg) = (0, 1);
-    for i in 0..N {
-        let (ci, n) = adc(!p[i], 0, neg);
-        neg = n;
-        let (x, c) = mac(v[i], t, ci, carry);
-        v[i] = x;
-        carry = c;
-    }
-    // `carry` is the top word, 0 or 1: subtract p unless `[carry; v] < p`.
-    let mut r = [0u64; N];
-    let mut borrow = 0;
-    for i in 0..N {
-        let (x, b) = sbb(v[i], p[i], borrow);
-        r[i] = x;
-        borrow = b;
-    }
-    let below = sbb(carry, 0, borrow).1;
-    let keep = core::hint::black_box(0u64.wrapping_sub(below));
-    for (r, v) in r.iter_mut().zip(v.iter()) {
-        *r = (v & keep) | (*r & !keep);
-    }
-    r
-}
-
 /// `a / 2 mod p` for `a < p` and an odd `p`: `a + p` when `a` is odd (below `2p`, with its
 /// carry word), then shifted right by one. Constant time: the mask passes through `black_box`,
 /// without which the compiler branched on the low bit (the valgrind check saw it).
@@ -216,13 +177,13 @@ macro_rules! field_impls {
                 Self($crate::group::limbs::half_mod(&self.0, &$p))
             }
 
-            /// `4 * self`.
+            /// `4 * self` (two doublings).
             #[inline(always)]
             pub fn times4(&self) -> Self {
                 Self(times4(&self.0))
             }
 
-            /// `8 * self`.
+            /// `8 * self` (three doublings).
             #[inline(always)]
             pub fn times8(&self) -> Self {
                 Self(times8(&self.0))
@@ -392,7 +353,7 @@ pub(super) use field_impls;
 /// `mont_sqr`, `add_mod` and `sub_mod` (the product and square out of line, so that each call
 /// site inlines only the selected routine).
 macro_rules! runtime_ops {
-    ($n:literal, $asm_mul:ident, $asm_sqr:ident, $asm_add:ident, $asm_sub:ident, $asm_times4:ident, $asm_times8:ident, $asm_double:ident, $asm_madd:ident, $asm_add_points:ident, $asm_zaddu:ident) => {
+    ($n:literal, $asm_mul:ident, $asm_sqr:ident, $asm_add:ident, $asm_sub:ident, $asm_double:ident, $asm_madd:ident, $asm_add_points:ident, $asm_zaddu:ident) => {
         /// The run-time product (see [`super::limbs::runtime_ops`]).
         #[inline(always)]
         fn mul(a: &[u64; $n], b: &[u64; $n]) -> [u64; $n] {
@@ -433,24 +394,19 @@ macro_rules! runtime_ops {
             sub_mod(a, b)
         }
 
-        /// The run-time `4 a`.
+        /// `4 a`: two run-time doublings (public API only: no point formula multiplies by 4
+        /// since the halved doubling, and the backends' own `times4` folds were retired).
         #[inline(always)]
         fn times4(a: &[u64; $n]) -> [u64; $n] {
-            #[cfg(target_arch = "x86_64")]
-            if let Some(adx) = super::adx::get() {
-                return adx.$asm_times4(a);
-            }
-            $crate::group::limbs::shl_mod(a, 2, &P)
+            let d = add(a, a);
+            add(&d, &d)
         }
 
-        /// The run-time `8 a`.
+        /// `8 a`: three run-time doublings (as [`times4`]).
         #[inline(always)]
         fn times8(a: &[u64; $n]) -> [u64; $n] {
-            #[cfg(target_arch = "x86_64")]
-            if let Some(adx) = super::adx::get() {
-                return adx.$asm_times8(a);
-            }
-            $crate::group::limbs::shl_mod(a, 3, &P)
+            let d = times4(a);
+            add(&d, &d)
         }
 
         /// `2 (x : y : z)` by the backend's fused doubling where it runs; `None` selects the
@@ -529,16 +485,6 @@ macro_rules! runtime_ops {
         pub(super) mod portable {
             pub(in crate::group) use super::{add_mod, mont_mul, mont_sqr, sub_mod, P};
 
-            /// The portable `4 a`.
-            pub(in crate::group) fn times4(a: &[u64; $n]) -> [u64; $n] {
-                $crate::group::limbs::shl_mod(a, 2, &P)
-            }
-
-            /// The portable `8 a`.
-            pub(in crate::group) fn times8(a: &[u64; $n]) -> [u64; $n] {
-                $crate::group::limbs::shl_mod(a, 3, &P)
-            }
-
             /// Whether little-endian limbs are below `p`.
             pub(in crate::group) fn below_p(v: &[u64; $n]) -> bool {
                 bool::from($crate::group::limbs::below(v, &P))
@@ -562,11 +508,7 @@ macro_rules! runtime_ops {
                 &str,
                 fn($crate::group::adx::Adx, &[u64; $n]) -> [u64; $n],
                 fn(&[u64; $n]) -> [u64; $n],
-            ); 3] = [
-                ("sqr", $crate::group::adx::Adx::$asm_sqr, mont_sqr),
-                ("times4", $crate::group::adx::Adx::$asm_times4, times4),
-                ("times8", $crate::group::adx::Adx::$asm_times8, times8),
-            ];
+            ); 1] = [("sqr", $crate::group::adx::Adx::$asm_sqr, mont_sqr)];
         }
     };
 }
@@ -761,5 +703,64 @@ mod mac_tests {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod half_tests {
+    use super::{adc, half_mod};
+    use crate::group::{p256_field, p384_field};
+
+    /// `half_mod` on the boundaries of its three data cases, both fields (raw limbs, `c = 2^(64
+    /// N) - p`): even (0, 2, `p - 1`, `c - 1`), odd with `a + p` below `2^(64 N)` (1, 3, `c - 2`:
+    /// no carry out of the top limb, the case random inputs reach with probability `c / p`), odd
+    /// with the carry (`c`, where `a + p = 2^(64 N)` exactly; `p - 2`). The result is below `p`
+    /// and doubles back to `a` (the modular addition, checked against the curve crates).
+    fn boundaries<const N: usize>(p: &[u64; N], add: fn(&[u64; N], &[u64; N]) -> [u64; N]) {
+        let minus = |x: &[u64; N], d: u64| {
+            let mut v = *x;
+            let mut borrow = d;
+            for w in v.iter_mut() {
+                let (r, b) = w.overflowing_sub(borrow);
+                *w = r;
+                borrow = u64::from(b);
+            }
+            v
+        };
+        let small = |x: u64| core::array::from_fn::<u64, N, _>(|i| if i == 0 { x } else { 0 });
+        // c = !p + 1 (no carry out of word 0 on either curve).
+        let c: [u64; N] = core::array::from_fn(|i| (!p[i]).wrapping_add(u64::from(i == 0)));
+        let cases = [
+            (small(0), "even"),
+            (small(2), "even"),
+            (minus(p, 1), "even"),
+            (minus(&c, 1), "even"),
+            (small(1), "odd without a carry"),
+            (small(3), "odd without a carry"),
+            (minus(&c, 2), "odd without a carry"),
+            (c, "odd with a carry"),
+            (minus(p, 2), "odd with a carry"),
+        ];
+        for (a, case) in cases {
+            let mut carry = 0;
+            for (x, y) in a.iter().zip(p.iter()) {
+                carry = adc(*x, *y, carry).1;
+            }
+            let seen = match (a[0] & 1, carry) {
+                (0, _) => "even",
+                (_, 0) => "odd without a carry",
+                _ => "odd with a carry",
+            };
+            assert_eq!(seen, case, "{a:x?}");
+            let h = half_mod(&a, p);
+            assert!(bool::from(super::below(&h, p)), "{a:x?}");
+            assert_eq!(add(&h, &h), a, "{a:x?}");
+        }
+    }
+
+    #[test]
+    fn half_mod_on_the_boundaries() {
+        boundaries(&p256_field::P, p256_field::portable::add_mod);
+        boundaries(&p384_field::P, p384_field::portable::add_mod);
     }
 }

@@ -200,8 +200,6 @@ super::limbs::runtime_ops!(
     p256_mont_sqr,
     p256_add,
     p256_sub,
-    p256_times4,
-    p256_times8,
     p256_double,
     p256_madd,
     p256_add_points,

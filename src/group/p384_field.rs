@@ -210,8 +210,6 @@ super::limbs::runtime_ops!(
     p384_mont_sqr,
     p384_add,
     p384_sub,
-    p384_times4,
-    p384_times8,
     p384_double,
     p384_madd,
     p384_add_points,
