@@ -720,14 +720,43 @@ fn pow2<C: Curve>(i: usize) -> Scalar<C> {
     Scalar::<C>::from(2u64).pow_vartime([i as u64])
 }
 
-/// Scalars biased to the edges: 0..=33, n-1..n-33 (n - 2j are the ladders' exceptional-looking
-/// cases), (n±1)/2, (n-3)/2, powers of two, 2^i - 1, n - 2^i at limb and word boundaries, the
-/// radix-32 digit extremes (all 16, all 15, all -16), all-ones and alternating bit patterns,
-/// random scalars of low and high Hamming weight, and uniform ones.
+/// The last rows' doubling-case scalars of the fixed-base tables (`docs/arithmetic.md`; the
+/// sets are pinned by `fixed_base`'s `odd_rows_exceptions_are_exactly_the_named`): for the odd
+/// recoding at width `w` with `m = ceil(bits / w)` rows, `±2 top 2^(w (m - 1))` with `top` 1
+/// (P-256, w = 5), 15 (P-256, w = 7; P-384, w = 5) and 63 (P-384, w = 7): four per curve, the
+/// odd member recoded as itself, the even one as `n - k` with its digits negated.
+fn fixed_base_doubling_scalars<C: Curve>() -> Vec<(String, Scalar<C>)> {
+    let bits = C::SCALAR_LEN * 8;
+    let mut out = Vec::new();
+    for (w, top) in [
+        (5usize, if bits == 256 { 1u64 } else { 15 }),
+        (7, if bits == 256 { 15 } else { 63 }),
+    ] {
+        let m = bits.div_ceil(w);
+        let k = Scalar::<C>::from(2 * top) * pow2::<C>(w * (m - 1));
+        out.push((
+            format!("fixed-base doubling w={w} odd 2*{top}*2^{}", w * (m - 1)),
+            k,
+        ));
+        out.push((
+            format!("fixed-base doubling w={w} even -2*{top}*2^{}", w * (m - 1)),
+            -k,
+        ));
+    }
+    out
+}
+
+/// Scalars biased to the edges: 0..=64 and n-1..n-64 (every scalar whose last ladder addition
+/// can be exceptional in `mul_ct`'s odd recoding, `k' = n + 2 d_0` with `|2 d_0| <= 62`: the
+/// doubling case is `n - 38` and 38 on P-384, none on P-256; and the signed batch ladder's
+/// `n + 2 d_0`, `|d_0| <= 16`), the fixed-base tables' last-row doubling cases (four per curve,
+/// [`fixed_base_doubling_scalars`]), (n±1)/2, (n-3)/2, powers of two, 2^i - 1, n - 2^i at limb
+/// and word boundaries, the radix-32 digit extremes (all 16, all 15, all -16), all-ones and
+/// alternating bit patterns, random scalars of low and high Hamming weight, and uniform ones.
 fn scalar_edges<C: Curve>(rng: &mut StdRng, uniform: usize) -> Vec<(String, Scalar<C>)> {
     let bits = C::SCALAR_LEN * 8;
-    let mut out: Vec<(String, Scalar<C>)> = Vec::new();
-    for j in 0..=33u64 {
+    let mut out: Vec<(String, Scalar<C>)> = fixed_base_doubling_scalars::<C>();
+    for j in 0..=64u64 {
         out.push((format!("{j}"), Scalar::<C>::from(j)));
         if j > 0 {
             out.push((format!("n-{j}"), -Scalar::<C>::from(j)));
@@ -1161,7 +1190,8 @@ fn single_mul<C: RefCurve>(t: &mut Tally, rng: &mut StdRng) {
                 format!("{} ({width})", p.label)
             });
             for (j, (name, k)) in scalars.iter().enumerate() {
-                if j % 3 != 0 {
+                // A third of the scalars, and every last-row doubling case.
+                if j % 3 != 0 && !name.starts_with("fixed-base doubling") {
                     continue;
                 }
                 let theirs = p.r * *k;

@@ -9,12 +9,14 @@
 //! ladder. The constant-time path scans every entry of a row (`window::ct_lookup_row`: the
 //! backend's AVX2 scan, or masks ORed in portable code). No digit is zero, so no entry and no
 //! partial sum is the identity and the rows' additions need no identity selections; only the
-//! last row can meet the doubling case (accumulator equal to the entry), which is reported and
-//! answered by the complete ladder (negligible probability for uniformly random secret
-//! scalars), or the accumulator's negation, whose sum is the identity the formula gives (`k =
-//! 0`).
+//! last row can meet the doubling case (accumulator equal to the entry: exactly two scalars per
+//! curve and width, `±(2 top 2^(w (m - 1)) - n)`, pinned by the tests) or the accumulator's
+//! negation, whose sum is the identity the formula gives (`k = 0`). So the last row's
+//! addition, at the public index `m - 1`, is complete (the sum, or the accumulator's doubling
+//! selected when the formula degenerates), and the terms of a sum over several tables are
+//! added with the complete addition: no reported flag, no fallback, no branch on a secret.
 
-use subtle::Choice;
+use subtle::ConditionallySelectable;
 use zeroize::Zeroize;
 
 use super::point::batch_normalize;
@@ -55,16 +57,16 @@ impl<C: Curve> core::fmt::Debug for FixedBaseTable<C> {
 impl<C: Curve> FixedBaseTable<C> {
     /// Builds the table of `p` with 5-bit windows (one field inversion, not counted by the
     /// inversion counter: tables are built once per key, not per operation). About 52 KB on
-    /// P-256 and 120 KB on P-384; a multiplication is 53 (P-256) or 78 (P-384) mixed
-    /// additions.
+    /// P-256 and 120 KB on P-384; a multiplication is 51 (P-256) or 76 (P-384) mixed
+    /// additions (one fewer than the 52 or 77 rows: the first row is a lookup).
     pub fn new(p: &Affine<C>) -> Self {
         Self::with_window(p, W)
     }
 
     /// Builds the table of `p` with 7-bit windows, for the generators every process
     /// multiplies (the group generator, ARC's and PMB's second generators): about 150 KB on
-    /// P-256 and 340 KB on P-384, and 37 (P-256) or 56 (P-384) mixed additions a
-    /// multiplication, each after a scan of 64 entries. On x86-64 only, where the scan is
+    /// P-256 and 340 KB on P-384, and 36 (P-256) or 54 (P-384) mixed additions a
+    /// multiplication (37 or 55 rows), each after a scan of 64 entries. On x86-64 only, where the scan is
     /// AVX2's; elsewhere (WebAssembly) the portable scan of 64 entries costs about what the
     /// saved additions do and the table is three times longer to build on first use, so this
     /// is [`FixedBaseTable::new`] there.
@@ -122,9 +124,10 @@ impl<C: Curve> FixedBaseTable<C> {
     }
 
     /// `k * P` in constant time for a base that is not the identity (the identity when `k =
-    /// 0`); ORs the doubling case of the last row into `exceptional`. The first row is a
-    /// lookup, every other a mixed addition without identity selections (see the module docs).
-    fn mul_odd_ct(&self, k: &Scalar<C>, exceptional: &mut Choice) -> Point<C> {
+    /// 0`). The first row is a lookup, every other a mixed addition without identity
+    /// selections, the last one complete (see the module docs): its sum, or the accumulator's
+    /// doubling selected when the formula degenerates (the accumulator equals the entry).
+    fn mul_odd_ct(&self, k: &Scalar<C>) -> Point<C> {
         let mut digits = [0i8; MAX_DIGITS];
         let n = self.recode(k, &mut digits);
         let mut rows = self.rows().zip(digits[..n].iter());
@@ -132,10 +135,13 @@ impl<C: Curve> FixedBaseTable<C> {
         if let Some((row, &d)) = rows.next() {
             acc = Point::from(ct_lookup_row(row, d));
         }
-        for (row, &d) in rows {
+        // Rows 1 to m - 2 (`n >= 37`), then the last one.
+        for (row, &d) in rows.by_ref().take(n.saturating_sub(2)) {
+            acc = acc.madd_raw(&ct_lookup_row(row, d)).0;
+        }
+        if let Some((row, &d)) = rows.next() {
             let (sum, same) = acc.madd_raw(&ct_lookup_row(row, d));
-            acc = sum;
-            *exceptional |= same;
+            acc = Point::<C>::conditional_select(&sum, &acc.double(), same);
         }
         digits.zeroize();
         acc
@@ -155,51 +161,23 @@ impl<C: Curve> FixedBaseTable<C> {
 }
 
 /// `sum k_i * P_i` over tables, constant time in the scalars: each table's `k_i * P_i` by its
-/// rows (a table of the identity, public, adds nothing), then the terms added with identity
-/// selections (a term is the identity when its scalar is zero).
+/// rows (a table of the identity, public, adds nothing), then the terms added with the complete
+/// addition (a term is the identity when its scalar is zero; two terms are equal or opposite
+/// only by a relation between the bases' discrete logarithms, which the complete addition
+/// answers like any other sum). No fallback and no branch on a secret.
 pub fn mul_fixed_ct<C: Curve, const N: usize>(
     tables: [&FixedBaseTable<C>; N],
     scalars: &[Scalar<C>; N],
 ) -> Point<C> {
     let mut acc = Point::<C>::IDENTITY;
-    let mut exceptional = Choice::from(0);
     let mut first = true;
     for (t, k) in tables.iter().zip(scalars.iter()) {
         if t.base.infinity != 0 {
             continue;
         }
-        let term = t.mul_odd_ct(k, &mut exceptional);
-        if first {
-            acc = term;
-            first = false;
-        } else {
-            let (sum, same) = acc.add_ct(&term);
-            acc = sum;
-            exceptional |= same;
-        }
-    }
-    if crate::group::declassify(exceptional) {
-        return fallback(tables, scalars);
-    }
-    acc
-}
-
-#[cfg(test)]
-thread_local! {
-    /// How often this thread took [`fallback`].
-    static FALLBACKS: core::cell::Cell<u64> = const { core::cell::Cell::new(0) };
-}
-
-#[cold]
-fn fallback<C: Curve, const N: usize>(
-    tables: [&FixedBaseTable<C>; N],
-    scalars: &[Scalar<C>; N],
-) -> Point<C> {
-    #[cfg(test)]
-    FALLBACKS.with(|c| c.set(c.get() + 1));
-    let mut acc = Point::<C>::IDENTITY;
-    for (t, k) in tables.iter().zip(scalars.iter()) {
-        acc = acc.add_complete(&super::mul_affine(&t.base, k));
+        let term = t.mul_odd_ct(k);
+        acc = if first { term } else { acc.add_complete(&term) };
+        first = false;
     }
     acc
 }
@@ -239,7 +217,8 @@ mod tests {
             vartime_mul_fixed([&t[0]], &[-k[0]]),
             -mul(&Point::from(p[0]), &k[0])
         );
-        // Same base twice with opposite scalars: the identity (exceptional path).
+        // Same base twice with opposite scalars: the identity (the complete addition's
+        // negation case).
         assert_eq!(
             mul_fixed_ct([&t[0], &t[0]], &[k[0], -k[0]]),
             Point::<C>::IDENTITY
@@ -252,15 +231,14 @@ mod tests {
     }
 
     /// Zero scalars give the identity by the rows' own additions (the last row adds the
-    /// negation of the accumulator), alone, twice and beside a non-zero term, with no
-    /// fallback; the doubling case (the same base twice with equal scalars) takes it.
-    fn zero_scalars_need_no_fallback<C: Curve>() {
+    /// negation of the accumulator), alone, twice and beside a non-zero term; the doubling case
+    /// of a sum (the same base twice with equal scalars) is the complete addition's.
+    fn zero_scalars_and_equal_terms<C: Curve>() {
         let mut rng = rand::rng();
         let p: [Affine<C>; 2] =
             core::array::from_fn(|_| to_affine(&mul_generator::<C>(&random_scalar::<C>(&mut rng))));
         let k = random_scalar::<C>(&mut rng);
         let z = Scalar::<C>::ZERO;
-        let taken = || FALLBACKS.with(|c| c.get());
         for t in [
             [FixedBaseTable::new(&p[0]), FixedBaseTable::new(&p[1])],
             [
@@ -268,7 +246,6 @@ mod tests {
                 FixedBaseTable::new_wide(&p[1]),
             ],
         ] {
-            let before = taken();
             let o = Point::<C>::IDENTITY;
             assert_eq!(t[0].mul(&z), o);
             assert_eq!(t[0].vartime_mul(&z), o);
@@ -277,16 +254,14 @@ mod tests {
             assert_eq!(mul_fixed_ct([&t[0], &t[1]], &[z, k]), kp);
             assert_eq!(mul_fixed_ct([&t[1], &t[0]], &[k, z]), kp);
             assert_eq!(vartime_mul_fixed([&t[0], &t[1]], &[z, k]), kp);
-            assert_eq!(taken(), before, "a zero scalar took the fallback");
             let one = Scalar::<C>::ONE;
             assert_eq!(
                 mul_fixed_ct([&t[0], &t[0]], &[one, one]),
                 Point::from(p[0]).double()
             );
             assert_eq!(
-                taken(),
-                before + 1,
-                "the doubling case did not take the fallback"
+                mul_fixed_ct([&t[0], &t[1], &t[0]], &[k, one, k]),
+                mul(&Point::from(p[0]), &k.double()) + Point::from(p[1])
             );
         }
     }
@@ -294,7 +269,11 @@ mod tests {
     /// The last row's doubling case: with `W = 2^(w (m - 1))` the top row's weight, an even
     /// `k = -(top 2 W)` is recoded as `k' = n - k = top 2 W - n` with its digits negated, and
     /// for the `top` below (found by search: `k'`'s own top digit must be `top`) the rows
-    /// before the last sum to the last row's entry. The sum is then the fallback's, and right.
+    /// before the last sum to the last row's entry. The other member of the pair, the odd
+    /// `k' = top 2 W - n` itself, meets the same entry with the digits not negated
+    /// (`odd_rows_exceptions_are_exactly_the_named` pins the pair as the whole set). Both
+    /// products are right through the complete last row, with no fallback (there is none),
+    /// and so is `vartime_mul` (whose last addition branches to a doubling).
     fn last_row_doubling_case<C: Curve>(top: u64, w: usize) {
         let mut rng = rand::rng();
         let p = to_affine(&mul_generator::<C>(&random_scalar::<C>(&mut rng)));
@@ -308,28 +287,119 @@ mod tests {
         for _ in 0..w * (m - 1) + 1 {
             k = k.double();
         }
-        let k = -k;
-        let before = FALLBACKS.with(|c| c.get());
-        assert_eq!(t.mul(&k), mul(&Point::from(p), &k), "w = {w}");
-        assert_eq!(
-            FALLBACKS.with(|c| c.get()),
-            before + 1,
-            "w = {w}: no doubling case"
-        );
+        for (member, k) in [("even", -k), ("odd", k)] {
+            let expect = mul(&Point::from(p), &k);
+            assert_eq!(t.mul(&k), expect, "w = {w}, {member} member");
+            assert_eq!(mul_fixed_ct([&t], &[k]), expect, "w = {w}, {member} member");
+            assert_eq!(
+                t.vartime_mul(&k),
+                expect,
+                "w = {w}, {member} member: vartime"
+            );
+        }
     }
 
     #[test]
-    fn the_last_rows_doubling_case_takes_the_fallback() {
+    fn the_last_rows_doubling_case_is_right() {
         last_row_doubling_case::<p256::NistP256>(1, W);
         last_row_doubling_case::<p256::NistP256>(15, MAX_W);
         last_row_doubling_case::<C>(15, W);
         last_row_doubling_case::<C>(63, MAX_W);
     }
 
+    /// A scalar from big-endian hex (shorter than the scalar: zeros on the left).
+    fn scalar_hex<C: Curve>(hex: &str) -> Scalar<C> {
+        let mut repr = <Scalar<C> as PrimeField>::Repr::default();
+        let bytes: &mut [u8] = repr.as_mut();
+        let padded = format!("{}{hex}", if hex.len() % 2 == 1 { "0" } else { "" });
+        let digits = padded.as_bytes();
+        assert!(digits.len() <= 2 * bytes.len());
+        let off = bytes.len() - digits.len() / 2;
+        for (i, pair) in digits.chunks(2).enumerate() {
+            let s = core::str::from_utf8(pair).unwrap();
+            bytes[off + i] = u8::from_str_radix(s, 16).unwrap();
+        }
+        Option::from(Scalar::<C>::from_repr(repr)).expect("below n")
+    }
+
+    /// The fixed-base rows' exceptional additions at the scalar level, as a set, at width
+    /// `WW`: for `k = ±0..=1024`, 5,000 random scalars and, for every odd `top < 2^WW` (every
+    /// last digit the recoding can give), the two candidates `±2 top 2^(WW (m - 1))` of the
+    /// closed form `k' = 2 top 2^(WW (m - 1)) - n`, the partial sums (row `j` adds
+    /// `d_j 2^(WW j)`) are never zero, a row meets its own term (the doubling case) or its
+    /// negation only at the last row, the negation only for `k = 0`, and the doubling case
+    /// exactly for the two scalars `want` (the review's table, `specs/arith-review-2.md` C4).
+    fn odd_rows_exceptions<C: Curve, const WW: usize>(want: [&str; 2]) {
+        use crate::group::window::{odd_digit_rows, odd_digits_w};
+        let mut rng = rand::rng();
+        let m = odd_digit_rows(C::SCALAR_LEN * 8, WW);
+        let mut last_weight = Scalar::<C>::ONE;
+        for _ in 0..WW * (m - 1) {
+            last_weight = last_weight.double();
+        }
+        let mut ks: Vec<Scalar<C>> = (0..=1024u64)
+            .flat_map(|j| [Scalar::<C>::from(j), -Scalar::<C>::from(j)])
+            .collect();
+        ks.extend((0..5_000).map(|_| random_scalar::<C>(&mut rng)));
+        for top in (1..1u64 << WW).step_by(2) {
+            let k = Scalar::<C>::from(2 * top) * last_weight;
+            ks.extend([k, -k]);
+        }
+        let radix = Scalar::<C>::from(1u64 << WW);
+        let mut doubling = Vec::new();
+        for k in &ks {
+            let mut d = [0i8; MAX_DIGITS];
+            assert_eq!(odd_digits_w::<C, WW>(k, &mut d), m);
+            let mut acc = crate::group::mul::tests::digit_scalar::<C>(d[0]);
+            let mut weight = Scalar::<C>::ONE;
+            for (j, &dj) in d[..m].iter().enumerate().skip(1) {
+                weight *= radix;
+                let e = crate::group::mul::tests::digit_scalar::<C>(dj) * weight;
+                assert!(!bool::from(acc.is_zero()) && !bool::from(e.is_zero()));
+                if acc == e {
+                    assert_eq!(j, m - 1, "a doubling case before the last row");
+                    doubling.push(*k);
+                }
+                if acc == -e {
+                    assert_eq!(j, m - 1, "a negation before the last row");
+                    assert!(bool::from(k.is_zero()), "a negation for k != 0");
+                }
+                acc += e;
+            }
+            assert_eq!(acc, *k);
+        }
+        doubling.sort_by_key(|k| k.to_repr());
+        doubling.dedup();
+        let mut want = want.map(scalar_hex::<C>).to_vec();
+        want.sort_by_key(|k| k.to_repr());
+        assert_eq!(doubling, want, "the doubling-case scalars at w = {WW}");
+    }
+
     #[test]
-    fn zero_scalars_give_the_identity_without_the_fallback() {
-        zero_scalars_need_no_fallback::<p256::NistP256>();
-        zero_scalars_need_no_fallback::<C>();
+    fn odd_rows_exceptions_are_exactly_the_named() {
+        use p256::NistP256 as P256;
+        odd_rows_exceptions::<P256, W>([
+            "ffffffff00000000000000004319055258e8617b0c46353d039cdaaf",
+            "fffffffe00000001ffffffffffffffff79cdf55b4e2f3d09e7739585f8c64aa2",
+        ]);
+        odd_rows_exceptions::<P256, MAX_W>([
+            "e0000000ffffffff00000000000000004319055258e8617b0c46353d039cdaaf",
+            "1ffffffe00000001ffffffffffffffff79cdf55b4e2f3d09e7739585f8c64aa2",
+        ]);
+        odd_rows_exceptions::<C, W>([
+            "e00000000000000000000000000000000000000000000000389cb27e0bc8d220a7e5f24db74f58851313e695333ad68d",
+            "1fffffffffffffffffffffffffffffffffffffffffffffff8ec69b03e86e5bbeb0341b6491614ef5d9d832d5998a52e6",
+        ]);
+        odd_rows_exceptions::<C, MAX_W>([
+            "f80000000000000000000000000000000000000000000000389cb27e0bc8d220a7e5f24db74f58851313e695333ad68d",
+            "7ffffffffffffffffffffffffffffffffffffffffffffff8ec69b03e86e5bbeb0341b6491614ef5d9d832d5998a52e6",
+        ]);
+    }
+
+    #[test]
+    fn zero_scalars_and_equal_terms_are_right() {
+        zero_scalars_and_equal_terms::<p256::NistP256>();
+        zero_scalars_and_equal_terms::<C>();
     }
 
     /// `Debug` shows the base and the window, not the table's points.

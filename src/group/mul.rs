@@ -14,12 +14,12 @@
 //! regular odd recodings of `mul_ct` and the fixed-base tables have no zero digit, so no table
 //! entry and no partial sum is the identity, and a partial sum can only meet the entry it adds
 //! in the last addition (the partial sums are odd and below the next weight; see `mul_ct` and
-//! `fixed_base`). `mul_ct` makes that one addition complete and has no other path. The
-//! fixed-base sums report the doubling case of their last rows as a [`Choice`], OR-ed over the
-//! sum, and only at the end, if it ever occurred, recompute the product with the complete
-//! ladder (a cold safety net: it needs the secret scalar to hit one of a few fixed values). The
-//! batch and multi-point ladders keep signed digits with identity selections and the same
-//! reported flag; those over several points (`ct_multi`) start from a secret point, since their
+//! `fixed_base`). `mul_ct` makes that one addition complete and has no other path; so do the
+//! fixed-base tables (their last row's addition is complete, and the terms of a sum over several
+//! tables are added with the complete addition: no fallback). The batch and multi-point ladders
+//! keep signed digits with identity selections, and report the doubling case as a [`Choice`],
+//! OR-ed over the product, for a complete recomputation at the end if it ever occurred (a cold
+//! safety net); those over several points (`ct_multi`) start from a secret point, since their
 //! exceptional cases depend on how the points relate.
 
 use super::fixed_base::FixedBaseTable;
@@ -62,8 +62,9 @@ fn wnaf<C: Curve>(k: &Scalar<C>, naf: &mut [i8; MAX_NAF]) -> usize {
     len
 }
 
-/// Precomputed multiples of the generator: the [`FixedBaseTable`] of `G`
-/// (`table[j][e] = (e + 1) * 32^j * G`).
+/// Precomputed multiples of the generator: the [`FixedBaseTable`] of `G` built by
+/// [`FixedBaseTable::new_wide`] (`table[j][e] = (2 e + 1) * 2^(w j) * G`, `w = 7` on x86-64
+/// and 5 elsewhere).
 pub struct GeneratorTable<C: Curve> {
     table: FixedBaseTable<C>,
 }
@@ -376,7 +377,7 @@ std::thread_local! {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::group::{random_scalar, to_affine};
 
@@ -421,10 +422,75 @@ mod tests {
         assert!(o.iter().all(|e| bool::from(e.is_identity())));
     }
 
+    /// ZADDU's shared-`Z` precondition is checked where debug assertions are on (debug test
+    /// runs, the mutants profile): operands with different `Z` panic.
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "zaddu: the operands do not share Z")]
+    fn zaddu_checks_the_shared_z() {
+        let p = Point::<NistP256>::generator();
+        let _ = p.double().zaddu(&p);
+    }
+
     #[test]
     fn odd_tables_hold_the_odd_multiples() {
         odd_table_holds_the_odd_multiples::<NistP256>();
         odd_table_holds_the_odd_multiples::<NistP384>();
+    }
+
+    /// The signed value of an odd digit as a scalar.
+    pub(crate) fn digit_scalar<C: Curve>(d: i8) -> Scalar<C> {
+        let v = Scalar::<C>::from(u64::from(d.unsigned_abs()));
+        if d < 0 {
+            -v
+        } else {
+            v
+        }
+    }
+
+    /// `mul_ct`'s exceptional additions at the scalar level, as a set: for `k = ±0..=4096`
+    /// (every candidate `k' = n + 2 d_0`, `|2 d_0| <= 62`, is among them) and 10,000 random
+    /// scalars, the ladder's partial scalars (`acc`, times `2^W` per digit) are never zero, an
+    /// addition meets its own entry (the doubling case) or its negation only at the last digit
+    /// (`j = 0`), the negation only for `k = 0`, and the doubling case exactly for `want`.
+    fn odd_ladder_exceptions<C: Curve>(want: &[Scalar<C>]) {
+        let mut rng = rand::rng();
+        let mut ks: Vec<Scalar<C>> = (0..=4096u64)
+            .flat_map(|j| [Scalar::<C>::from(j), -Scalar::<C>::from(j)])
+            .collect();
+        ks.extend((0..10_000).map(|_| random_scalar::<C>(&mut rng)));
+        let radix = Scalar::<C>::from(1u64 << W);
+        let mut doubling = Vec::new();
+        for k in &ks {
+            let mut d = [0i8; MAX_DIGITS];
+            let m = odd_digits_w::<C, W>(k, &mut d);
+            let mut acc = digit_scalar::<C>(d[m - 1]);
+            for j in (0..m - 1).rev() {
+                acc *= radix;
+                let e = digit_scalar::<C>(d[j]);
+                assert!(!bool::from(acc.is_zero()) && !bool::from(e.is_zero()));
+                if acc == e {
+                    assert_eq!(j, 0, "a doubling case before the last addition");
+                    doubling.push(*k);
+                }
+                if acc == -e {
+                    assert_eq!(j, 0, "a negation before the last addition");
+                    assert!(bool::from(k.is_zero()), "a negation for k != 0");
+                }
+                acc += e;
+            }
+            assert_eq!(acc, *k);
+        }
+        doubling.sort_by_key(|k| k.to_repr());
+        doubling.dedup();
+        assert_eq!(doubling, want, "the doubling-case scalars");
+    }
+
+    #[test]
+    fn odd_ladder_exceptions_are_exactly_the_named() {
+        odd_ladder_exceptions::<NistP256>(&[]);
+        let k = Scalar::<NistP384>::from(38u64);
+        odd_ladder_exceptions::<NistP384>(&[k, -k]);
     }
 
     #[test]
@@ -432,6 +498,7 @@ mod tests {
         ladder_is_right_near::<NistP256>();
         ladder_is_right_near::<NistP384>();
     }
+    use elliptic_curve::ff::PrimeField;
     use elliptic_curve::Field;
     use p256::NistP256;
     use p384::NistP384;

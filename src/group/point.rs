@@ -4,9 +4,12 @@
 //!
 //! * doubling (`dbl-2001-b` scaled by 1/2, `Z3 = Y Z`, 4M + 4S) is complete: the identity
 //!   (`Z = 0`) doubles to itself and no point has order two;
-//! * mixed addition (`madd-2007-bl`, 7M + 4S) and full addition (`add-2007-bl` with
-//!   `Z3 = 2 Z1 Z2 H`, 12M + 4S) are correct except for identity operands and for adding a point
-//!   to itself. Adding `P` and `-P` yields `Z = 0`, the identity, as it should.
+//! * mixed addition ([`madd_formula`], 8M + 3S, `Z3 = Z1 H`), full addition ([`add_formula`],
+//!   12M + 4S, `Z3 = Z1 Z2 H`), both unscaled (as nistz256's; no doublings of `madd-2007-bl` and
+//!   `add-2007-bl`), and the co-Z addition of two points with the same `Z` ([`zaddu_formula`],
+//!   Meloni's ZADDU, 5M + 2S, the variable-base ladder's table only) are correct except for
+//!   identity operands and for adding a point to itself. Adding `P` and `-P` yields `Z = 0`,
+//!   the identity, as it should (ZADDU: `Z3 = Z (X1 - X2) = 0`).
 //!
 //! The `*_ct` additions handle identity operands with conditional selects and *report* the
 //! doubling case as a [`Choice`] instead of handling it; the scalar multiplications accumulate
@@ -323,10 +326,15 @@ impl<C: Curve> JacobianPoint<C> {
     }
 
     /// The co-Z addition ([`zaddu_formula`], by the field's fused backend routine where it has
-    /// one) of `self` and a `q` with the same `Z` (not checked): `self + q`, and `self` rescaled
-    /// to the sum's `Z`. Without any exceptional-case handling: wrong when `self = ±q`.
+    /// one) of `self` and a `q` with the same `Z` (a debug assertion; the formula reads `self`'s
+    /// `Z` only): `self + q`, and `self` rescaled to the sum's `Z`. Without any
+    /// exceptional-case handling: wrong when `self = ±q`.
     #[inline(always)]
     pub(crate) fn zaddu(&self, q: &Self) -> (Self, Self) {
+        debug_assert!(
+            bool::from(self.z.ct_eq(&q.z)),
+            "zaddu: the operands do not share Z"
+        );
         let [x, y, z, w1, a1] =
             match Fe::<C>::fused_zaddu([&self.x, &self.y], [&q.x, &q.y], &self.z) {
                 Some(v) => v,

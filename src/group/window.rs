@@ -119,7 +119,9 @@ pub(super) fn odd_digits_w<C: Curve, const WW: usize>(
     let even = Choice::from((s.limbs[0] & 1) as u8 ^ 1);
     // n - k = (n - 1 - k) + 1, and `-1 - k` does not wrap for any k < n. For an even k it is
     // even, so the + 1 is the low bit the first digit sets: its digits are those of n - k.
-    let flipped = ScalarDigits::new::<C>(&(-Scalar::<C>::ONE - k));
+    let mut n_1_k = -Scalar::<C>::ONE - k;
+    let flipped = ScalarDigits::new::<C>(&n_1_k);
+    zeroize::Zeroize::zeroize(&mut n_1_k);
     for (a, b) in s.limbs.iter_mut().zip(flipped.limbs.iter()) {
         a.conditional_assign(b, even);
     }
