@@ -38,11 +38,10 @@ export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER=wasm-ld
 target_dir="$here/target"
 
 build_flavour() {
-  local flavour=$1 features=$2
+  local flavour=$1 features=$2 out=$3
   echo "build.sh: building flavour '$flavour' (features: ${features:-none})"
   cargo build --release --target wasm32-unknown-unknown -Zbuild-std=std,panic_abort \
     --target-dir "$target_dir" --no-default-features ${features:+--features "$features"}
-  local out="$here/pkg/$flavour"
   rm -rf "$out"
   mkdir -p "$out"
   wasm-bindgen --target web --remove-name-section --remove-producers-section --out-dir "$out" --out-name privacy_tokens \
@@ -50,15 +49,23 @@ build_flavour() {
   cp js/index.js js/node.js js/index.d.ts js/node.d.ts js/errors.js js/errors.d.ts "$out/"
 }
 
-rm -rf pkg
+# `bash build.sh` builds everything; `bash build.sh full|client|testing ...` only those flavours.
+flavours=("$@")
+[ ${#flavours[@]} -gt 0 ] || flavours=(full client testing)
+want() { local f; for f in "${flavours[@]}"; do [ "$f" = "$1" ] && return 0; done; return 1; }
+
 mkdir -p pkg
-build_flavour full "issuer,oprf"
-build_flavour client ""
+want full && build_flavour full "issuer,oprf" "$here/pkg/full"
+want client && build_flavour client "" "$here/pkg/client"
+# The test suite's flavour, outside the package: everything, plus the deterministic `hazmat`
+# entry points (published vectors) and the `__testing*` hooks (a fixed seed, the linear memory,
+# the wipes switched off for the memory scans' controls).
+want testing && build_flavour testing "issuer,oprf,hazmat,testing" "$here/pkg-testing"
 cp js/package.json pkg/package.json
 cp README.md pkg/README.md
 for f in ../../LICENSE-MIT ../../LICENSE-APACHE; do [ -f "$f" ] && cp "$f" pkg/; done
 for flavour in full client; do
   wasm="pkg/$flavour/privacy_tokens_bg.wasm"
-  echo "build.sh: wasm $flavour: $(stat -c %s "$wasm") bytes, $(gzip -9c "$wasm" | wc -c) gzipped"
+  [ -f "$wasm" ] && echo "build.sh: wasm $flavour: $(stat -c %s "$wasm") bytes, $(gzip -9c "$wasm" | wc -c) gzipped"
 done
 echo "build.sh: package in $here/pkg"

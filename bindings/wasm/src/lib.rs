@@ -31,6 +31,8 @@ pub mod hazmat;
 #[cfg(feature = "oprf")]
 pub mod oprf;
 pub mod privacy_pass;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use privacy_tokens::Error;
 
@@ -104,6 +106,35 @@ pub fn bad_arg(name: &str, what: &str) -> JsValue {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Wiping
+
+/// Whether this layer wipes what it handles: always, except in the test flavour's control runs
+/// (`__testingSetWipe(false)`).
+#[inline(always)]
+pub(crate) fn wipe_enabled() -> bool {
+    #[cfg(feature = "testing")]
+    {
+        testing::wipe()
+    }
+    #[cfg(not(feature = "testing"))]
+    {
+        true
+    }
+}
+
+/// Runs `body` under the library's stack wipe ([`privacy_tokens::run_wiped`]): its own frame,
+/// then 112 KiB of the (shadow) stack below the caller overwritten, so the copies `body` makes
+/// of secrets (a generator's state, a decoded token) do not stay in linear memory.
+#[inline(always)]
+pub(crate) fn wiped<R>(body: impl FnOnce() -> R) -> R {
+    if wipe_enabled() {
+        privacy_tokens::run_wiped(body)
+    } else {
+        body()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Randomness
 
 /// A fresh ChaCha12 generator (rand's `StdRng`) seeded with 32 bytes of
@@ -112,6 +143,10 @@ pub fn bad_arg(name: &str, what: &str) -> JsValue {
 /// `RANDOMNESS_UNAVAILABLE` error before any work.
 pub fn rng() -> JsResult<StdRng> {
     let mut seed = Zeroizing::new([0u8; 32]);
+    #[cfg(feature = "testing")]
+    if testing::take_seed(&mut seed) {
+        return Ok(StdRng::from_seed(*seed));
+    }
     getrandom::fill(seed.as_mut()).map_err(|e| {
         error(
             RANDOMNESS_UNAVAILABLE,

@@ -1,0 +1,80 @@
+// What the binding leaves in the module's linear memory (`memory.buffer`, readable by any script
+// holding the instance's exports): the per-call generator's key and output after a randomized
+// call (BND-1), a token after `free()` and the buffers of `toBytes()` and
+// `authorizationHeader()` (BND-2). Run on the test flavour (pkg-testing/, built by build.sh),
+// whose hooks fix the next generator's seed and can switch the binding's wipes off. Each scan
+// has a control with the wipes off, which must find what the scan looks for: the scans can fail.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chacha12 } from './support/chacha.mjs';
+
+const t = await import('../pkg-testing/node.js');
+
+/** Offsets in linear memory where `needle` occurs. */
+function findAll(needle) {
+  const mem = Buffer.from(t.__testingMemory().buffer);
+  const n = Buffer.from(needle);
+  const out = [];
+  for (let i = mem.indexOf(n); i >= 0; i = mem.indexOf(n, i + 1)) out.push(i);
+  return out;
+}
+
+/** Which 16-byte windows of `secret` (at offsets 0, 16, ...) occur in linear memory. */
+function windowsFound(secret) {
+  const found = [];
+  for (let o = 0; o + 16 <= secret.length; o += 16) {
+    if (findAll(secret.subarray(o, o + 16)).length > 0) found.push(o);
+  }
+  return found;
+}
+
+function setup() {
+  const issuer = t.PrivacyPassIssuer.generate(1);
+  const challenge = t.Challenge.create({
+    tokenType: 1, issuerName: 'issuer.example', originInfo: 'origin.example', tokenKey: issuer.tokenKey,
+  });
+  return { issuer, challenge };
+}
+
+/** Issues one type 1 token with the generator seeded by a fresh random seed: what is left. */
+function issueWithKnownSeed() {
+  const { issuer, challenge } = setup();
+  const req = t.createTokenRequest(challenge);
+  const seed = crypto.getRandomValues(new Uint8Array(32));
+  t.__testingSetSeed(seed);
+  const resp = issuer.issue(req.body, req.contentType);
+  // The P-384 proof nonce is the first 48 bytes (big-endian); the generator buffers 256.
+  const stream = chacha12(seed, 256);
+  const left = { seed: findAll(seed).length, stream: windowsFound(stream) };
+  const [token] = req.state.finalize(resp.body);
+  assert.equal(issuer.verifyToken(token.toBytes(), challenge), true, 'the seeded issuance is valid');
+  return left;
+}
+
+/** A token, its bytes and header taken, then freed: what is left of its authenticator. */
+function freedToken() {
+  const { issuer, challenge } = setup();
+  const req = t.createTokenRequest(challenge);
+  const [token] = req.state.finalize(issuer.issue(req.body, req.contentType).body);
+  const bytes = token.toBytes();
+  const header = token.authorizationHeader();
+  token.free();
+  const authenticator = bytes.subarray(bytes.length - 48);
+  const b64 = header.slice('PrivateToken token='.length);
+  // 32 base64url characters from the authenticator's part of the encoding.
+  const text = new TextEncoder().encode(b64.slice(b64.length - 60, b64.length - 28));
+  return { authenticator: windowsFound(authenticator), header: findAll(text).length };
+}
+
+test('BND-1: after a randomized call, the generator\'s seed and output are not in linear memory', () => {
+  for (let i = 0; i < 3; i++) {
+    const left = issueWithKnownSeed();
+    assert.deepEqual(left, { seed: 0, stream: [] }, 'seed occurrences / keystream windows found');
+  }
+});
+
+test('BND-2: a freed token, its toBytes() and authorizationHeader() buffers are not in linear memory', () => {
+  for (let i = 0; i < 3; i++) {
+    assert.deepEqual(freedToken(), { authenticator: [], header: 0 });
+  }
+});
