@@ -8,7 +8,7 @@ import * as client from 'privacy-tokens/client';
 import {
   ArcIssuer, Challenge, Credential, OprfClient, OprfServer, PoprfClient, PoprfServer,
   PrivacyPassIssuer, PrivacyTokensError, Token, VoprfClient, VoprfServer, authorizationHeader,
-  base64urlDecode, base64urlEncode, createCredentialRequest, createTokenRequest, hazmat,
+  base64urlDecode, base64urlEncode, createCredentialRequest, createTokenRequest,
   parseAuthorization, parseChallenges, parseIssuerDirectory,
 } from 'privacy-tokens';
 
@@ -44,17 +44,19 @@ test('exports: the full entry exposes the documented names; the client entry the
     'OprfServer', 'PoprfClient', 'PoprfClientState', 'PoprfServer', 'PrivacyPassIssuer',
     'PrivacyTokensError', 'Token', 'TokenRequestState', 'VoprfClient', 'VoprfClientState',
     'VoprfServer', 'authorizationHeader', 'base64urlDecode', 'base64urlEncode',
-    'createCredentialRequest', 'createTokenRequest', 'default', 'hazmat', 'initSync',
+    'createCredentialRequest', 'createTokenRequest', 'default', 'initSync',
     'parseAuthorization', 'parseChallenges', 'parseIssuerDirectory',
   ];
   assert.deepEqual(Object.keys(pt).sort(), full.sort());
   const clientOnly = [
     'Challenge', 'Credential', 'CredentialRequestState', 'PrivacyTokensError', 'Token',
     'TokenRequestState', 'authorizationHeader', 'base64urlDecode', 'base64urlEncode',
-    'createCredentialRequest', 'createTokenRequest', 'default', 'hazmat', 'initSync',
+    'createCredentialRequest', 'createTokenRequest', 'default', 'initSync',
     'parseAuthorization', 'parseChallenges', 'parseIssuerDirectory',
   ];
   assert.deepEqual(Object.keys(client).sort(), clientOnly.sort());
+  // The deterministic entry points are only in the test flavour (BND-18).
+  assert.equal('hazmat' in pt || 'hazmat' in client, false);
   assert.equal(typeof Symbol.dispose === 'symbol' ? typeof Challenge.prototype[Symbol.dispose] : 'function', 'function');
 });
 
@@ -80,7 +82,7 @@ test('parseChallenges: several challenges, other schemes, quoted values, unknown
   assert.deepEqual(cs[0].digest, c1.digest);
   assert.equal(cs[0].digest.length, 32);
   assert.deepEqual(cs[1].redemptionContext, new Uint8Array(0));
-  assert.deepEqual(cs[1].parameters, { extra: 'a, b' });
+  assert.deepEqual(cs[1].parameters, Object.assign(Object.create(null), { extra: 'a, b' }));
   assert.equal(cs[0].credentialContext, undefined);
   assert.deepEqual(parseChallenges(''), []);
   assert.deepEqual(parseChallenges('Basic realm="x"'), []);
@@ -166,8 +168,9 @@ for (const tokenType of [1, 5]) {
     assert.deepEqual(token.challengeDigest, challenge.digest);
     assert.deepEqual(token.tokenKeyId, issuer.tokenKeyId);
     assert.equal(token.nonce.length, 32);
-    assert.equal(issuer.verifyToken(token.toBytes()), true);
+    assert.equal(issuer.verifyTokenAnyChallenge(token.toBytes()), true);
     assert.equal(issuer.verifyToken(token.toBytes(), challenge.toBytes()), true);
+    assert.equal(issuer.verifyToken(token.toBytes(), challenge), true);
     assert.equal(issuer.verifyToken(token.toBytes(), challengeFor(tokenType, issuer, { originInfo: 'other' }).toBytes()), false);
     assert.deepEqual(parseAuthorization(token.authorizationHeader()), token.toBytes());
     assert.deepEqual(Token.fromBytes(token.toBytes()).toBytes(), token.toBytes());
@@ -175,11 +178,13 @@ for (const tokenType of [1, 5]) {
     // one in 256 fresh keys shares it, and its issue() would then accept the request.
     let other = PrivacyPassIssuer.generate(tokenType);
     while (other.tokenKeyId[31] === issuer.tokenKeyId[31]) other = PrivacyPassIssuer.generate(tokenType);
-    assert.equal(other.verifyToken(token.toBytes()), false, 'another key');
+    assert.equal(other.verifyToken(token.toBytes(), challenge), false, 'another key');
+    assert.equal(other.verifyTokenAnyChallenge(token.toBytes()), false, 'another key, any challenge');
     const bad = token.toBytes();
     bad[bad.length - 1] ^= 0x80;
-    assert.equal(issuer.verifyToken(bad), false, 'flipped authenticator');
-    throwsCode(() => issuer.verifyToken(token.toBytes().slice(0, 40)), 'INVALID_LENGTH', 'truncated token');
+    assert.equal(issuer.verifyToken(bad, challenge), false, 'flipped authenticator');
+    assert.equal(issuer.verifyTokenAnyChallenge(bad), false, 'flipped authenticator, any challenge');
+    throwsCode(() => issuer.verifyToken(token.toBytes().slice(0, 40), challenge), 'INVALID_LENGTH', 'truncated token');
     throwsCode(() => Token.fromBytes(new Uint8Array([0x12, 0x34, 0])), 'UNSUPPORTED_VALUE', 'unknown token type');
     throwsCode(() => Token.fromBytes(new Uint8Array([0])), 'INVALID_LENGTH', 'one byte');
 
@@ -381,23 +386,6 @@ test('suite names are checked', () => {
   throwsCode(() => PoprfServer.generate(1), 'INVALID_ARGUMENT', 'number');
 });
 
-test('hazmat: deterministic entry points refuse malformed blinds and nonces', () => {
-  const issuer = PrivacyPassIssuer.generate(1);
-  const c = challengeFor(1, issuer);
-  const blind = new Uint8Array(48).fill(1);
-  const nonce = new Uint8Array(32).fill(2);
-  const a = hazmat.createTokenRequest(c, issuer.tokenKey, [nonce], [blind], false);
-  const b = hazmat.createTokenRequest(c, issuer.tokenKey, [nonce], [blind], false);
-  assert.deepEqual(a.body, b.body);
-  throwsCode(() => hazmat.createTokenRequest(c, issuer.tokenKey, [nonce.slice(1)], [blind], false), 'INVALID_LENGTH', 'short nonce');
-  throwsCode(() => hazmat.createTokenRequest(c, issuer.tokenKey, [nonce, nonce], [blind], true), 'BATCH', 'unequal lists');
-  throwsCode(() => hazmat.createTokenRequest(c, issuer.tokenKey, [nonce], [new Uint8Array(48)], false), 'ZERO_SCALAR', 'zero blind');
-  throwsCode(() => hazmat.voprfBlind('P256-SHA256', VoprfServer.generate('P256-SHA256').publicKey, enc('x'), new Uint8Array(32).fill(0xff)), 'NON_CANONICAL_SCALAR', 'blind >= order');
-  throwsCode(() => hazmat.oprfBlindBatch('P256-SHA256', [enc('x')], []), 'BATCH', 'no blinds');
-  const s = VoprfServer.generate('P256-SHA256');
-  throwsCode(() => hazmat.voprfBlindEvaluateBatch(s, [s.publicKey], new Uint8Array(32)), 'ZERO_SCALAR', 'zero proof nonce');
-});
-
 test('no input reaches a panic: random bytes into every decoder throw PrivacyTokensError', () => {
   const pp = PrivacyPassIssuer.generate(1);
   const p5 = PrivacyPassIssuer.generate(5);
@@ -410,7 +398,7 @@ test('no input reaches a panic: random bytes into every decoder throw PrivacyTok
   const decoders = [
     (b) => Challenge.fromBytes(b), (b) => Token.fromBytes(b), (b) => pp.issue(b), (b) => p5.issue(b),
     (b) => pp.issue(new Uint8Array([0, 1, pp.tokenKeyId[31], ...b])),
-    (b) => pp.verifyToken(b), (b) => arc.issue(b), (b) => arc.verify(b, arcChallenge),
+    (b) => pp.verifyTokenAnyChallenge(b), (b) => pp.verifyToken(b, b), (b) => arc.issue(b), (b) => arc.verify(b, arcChallenge),
     (b) => Credential.fromBytes(b), (b) => st().finalize(b), (b) => vs.blindEvaluate(b),
     (b) => ArcIssuer.fromSecretKey(b), (b) => PrivacyPassIssuer.fromSecretKey(1, b),
     (b) => parseAuthorization(new TextDecoder().decode(b)), (b) => parseChallenges(new TextDecoder().decode(b)),
@@ -433,12 +421,15 @@ test('no input reaches a panic: random bytes into every decoder throw PrivacyTok
   assert.equal(req.state.finalize(pp.issue(req.body).body).length, 1);
 });
 
-test('free() and Symbol.dispose release secret objects; using a freed object throws', () => {
+test('free() and Symbol.dispose release secret objects; using a freed object throws STATE_CONSUMED', () => {
   const issuer = PrivacyPassIssuer.generate(1);
   const req = createTokenRequest(challengeFor(1, issuer));
   req.state.free();
-  assert.throws(() => req.state.finalize(new Uint8Array(1)));
+  throwsCode(() => req.state.finalize(new Uint8Array(1)), 'STATE_CONSUMED', 'freed state');
   const s = VoprfServer.generate('ristretto255-SHA512');
   s[Symbol.dispose]();
-  assert.throws(() => s.publicKey);
+  throwsCode(() => s.publicKey, 'STATE_CONSUMED', 'disposed server');
+  const oc = new OprfClient('P256-SHA256');
+  oc.free();
+  throwsCode(() => oc.blind(enc('x')), 'STATE_CONSUMED', 'freed client');
 });

@@ -104,7 +104,8 @@ test('privacypass-ts: its Client gets type 0x0001 tokens from our PrivacyPassIss
     const token = await client.finalize(client.deserializeTokenResponse(res.body));
     const tokenBytes = token.serialize();
     assert.equal(issuer.verifyToken(tokenBytes, ours.toBytes()), true);
-    assert.equal(issuer.verifyToken(tokenBytes), true);
+    assert.equal(issuer.verifyToken(tokenBytes, ours), true);
+    assert.equal(issuer.verifyTokenAnyChallenge(tokenBytes), true);
     // Our parsers read its token and Authorization header.
     const parsed = Token.fromBytes(tokenBytes);
     assert.deepEqual(parsed.challengeDigest, ours.digest);
@@ -113,9 +114,9 @@ test('privacypass-ts: its Client gets type 0x0001 tokens from our PrivacyPassIss
     assert.deepEqual(parseAuthorization(header), tokenBytes);
     // Tampered, or checked against another challenge or issuer: false.
     const bad = tokenBytes.slice(); bad[bad.length - 1] ^= 1;
-    assert.equal(issuer.verifyToken(bad), false);
+    assert.equal(issuer.verifyToken(bad, ours), false);
     assert.equal(issuer.verifyToken(tokenBytes, setup().ours.toBytes()), false);
-    assert.equal(PrivacyPassIssuer.generate(0x0001).verifyToken(tokenBytes), false);
+    assert.equal(PrivacyPassIssuer.generate(0x0001).verifyToken(tokenBytes, ours), false);
   }
 });
 

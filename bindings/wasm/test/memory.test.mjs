@@ -47,7 +47,7 @@ function issueWithKnownSeed() {
   const stream = chacha12(seed, 256);
   const left = { seed: findAll(seed).length, stream: windowsFound(stream) };
   const [token] = req.state.finalize(resp.body);
-  assert.equal(issuer.verifyToken(token.toBytes(), challenge), true, 'the seeded issuance is valid');
+  assert.equal(issuer.verifyToken(token.toBytes(), challenge.toBytes()), true, 'the seeded issuance is valid');
   return left;
 }
 
@@ -77,4 +77,26 @@ test('BND-2: a freed token, its toBytes() and authorizationHeader() buffers are 
   for (let i = 0; i < 3; i++) {
     assert.deepEqual(freedToken(), { authenticator: [], header: 0 });
   }
+});
+
+/** `fn` with the binding's wipes switched off (the test flavour's hook). */
+function withoutWipes(fn) {
+  t.__testingSetWipe(false);
+  try {
+    return fn();
+  } finally {
+    t.__testingSetWipe(true);
+  }
+}
+
+test('BND-1 control: with the binding\'s wipes off, the same scan finds the seed and the generator\'s output', () => {
+  const left = withoutWipes(issueWithKnownSeed);
+  assert.ok(left.seed > 0, 'the seed (the generator\'s key) is found');
+  assert.ok(left.stream.length > 0, `keystream windows found: ${left.stream}`);
+});
+
+test('BND-2 control: with the binding\'s wipes off, the same scan finds the freed token and its header', () => {
+  const left = withoutWipes(freedToken);
+  assert.ok(left.authenticator.length > 0, 'the authenticator is found');
+  assert.ok(left.header > 0, 'the header text is found');
 });

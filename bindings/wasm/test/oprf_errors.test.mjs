@@ -44,7 +44,10 @@ for (const [suite, key] of Object.entries(INVERSE_KEYS)) {
 
 test('control: a deliberately wrong expectation (INVALID_INPUT where the server gives INVERSE) fails', () => {
   const control = fileURLToPath(new URL('../controls/wrong-expectation.mjs', import.meta.url));
-  const r = spawnSync(process.execPath, ['--test', control], { encoding: 'utf8' });
+  // A fresh test runner (not a child of this one, which would report to it instead of stdout).
+  const env = { ...process.env };
+  delete env.NODE_TEST_CONTEXT;
+  const r = spawnSync(process.execPath, ['--test', '--test-reporter=tap', control], { encoding: 'utf8', env });
   assert.notEqual(r.status, 0, `the control passed:\n${r.stdout}`);
   assert.match(r.stdout, /# fail 1/);
   assert.match(r.stdout, /'INVERSE'/, 'it failed on the code, not on something else');

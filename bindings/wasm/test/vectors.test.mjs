@@ -1,13 +1,20 @@
 // The published vectors replayed through the JavaScript API: RFC 9497 (OPRF, VOPRF, POPRF on
 // the five suites, batches of 1 and 2), RFC 9578 type 0x0001, and pat-go's type 0x0005 and
 // amortized batch vectors. Deterministic steps (blinds, nonces, proof nonces) go through the
-// `hazmat` export; every other step is the ordinary API.
+// `hazmat` export, which only the test flavour (pkg-testing/, built by build.sh) has; every other
+// step is the ordinary API of that flavour.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import {
+import { throwsCode } from './support/assert.mjs';
+
+const {
   Challenge, OprfServer, VoprfServer, PoprfServer, PrivacyPassIssuer, Token, hazmat,
-} from 'privacy-tokens';
+} = await import('../pkg-testing/node.js');
+const enc = (s) => new TextEncoder().encode(s);
+const challengeFor = (tokenType, issuer) => Challenge.create({
+  tokenType, issuerName: 'issuer.example', originInfo: 'origin.example', tokenKey: issuer.tokenKey,
+});
 
 const vectors = (name) =>
   JSON.parse(readFileSync(new URL(`../../../test-vectors/${name}`, import.meta.url), 'utf8'));
@@ -85,7 +92,7 @@ function checkSingle(v, tokenType, label) {
   assert.equal(issuer.verifyToken(hex(v.token), hex(v.token_challenge)), true, `${label}: verify`);
   const flipped = hex(v.token);
   flipped[flipped.length - 1] ^= 1;
-  assert.equal(issuer.verifyToken(flipped), false, `${label}: flipped authenticator`);
+  assert.equal(issuer.verifyToken(flipped, challenge), false, `${label}: flipped authenticator`);
   // Our own issuer's (randomized) response finalizes to the same token.
   const again = hazmat.createTokenRequest(challenge, issuer.tokenKey, [hex(v.nonce)], [hex(v.blind)], false);
   const ours = issuer.issue(again.body, again.contentType);
@@ -124,3 +131,20 @@ for (const [file, tokenType] of [['pat-go-amortized-type1.json', 1], ['pat-go-am
     }
   });
 }
+
+test('hazmat: deterministic entry points refuse malformed blinds and nonces', () => {
+  const issuer = PrivacyPassIssuer.generate(1);
+  const c = challengeFor(1, issuer);
+  const blind = new Uint8Array(48).fill(1);
+  const nonce = new Uint8Array(32).fill(2);
+  const a = hazmat.createTokenRequest(c, issuer.tokenKey, [nonce], [blind], false);
+  const b = hazmat.createTokenRequest(c, issuer.tokenKey, [nonce], [blind], false);
+  assert.deepEqual(a.body, b.body);
+  throwsCode(() => hazmat.createTokenRequest(c, issuer.tokenKey, [nonce.slice(1)], [blind], false), 'INVALID_LENGTH', 'short nonce');
+  throwsCode(() => hazmat.createTokenRequest(c, issuer.tokenKey, [nonce, nonce], [blind], true), 'BATCH', 'unequal lists');
+  throwsCode(() => hazmat.createTokenRequest(c, issuer.tokenKey, [nonce], [new Uint8Array(48)], false), 'ZERO_SCALAR', 'zero blind');
+  throwsCode(() => hazmat.voprfBlind('P256-SHA256', VoprfServer.generate('P256-SHA256').publicKey, enc('x'), new Uint8Array(32).fill(0xff)), 'NON_CANONICAL_SCALAR', 'blind >= order');
+  throwsCode(() => hazmat.oprfBlindBatch('P256-SHA256', [enc('x')], []), 'BATCH', 'no blinds');
+  const s = VoprfServer.generate('P256-SHA256');
+  throwsCode(() => hazmat.voprfBlindEvaluateBatch(s, [s.publicKey], new Uint8Array(32)), 'ZERO_SCALAR', 'zero proof nonce');
+});

@@ -3,7 +3,7 @@
 // must be errors, or tsc fails).
 import init, {
   ArcIssuer, Challenge, Credential, PrivacyPassIssuer, PrivacyTokensError, Token, VoprfClient,
-  VoprfServer, createCredentialRequest, createTokenRequest, hazmat, parseAuthorization,
+  VoprfServer, createCredentialRequest, createTokenRequest, parseAuthorization,
   parseChallenges, parseIssuerDirectory, type ErrorCode, type IssuerDirectory,
   type TokenRequest,
 } from 'privacy-tokens';
@@ -21,7 +21,12 @@ export async function flow(header: string): Promise<string> {
   const issuer = PrivacyPassIssuer.generate(1);
   const resp = issuer.issue(body, ct);
   const tokens: Token[] = req.state.finalize(resp.body);
-  const ok: boolean = issuer.verifyToken(tokens[0].toBytes(), c.toBytes());
+  const ok: boolean = issuer.verifyToken(tokens[0].toBytes(), c.toBytes())
+    && issuer.verifyToken(tokens[0].toBytes(), c)
+    && issuer.verifyTokenAnyChallenge(tokens[0].toBytes());
+  // @ts-expect-error: the challenge is required
+  issuer.verifyToken(tokens[0].toBytes());
+  createTokenRequest(c, { count: 1, batch: true });
   const again = clientRequest(c);
   again.state.free();
   const dir: IssuerDirectory = parseIssuerDirectory('{}');
@@ -40,8 +45,6 @@ export async function flow(header: string): Promise<string> {
   const { blindedElement, state } = new VoprfClient('P384-SHA384', server.publicKey).blind(bytes);
   const { evaluatedElement, proof } = server.blindEvaluate(blindedElement);
   const out = state.finalize(evaluatedElement, proof);
-  const det = hazmat.voprfBlind('P256-SHA256', server.publicKey, bytes, key);
-  det.state.free();
 
   try {
     Token.fromBytes(key);
