@@ -38,13 +38,15 @@ pub fn create_credential_request(
 ) -> JsResult<JsValue> {
     let c = arc_challenge(challenge)?;
     let pk = ServerPublicKey::<ArcV2P256>::from_bytes(&challenge.key(&options)?).or_throw()?;
-    let (req, st) = Client::request(c, &pk, &mut crate::rng()?).or_throw()?;
-    let state = CredentialRequestState { inner: Some(st) };
-    Ok(request_result(
-        &req.to_bytes(),
-        REQUEST_MEDIA_TYPE,
-        state.into(),
-    ))
+    crate::with_rng(|rng| {
+        let (req, st) = Client::request(c, &pk, rng).or_throw()?;
+        let state = CredentialRequestState { inner: Some(st) };
+        Ok(request_result(
+            &req.to_bytes(),
+            REQUEST_MEDIA_TYPE,
+            state.into(),
+        ))
+    })
 }
 
 /// The client's secret state between a credential request and the issuer's response.
@@ -70,8 +72,10 @@ impl CredentialRequestState {
                 "this state was already finalized; make a new request",
             )
         })?;
-        Ok(Credential {
-            inner: st.finalize(&resp).or_throw()?,
+        crate::wiped(|| {
+            Ok(Credential {
+                inner: st.finalize(&resp).or_throw()?,
+            })
         })
     }
 
@@ -97,19 +101,21 @@ impl Credential {
     /// challenge's `rate-limit`); asking again for the same challenge continues its counter.
     /// Throws `LIMIT_EXCEEDED` once the limit is used up, `MISSING_KEY` without an issuer key
     /// (`options.tokenKey` or the challenge's `token-key`) or a rate limit.
+    #[wasm_bindgen(unchecked_return_type = "Token")]
     pub fn present(
         &mut self,
         challenge: &Challenge,
         #[wasm_bindgen(unchecked_optional_param_type = "PresentOptions")] options: JsValue,
-    ) -> JsResult<Token> {
+    ) -> JsResult<JsValue> {
         let c = arc_challenge(challenge)?;
         let pk = ServerPublicKey::<ArcV2P256>::from_bytes(&challenge.key(&options)?).or_throw()?;
         let limit = rate_limit(challenge, &options)?;
-        let mut rng = crate::rng()?;
-        let mut st = Client::token_state(&mut self.inner, c, &pk, limit).or_throw()?;
-        let t = st.token(&mut rng).or_throw()?;
-        Ok(Token {
-            inner: TokenInner::Arc(t),
+        crate::with_rng(|rng| {
+            let mut st = Client::token_state(&mut self.inner, c, &pk, limit).or_throw()?;
+            let t = st.token(rng).or_throw()?;
+            // The library's ARC token has no `Zeroize`: it stays in this wiped frame, and the
+            // token object keeps its bytes (wiped on drop).
+            Ok(Token::object(TokenInner::Arc(t.to_bytes())))
         })
     }
 
@@ -185,7 +191,7 @@ mod issuer {
         /// An issuer with a fresh random key.
         pub fn generate() -> JsResult<ArcIssuer> {
             Ok(ArcIssuer {
-                inner: Issuer::new(ServerPrivateKey::random(&mut crate::rng()?)),
+                inner: crate::with_rng(|rng| Ok(Issuer::new(ServerPrivateKey::random(rng))))?,
             })
         }
 
@@ -228,7 +234,7 @@ mod issuer {
             #[wasm_bindgen(unchecked_param_type = "Uint8Array")] request: JsValue,
         ) -> JsResult<JsValue> {
             let req = CredentialRequest::from_bytes(&bytes(&request, "request")?).or_throw()?;
-            let resp = self.inner.issue(&req, &mut crate::rng()?).or_throw()?;
+            let resp = crate::with_rng(|rng| self.inner.issue(&req, rng).or_throw())?;
             Ok(object(&[
                 ("body", crate::u8a(&resp.to_bytes())),
                 ("contentType", RESPONSE_MEDIA_TYPE.into()),
@@ -247,11 +253,14 @@ mod issuer {
             #[wasm_bindgen(js_name = rateLimit, unchecked_optional_param_type = "number")]
             rate_limit: JsValue,
         ) -> JsResult<Vec<u8>> {
-            let t = arc_pp::Token::from_bytes(&bytes(&token, "token")?).or_throw()?;
+            let token = crate::secret_bytes(&token, "token")?;
             let c = arc_challenge(challenge)?;
             let limit = super::rate_limit(challenge, &crate::object(&[("rateLimit", rate_limit)]))?;
-            let tag = self.inner.verify(&t, c, limit).or_throw()?;
-            Ok(tag.to_bytes())
+            crate::wiped(|| {
+                let t = arc_pp::Token::from_bytes(&token).or_throw()?;
+                let tag = self.inner.verify(&t, c, limit).or_throw()?;
+                Ok(tag.to_bytes())
+            })
         }
     }
 

@@ -66,9 +66,21 @@ impl Challenge {
     }
 
     /// The token key given as an option, else the challenge's own `token-key`.
+    ///
+    /// A `tokenKey` property that is present but `undefined` or `null` (a directory lookup
+    /// that found nothing) is an `INVALID_ARGUMENT` error: silently using the origin's key
+    /// instead would undo the key-consistency check the caller meant to make.
     pub(crate) fn key(&self, options: &JsValue) -> JsResult<Vec<u8>> {
-        if let Some(k) = opt_bytes(&option(options, "tokenKey")?, "options.tokenKey")? {
-            return Ok(k);
+        if options.is_object() && js_sys::Reflect::has(options, &"tokenKey".into()).unwrap_or(false)
+        {
+            let k = option(options, "tokenKey")?;
+            if k.is_undefined() || k.is_null() {
+                return Err(crate::bad_arg(
+                    "options.tokenKey",
+                    "given but undefined or null (a failed issuer-directory lookup?); omit the option to use the challenge's token-key",
+                ));
+            }
+            return bytes(&k, "options.tokenKey");
         }
         self.token_key.clone().ok_or_else(|| {
             crate::error(
@@ -223,10 +235,12 @@ impl Challenge {
         self.rate_limit
     }
 
-    /// The other parameters of the header line, names lower-cased.
+    /// The other parameters of the header line, names lower-cased, in an object without a
+    /// prototype (so that a parameter named `__proto__` is kept like any other).
     #[wasm_bindgen(getter, unchecked_return_type = "Record<string, string>")]
     pub fn parameters(&self) -> JsValue {
-        let o = Object::new();
+        // `Object.create(null)`; the cast only retypes the `null` handle.
+        let o: Object = Object::create(JsValue::NULL.unchecked_ref());
         for (k, v) in &self.other {
             let _ = js_sys::Reflect::set(&o, &k.into(), &v.into());
         }
@@ -290,17 +304,22 @@ pub fn parse_challenges(
 #[wasm_bindgen(js_name = parseAuthorization)]
 pub fn parse_authorization(
     #[wasm_bindgen(unchecked_param_type = "string")] header: JsValue,
-) -> JsResult<Vec<u8>> {
-    http::parse_authorization(&string(&header, "header")?).or_throw()
+) -> JsResult<js_sys::Uint8Array> {
+    let h = zeroize::Zeroizing::new(string(&header, "header")?);
+    let t = zeroize::Zeroizing::new(http::parse_authorization(&h).or_throw()?);
+    Ok(js_sys::Uint8Array::from(t.as_slice()))
 }
 
 /// `PrivateToken token=<base64url>`: the `Authorization` value that redeems serialized token
 /// bytes (what `Token.authorizationHeader()` returns).
-#[wasm_bindgen(js_name = authorizationHeader)]
+#[wasm_bindgen(js_name = authorizationHeader, unchecked_return_type = "string")]
 pub fn authorization_header(
     #[wasm_bindgen(unchecked_param_type = "Uint8Array")] token: JsValue,
-) -> JsResult<String> {
-    Ok(http::authorization_header(&bytes(&token, "token")?))
+) -> JsResult<JsValue> {
+    let t = crate::secret_bytes(&token, "token")?;
+    Ok(JsValue::from_str(
+        &crate::privacy_pass::authorization_value(&t),
+    ))
 }
 
 /// Padded base64url (RFC 4648 §5), as the headers and issuer directory use.

@@ -6,7 +6,8 @@
 //! - [`privacy_pass`]: Privacy Pass token types 0x0001 and 0x0005, client and issuer;
 //! - [`arc`]: ARC (0xE5AC) credentials, presentations and the issuer;
 //! - [`oprf`]: OPRF, VOPRF and POPRF on the five RFC 9497 suites (feature `oprf`);
-//! - [`hazmat`]: deterministic entry points for published test vectors.
+//! - `hazmat` (feature `hazmat`, only in the test flavour): deterministic entry points for
+//!   published test vectors.
 //!
 //! Errors reach JavaScript as thrown `Error` objects named `PrivacyTokensError` with a stable
 //! `code` ([`code_of`]); arguments are type-checked here (a string where bytes are expected is a
@@ -18,15 +19,16 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+use chacha20::rand_core::SeedableRng;
+use chacha20::ChaCha12Rng;
 use js_sys::{Array, Object, Reflect, Uint8Array};
-use rand::rngs::StdRng;
-use rand::SeedableRng;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use zeroize::Zeroizing;
+use zeroize::{Zeroize, Zeroizing};
 
 pub mod arc;
 pub mod challenge;
+#[cfg(feature = "hazmat")]
 pub mod hazmat;
 #[cfg(feature = "oprf")]
 pub mod oprf;
@@ -137,15 +139,35 @@ pub(crate) fn wiped<R>(body: impl FnOnce() -> R) -> R {
 // ---------------------------------------------------------------------------------------------
 // Randomness
 
-/// A fresh ChaCha12 generator (rand's `StdRng`) seeded with 32 bytes of
-/// `crypto.getRandomValues` for one operation, so that the library's infallible RNG interface
+/// Runs `body` with a fresh ChaCha12 generator seeded with 32 bytes of
+/// `crypto.getRandomValues`, for one operation, so that the library's infallible RNG interface
 /// never meets a failing source mid-operation: a missing or failing source is a
 /// `RANDOMNESS_UNAVAILABLE` error before any work.
-pub fn rng() -> JsResult<StdRng> {
+///
+/// The generator's state is its key (the seed) and up to 256 bytes of buffered output, which
+/// are the blinds, nonces and proof nonces the operation drew (an issuer's proof nonce and its
+/// public proof give its key). So the generator is `chacha20`'s `ChaCha12Rng`, which wipes
+/// itself on drop, it is built inside `body`'s wiped frame ([`wiped`]) and never moved out of
+/// it, and every copy of the seed is in that frame or a `Zeroizing`.
+pub fn with_rng<R>(body: impl FnOnce(&mut ChaCha12Rng) -> JsResult<R>) -> JsResult<R> {
+    wiped(|| {
+        let mut rng = ChaCha12Rng::from_seed(*seed()?);
+        let out = body(&mut rng);
+        if !wipe_enabled() {
+            // The test flavour's control: the generator left in place unwiped, as a generator
+            // without `ZeroizeOnDrop` would be.
+            core::mem::forget(rng);
+        }
+        out
+    })
+}
+
+/// 32 bytes from `crypto.getRandomValues` (or the test flavour's fixed seed).
+fn seed() -> JsResult<Zeroizing<[u8; 32]>> {
     let mut seed = Zeroizing::new([0u8; 32]);
     #[cfg(feature = "testing")]
     if testing::take_seed(&mut seed) {
-        return Ok(StdRng::from_seed(*seed));
+        return Ok(seed);
     }
     getrandom::fill(seed.as_mut()).map_err(|e| {
         error(
@@ -153,19 +175,51 @@ pub fn rng() -> JsResult<StdRng> {
             &format!("crypto.getRandomValues failed: {e}"),
         )
     })?;
-    Ok(StdRng::from_seed(*seed))
+    Ok(seed)
+}
+
+/// Bytes that are wiped when dropped (unless the test flavour's control switched wipes off).
+pub(crate) struct Secret<T: Zeroize>(pub(crate) T);
+
+impl<T: Zeroize> Drop for Secret<T> {
+    fn drop(&mut self) {
+        if wipe_enabled() {
+            self.0.zeroize();
+        }
+    }
+}
+
+impl<T: Zeroize> core::ops::Deref for Secret<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Arguments
 
-/// The bytes of a `Uint8Array` argument (any other type, `Buffer` included only as the
-/// `Uint8Array` subclass it is, is an `INVALID_ARGUMENT` error).
+/// The bytes of a `Uint8Array` argument, also one from another realm (an iframe, a `vm`
+/// context, a test environment: recognised by its `Symbol.toStringTag`, not `instanceof`), or an
+/// `ArrayBuffer` (what `response.arrayBuffer()` gives). Any other type (strings, arrays, other
+/// typed arrays) is an `INVALID_ARGUMENT` error; `Buffer` is accepted as the `Uint8Array`
+/// subclass it is.
 pub fn bytes(v: &JsValue, name: &str) -> JsResult<Vec<u8>> {
-    match v.dyn_ref::<Uint8Array>() {
-        Some(a) => Ok(a.to_vec()),
-        None => Err(bad_arg(name, "expected a Uint8Array")),
+    if let Some(a) = v.dyn_ref::<Uint8Array>() {
+        return Ok(a.to_vec());
     }
+    if v.is_object() {
+        let tag = Reflect::get(v, &js_sys::Symbol::to_string_tag()).unwrap_or(JsValue::UNDEFINED);
+        let tag = tag.as_string();
+        if tag.as_deref() == Some("Uint8Array") && js_sys::ArrayBuffer::is_view(v) {
+            // `new Uint8Array(view)` in this realm: a copy of its elements.
+            return Ok(Uint8Array::new(v).to_vec());
+        }
+        if tag.as_deref() == Some("ArrayBuffer") {
+            return Ok(Uint8Array::new(v).to_vec());
+        }
+    }
+    Err(bad_arg(name, "expected a Uint8Array (or an ArrayBuffer)"))
 }
 
 /// [`bytes`] into a buffer wiped on drop, for secret inputs.

@@ -181,9 +181,11 @@ macro_rules! server_keys {
             pub fn generate(
                 #[wasm_bindgen(unchecked_param_type = "SuiteName")] suite: JsValue,
             ) -> JsResult<$Js> {
-                let mut rng = crate::rng()?;
-                Ok($Js {
-                    inner: build!(suite_arg(&suite)?, $Enum, S => JsResult::Ok($Lib::<S>::new(&mut rng))),
+                let suite = suite_arg(&suite)?;
+                crate::with_rng(|rng| {
+                    Ok($Js {
+                        inner: build!(suite, $Enum, S => JsResult::Ok($Lib::<S>::new(&mut *rng))),
+                    })
                 })
             }
 
@@ -250,6 +252,8 @@ macro_rules! client_blind {
     };
 }
 
+// For `hazmat`, which builds the same classes from chosen blinds and nonces.
+#[cfg(feature = "hazmat")]
 pub(crate) use {build, each, keyed};
 
 pub(crate) fn blinded_list<S: Suite>(v: &JsValue) -> JsResult<Vec<BlindedElement<S>>> {
@@ -374,17 +378,18 @@ pub(crate) fn pending<C, S: Suite>(
 
 impl OprfClient {
     fn blind_inputs(&self, inputs: Vec<Zeroizing<Vec<u8>>>, single: bool) -> JsResult<JsValue> {
-        let mut rng = crate::rng()?;
-        let mut elements = Vec::new();
-        let inner = build!(self.suite, OprfStates, S => {
-            pending(inputs, single, |i| LibOprfClient::<S>::blind(i, &mut rng))
-                .map(|(e, p)| { elements = e; p })
-        });
-        Ok(blind_result(
-            elements,
-            single,
-            OprfClientState { inner: Some(inner) }.into(),
-        ))
+        crate::with_rng(|rng| {
+            let mut elements = Vec::new();
+            let inner = build!(self.suite, OprfStates, S => {
+                pending(inputs, single, |i| LibOprfClient::<S>::blind(i, &mut *rng))
+                    .map(|(e, p)| { elements = e; p })
+            });
+            Ok(blind_result(
+                elements,
+                single,
+                OprfClientState { inner: Some(inner) }.into(),
+            ))
+        })
     }
 }
 
@@ -524,17 +529,18 @@ pub struct VoprfClientState {
 
 impl VoprfClient {
     fn blind_inputs(&self, inputs: Vec<Zeroizing<Vec<u8>>>, single: bool) -> JsResult<JsValue> {
-        let mut rng = crate::rng()?;
-        let mut elements = Vec::new();
-        let inner = keyed!(&self.pk, VoprfStates, S, pk => {
-            pending(inputs, single, |i| LibVoprfClient::<S>::blind(i, &mut rng))
-                .map(|(e, p)| { elements = e; (p, *pk) })
-        });
-        Ok(blind_result(
-            elements,
-            single,
-            VoprfClientState { inner: Some(inner) }.into(),
-        ))
+        crate::with_rng(|rng| {
+            let mut elements = Vec::new();
+            let inner = keyed!(&self.pk, VoprfStates, S, pk => {
+                pending(inputs, single, |i| LibVoprfClient::<S>::blind(i, &mut *rng))
+                    .map(|(e, p)| { elements = e; (p, *pk) })
+            });
+            Ok(blind_result(
+                elements,
+                single,
+                VoprfClientState { inner: Some(inner) }.into(),
+            ))
+        })
     }
 }
 
@@ -639,14 +645,15 @@ impl VoprfServer {
         blinded: JsValue,
     ) -> JsResult<JsValue> {
         let b = bytes(&blinded, "blindedElement")?;
-        let mut rng = crate::rng()?;
-        each!(&self.inner, VoprfServers, s, S => {
-            let be = BlindedElement::<S>::from_bytes(&b).or_throw()?;
-            let e = s.blind_evaluate(&mut rng, &be).or_throw()?;
-            Ok(object(&[
-                ("evaluatedElement", u8a(e.message.to_bytes().as_slice())),
-                ("proof", u8a(e.proof.to_bytes().as_slice())),
-            ]))
+        crate::with_rng(|rng| {
+            each!(&self.inner, VoprfServers, s, S => {
+                let be = BlindedElement::<S>::from_bytes(&b).or_throw()?;
+                let e = s.blind_evaluate(&mut *rng, &be).or_throw()?;
+                Ok(object(&[
+                    ("evaluatedElement", u8a(e.message.to_bytes().as_slice())),
+                    ("proof", u8a(e.proof.to_bytes().as_slice())),
+                ]))
+            })
         })
     }
 
@@ -657,11 +664,12 @@ impl VoprfServer {
         #[wasm_bindgen(js_name = blindedElements, unchecked_param_type = "Uint8Array[]")]
         blinded: JsValue,
     ) -> JsResult<JsValue> {
-        let mut rng = crate::rng()?;
-        each!(&self.inner, VoprfServers, s, S => {
-            let be = blinded_list::<S>(&blinded)?;
-            let e = s.blind_evaluate_batch(&mut rng, &be).or_throw()?;
-            Ok(batch_evaluation(e.messages.iter().map(|m| m.to_bytes()), e.proof.to_bytes()))
+        crate::with_rng(|rng| {
+            each!(&self.inner, VoprfServers, s, S => {
+                let be = blinded_list::<S>(&blinded)?;
+                let e = s.blind_evaluate_batch(&mut *rng, &be).or_throw()?;
+                Ok(batch_evaluation(e.messages.iter().map(|m| m.to_bytes()), e.proof.to_bytes()))
+            })
         })
     }
 
@@ -704,18 +712,19 @@ pub struct PoprfClientState {
 
 impl PoprfClient {
     fn blind_inputs(&self, inputs: Vec<Zeroizing<Vec<u8>>>, single: bool) -> JsResult<JsValue> {
-        let mut rng = crate::rng()?;
-        let mut elements = Vec::new();
-        let info = &self.info;
-        let inner = keyed!(&self.pk, PoprfStates, S, pk => {
-            pending(inputs, single, |i| LibPoprfClient::<S>::blind(i, info, pk, &mut rng))
-                .map(|(e, p)| { elements = e; (p, info.clone()) })
-        });
-        Ok(blind_result(
-            elements,
-            single,
-            PoprfClientState { inner: Some(inner) }.into(),
-        ))
+        crate::with_rng(|rng| {
+            let mut elements = Vec::new();
+            let info = &self.info;
+            let inner = keyed!(&self.pk, PoprfStates, S, pk => {
+                pending(inputs, single, |i| LibPoprfClient::<S>::blind(i, info, pk, &mut *rng))
+                    .map(|(e, p)| { elements = e; (p, info.clone()) })
+            });
+            Ok(blind_result(
+                elements,
+                single,
+                PoprfClientState { inner: Some(inner) }.into(),
+            ))
+        })
     }
 }
 
@@ -821,14 +830,15 @@ impl PoprfServer {
     ) -> JsResult<JsValue> {
         let b = bytes(&blinded, "blindedElement")?;
         let info = bytes(&info, "info")?;
-        let mut rng = crate::rng()?;
-        each!(&self.inner, PoprfServers, s, S => {
-            let be = BlindedElement::<S>::from_bytes(&b).or_throw()?;
-            let e = s.blind_evaluate(&mut rng, &be, &info).or_throw()?;
-            Ok(object(&[
-                ("evaluatedElement", u8a(e.message.to_bytes().as_slice())),
-                ("proof", u8a(e.proof.to_bytes().as_slice())),
-            ]))
+        crate::with_rng(|rng| {
+            each!(&self.inner, PoprfServers, s, S => {
+                let be = BlindedElement::<S>::from_bytes(&b).or_throw()?;
+                let e = s.blind_evaluate(&mut *rng, &be, &info).or_throw()?;
+                Ok(object(&[
+                    ("evaluatedElement", u8a(e.message.to_bytes().as_slice())),
+                    ("proof", u8a(e.proof.to_bytes().as_slice())),
+                ]))
+            })
         })
     }
 
@@ -841,11 +851,12 @@ impl PoprfServer {
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] info: JsValue,
     ) -> JsResult<JsValue> {
         let info = bytes(&info, "info")?;
-        let mut rng = crate::rng()?;
-        each!(&self.inner, PoprfServers, s, S => {
-            let be = blinded_list::<S>(&blinded)?;
-            let e = s.blind_evaluate_batch(&mut rng, &be, &info).or_throw()?;
-            Ok(batch_evaluation(e.messages.iter().map(|m| m.to_bytes()), e.proof.to_bytes()))
+        crate::with_rng(|rng| {
+            each!(&self.inner, PoprfServers, s, S => {
+                let be = blinded_list::<S>(&blinded)?;
+                let e = s.blind_evaluate_batch(&mut *rng, &be, &info).or_throw()?;
+                Ok(batch_evaluation(e.messages.iter().map(|m| m.to_bytes()), e.proof.to_bytes()))
+            })
         })
     }
 

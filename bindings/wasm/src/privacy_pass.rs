@@ -13,7 +13,12 @@ use privacy_tokens::Error;
 use wasm_bindgen::prelude::*;
 
 use crate::challenge::{Challenge, TYPE_1, TYPE_5, TYPE_ARC};
-use crate::{bytes, error, lib_error, object, option, u8a, JsResult, OrThrow};
+use crate::{
+    bytes, error, lib_error, object, option, secret_bytes, u8a, wipe_enabled, wiped, JsResult,
+    OrThrow, Secret,
+};
+use js_sys::Array;
+use zeroize::Zeroize;
 
 /// `application/private-token-request` (RFC 9578 §5.1).
 pub const REQUEST_MEDIA_TYPE: &str = "application/private-token-request";
@@ -66,39 +71,44 @@ fn make_request<T: TokenType>(
     batch: impl FnOnce(BatchClientState<T>) -> RequestState,
 ) -> JsResult<JsValue> {
     let pk = PublicKey::<T::Suite>::from_bytes(key).or_throw()?;
-    let mut rng = crate::rng()?;
-    let (body, ct, state, n) = match count {
-        None => {
-            let (req, st) = Client::<T>::request(&pk, &challenge.bytes, &mut rng).or_throw()?;
-            (
-                req.to_bytes().as_ref().to_vec(),
-                REQUEST_MEDIA_TYPE,
-                single(st),
-                1,
-            )
-        }
-        Some(n) => {
-            let (req, st) =
-                Client::<T>::request_batch(&pk, &challenge.bytes, n, &mut rng).or_throw()?;
-            (req.to_bytes(), BATCH_REQUEST_MEDIA_TYPE, batch(st), n)
-        }
-    };
-    let state = TokenRequestState {
-        inner: Some(state),
-        count: n,
-        token_type: T::TOKEN_TYPE,
-    };
-    Ok(request_result(&body, ct, state.into()))
+    crate::with_rng(|rng| {
+        let (body, ct, state, n) = match count {
+            None => {
+                let (req, st) = Client::<T>::request(&pk, &challenge.bytes, rng).or_throw()?;
+                (
+                    req.to_bytes().as_ref().to_vec(),
+                    REQUEST_MEDIA_TYPE,
+                    single(st),
+                    1,
+                )
+            }
+            Some(n) => {
+                let (req, st) =
+                    Client::<T>::request_batch(&pk, &challenge.bytes, n, rng).or_throw()?;
+                (req.to_bytes(), BATCH_REQUEST_MEDIA_TYPE, batch(st), n)
+            }
+        };
+        let state = TokenRequestState {
+            inner: Some(state),
+            count: n,
+            token_type: T::TOKEN_TYPE,
+        };
+        Ok(request_result(&body, ct, state.into()))
+    })
 }
 
 /// A token request for a challenge of type 0x0001 or 0x0005:
 /// `{ body, contentType, state }`. POST `body` to the issuer's `issuer-request-uri` with
 /// `Content-Type: contentType`, then call `state.finalize(responseBody)`.
 ///
-/// Options: `count` (a number, 1 to 65535) asks for an amortized batch of that many tokens
-/// (`application/private-token-amortized-batch-request`); without it, one token
-/// (`application/private-token-request`). `tokenKey` overrides the challenge's `token-key`
-/// (a key from the issuer directory).
+/// Options: `count` (a number, 1 to 65535, default 1): how many tokens. **One token is an RFC 9578
+/// request** (`application/private-token-request`, what every issuer implements); more than one
+/// is an amortized batch (`application/private-token-amortized-batch-request`,
+/// draft-ietf-privacypass-batched-tokens), which only batch-capable issuers answer. `batch: true`
+/// asks for the batch format even for one token. `tokenKey` overrides the challenge's
+/// `token-key` (a key from the issuer directory); given as `undefined` or `null` (a failed
+/// directory lookup) it is an `INVALID_ARGUMENT` error, not a silent fallback to the
+/// challenge's key.
 ///
 /// Throws `UNSUPPORTED_VALUE` for other token types (ARC has `createCredentialRequest`),
 /// `MISSING_KEY` without a key, `INVALID_POINT`/`INVALID_LENGTH` for a bad key, `BATCH` for a
@@ -109,8 +119,8 @@ pub fn create_token_request(
     #[wasm_bindgen(unchecked_optional_param_type = "TokenRequestOptions")] options: JsValue,
 ) -> JsResult<JsValue> {
     let count = option(&options, "count")?;
-    let count = if count.is_undefined() || count.is_null() {
-        None
+    let n = if count.is_undefined() || count.is_null() {
+        1
     } else {
         let n = count
             .as_f64()
@@ -118,10 +128,30 @@ pub fn create_token_request(
         if n.fract() != 0.0 || !(1.0..=MAX_BATCH as f64).contains(&n) {
             return Err(error(
                 crate::code_of(Error::Batch),
-                "options.count: a batch holds 1 to 65535 tokens",
+                "options.count: a request holds 1 to 65535 tokens",
             ));
         }
-        Some(n as usize)
+        n as usize
+    };
+    let batch = option(&options, "batch")?;
+    let batch = if batch.is_undefined() || batch.is_null() {
+        None
+    } else {
+        Some(
+            batch
+                .as_bool()
+                .ok_or_else(|| crate::bad_arg("options.batch", "expected a boolean"))?,
+        )
+    };
+    let count = match (n, batch) {
+        (1, None | Some(false)) => None,
+        (n, None | Some(true)) => Some(n),
+        (_, Some(false)) => {
+            return Err(crate::bad_arg(
+                "options.batch",
+                "false, but count asks for more than one token: one request of several tokens is a batch",
+            ))
+        }
     };
     match challenge.token_type() {
         TYPE_1 => {
@@ -155,27 +185,36 @@ pub fn create_token_request(
     }
 }
 
+// The tokens become JavaScript objects inside the wiped frame: what crosses out of it is only
+// the array's handle, never a token by value (`Token<T>` is `Copy`: each move is a copy).
 fn finalize_single<T: TokenType>(
     st: ClientState<T>,
     body: &[u8],
     wrap: impl Fn(PpToken<T>) -> TokenInner,
-) -> JsResult<Vec<Token>> {
+) -> JsResult<Array> {
     let resp = TokenResponse::<T>::from_bytes(body).or_throw()?;
-    let t = st.finalize(&resp).or_throw()?;
-    Ok(vec![Token { inner: wrap(t) }])
+    let mut t = st.finalize(&resp).or_throw()?;
+    let out = Array::of1(&Token { inner: wrap(t) }.into());
+    if wipe_enabled() {
+        t.zeroize();
+    }
+    Ok(out)
 }
 
 fn finalize_batch<T: TokenType>(
     st: BatchClientState<T>,
     resp: BatchTokenResponse<T>,
     wrap: impl Fn(PpToken<T>) -> TokenInner,
-) -> JsResult<Vec<Token>> {
-    Ok(st
-        .finalize_batch(&resp)
-        .or_throw()?
-        .into_iter()
-        .map(|t| Token { inner: wrap(t) })
-        .collect())
+) -> JsResult<Array> {
+    let mut tokens = st.finalize_batch(&resp).or_throw()?;
+    let out = tokens
+        .iter()
+        .map(|t| JsValue::from(Token { inner: wrap(*t) }))
+        .collect::<Array>();
+    if wipe_enabled() {
+        tokens.zeroize();
+    }
+    Ok(out)
 }
 
 #[wasm_bindgen]
@@ -185,10 +224,11 @@ impl TokenRequestState {
     /// (`INVALID_LENGTH`, `INVALID_POINT`, ...) leaves the state usable; once decoded, the state
     /// is consumed whatever the outcome (`INVALID_PROOF` for a bad proof), and a second call
     /// throws `STATE_CONSUMED`.
+    #[wasm_bindgen(unchecked_return_type = "Token[]")]
     pub fn finalize(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] response: JsValue,
-    ) -> JsResult<Vec<Token>> {
+    ) -> JsResult<Array> {
         let body = bytes(&response, "response")?;
         match self.inner.as_ref().ok_or_else(consumed)? {
             RequestState::T1(_) => {
@@ -204,7 +244,8 @@ impl TokenRequestState {
                 s.response_from_bytes(&body).or_throw()?;
             }
         }
-        match self.inner.take().ok_or_else(consumed)? {
+        let state = self.inner.take().ok_or_else(consumed)?;
+        wiped(|| match state {
             RequestState::T1(s) => finalize_single(s, &body, TokenInner::T1),
             RequestState::T5(s) => finalize_single(s, &body, TokenInner::T5),
             RequestState::T1Batch(s) => {
@@ -215,7 +256,7 @@ impl TokenRequestState {
                 let r = s.response_from_bytes(&body).or_throw()?;
                 finalize_batch(s, r, TokenInner::T5)
             }
-        }
+        })
     }
 
     /// How many tokens the request asked for.
@@ -245,43 +286,90 @@ impl TokenRequestState {
 pub(crate) enum TokenInner {
     T1(PpToken<Type1>),
     T5(PpToken<Type5>),
-    Arc(arc_pp::Token),
+    /// The serialized ARC token: the library's ARC token has no `Zeroize`, so this keeps its
+    /// bytes (wiped on drop) and decodes them on demand, in a wiped frame.
+    Arc(Vec<u8>),
 }
 
 /// A token, ready to redeem with `authorizationHeader()`. A bearer credential until spent:
 /// keep it like a password. From `TokenRequestState.finalize`, `Credential.present` or
-/// `Token.fromBytes`.
+/// `Token.fromBytes`. `free()` (or `Symbol.dispose`) wipes it.
 #[wasm_bindgen]
 pub struct Token {
     pub(crate) inner: TokenInner,
 }
 
-impl Token {
-    pub(crate) fn bytes(&self) -> Vec<u8> {
-        match &self.inner {
-            TokenInner::T1(t) => t.to_bytes().as_slice().to_vec(),
-            TokenInner::T5(t) => t.to_bytes().as_slice().to_vec(),
-            TokenInner::Arc(t) => t.to_bytes(),
+impl Drop for Token {
+    fn drop(&mut self) {
+        if wipe_enabled() {
+            match &mut self.inner {
+                TokenInner::T1(t) => t.zeroize(),
+                TokenInner::T5(t) => t.zeroize(),
+                TokenInner::Arc(b) => b.zeroize(),
+            }
         }
     }
+}
+
+impl Token {
+    /// The serialized token, in a buffer wiped on drop. Call inside a wiped frame: the
+    /// fixed-size encodings are stack copies.
+    pub(crate) fn bytes(&self) -> Secret<Vec<u8>> {
+        Secret(match &self.inner {
+            TokenInner::T1(t) => t.to_bytes().as_slice().to_vec(),
+            TokenInner::T5(t) => t.to_bytes().as_slice().to_vec(),
+            TokenInner::Arc(b) => b.clone(),
+        })
+    }
+
+    /// A field of the ARC token, decoded in a wiped frame (the bytes were decoded when the
+    /// token was made, so this cannot fail).
+    fn arc_field(b: &[u8], f: impl FnOnce(&arc_pp::Token) -> Vec<u8>) -> Vec<u8> {
+        wiped(|| {
+            arc_pp::Token::from_bytes(b)
+                .map(|t| f(&t))
+                .unwrap_or_default()
+        })
+    }
+
+    /// The JavaScript object of a new token, made inside a wiped frame (see `finalize_single`).
+    pub(crate) fn object(inner: TokenInner) -> JsValue {
+        Token { inner }.into()
+    }
+}
+
+/// `PrivateToken token=<base64url>` in a buffer wiped on drop, without the library's
+/// intermediate strings (each push into a string that grows leaves a freed copy behind).
+pub(crate) fn authorization_value(token: &[u8]) -> Secret<String> {
+    const PREFIX: &str = "PrivateToken token=";
+    let b64 = Secret(http::base64url_encode(token));
+    let mut h = String::with_capacity(PREFIX.len() + b64.len());
+    h.push_str(PREFIX);
+    h.push_str(&b64);
+    Secret(h)
 }
 
 #[wasm_bindgen]
 impl Token {
     /// Strict decoding of a serialized token of type 0x0001, 0x0005 or 0xE5AC.
-    #[wasm_bindgen(js_name = fromBytes)]
+    #[wasm_bindgen(js_name = fromBytes, unchecked_return_type = "Token")]
     pub fn from_bytes(
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] token: JsValue,
-    ) -> JsResult<Token> {
-        let b = bytes(&token, "token")?;
-        let inner = match b.as_slice() {
-            [0x00, 0x01, ..] => TokenInner::T1(PpToken::from_bytes(&b).or_throw()?),
-            [0x00, 0x05, ..] => TokenInner::T5(PpToken::from_bytes(&b).or_throw()?),
-            [0xE5, 0xAC, ..] => TokenInner::Arc(arc_pp::Token::from_bytes(&b).or_throw()?),
-            [_, _, ..] => return Err(lib_error(Error::UnsupportedValue)),
-            _ => return Err(lib_error(Error::InvalidLength)),
-        };
-        Ok(Token { inner })
+    ) -> JsResult<JsValue> {
+        let b = secret_bytes(&token, "token")?;
+        wiped(|| {
+            let inner = match b.as_slice() {
+                [0x00, 0x01, ..] => TokenInner::T1(PpToken::from_bytes(&b).or_throw()?),
+                [0x00, 0x05, ..] => TokenInner::T5(PpToken::from_bytes(&b).or_throw()?),
+                [0xE5, 0xAC, ..] => {
+                    arc_pp::Token::from_bytes(&b).or_throw()?;
+                    TokenInner::Arc(b.to_vec())
+                }
+                [_, _, ..] => return Err(lib_error(Error::UnsupportedValue)),
+                _ => return Err(lib_error(Error::InvalidLength)),
+            };
+            Ok(Token::object(inner))
+        })
     }
 
     /// The token type.
@@ -294,25 +382,27 @@ impl Token {
         }
     }
 
-    /// The serialized token (RFC 9577 §2.2).
+    /// The serialized token (RFC 9577 §2.2), **secret** until spent. The internal copy is
+    /// wiped; only the returned `Uint8Array` remains (`fill(0)` it when done).
     #[wasm_bindgen(js_name = toBytes)]
-    pub fn to_bytes(&self) -> Vec<u8> {
-        self.bytes()
+    pub fn to_bytes(&self) -> js_sys::Uint8Array {
+        wiped(|| js_sys::Uint8Array::from(self.bytes().as_slice()))
     }
 
-    /// `PrivateToken token=<base64url>`, the `Authorization` header value that redeems it.
-    #[wasm_bindgen(js_name = authorizationHeader)]
-    pub fn authorization_header(&self) -> String {
-        http::authorization_header(&self.bytes())
+    /// `PrivateToken token=<base64url>`, the `Authorization` header value that redeems it. The
+    /// internal copies are wiped.
+    #[wasm_bindgen(js_name = authorizationHeader, unchecked_return_type = "string")]
+    pub fn authorization_header(&self) -> JsValue {
+        wiped(|| JsValue::from_str(&authorization_value(&self.bytes())))
     }
 
     /// The `challenge_digest` it was made for (`SHA-256` of the challenge).
     #[wasm_bindgen(getter, js_name = challengeDigest)]
     pub fn challenge_digest(&self) -> Vec<u8> {
         match &self.inner {
-            TokenInner::T1(t) => t.token_input()[34..66].to_vec(),
-            TokenInner::T5(t) => t.token_input()[34..66].to_vec(),
-            TokenInner::Arc(t) => t.challenge_digest().to_vec(),
+            TokenInner::T1(t) => t.challenge_digest.to_vec(),
+            TokenInner::T5(t) => t.challenge_digest.to_vec(),
+            TokenInner::Arc(b) => Self::arc_field(b, |t| t.challenge_digest().to_vec()),
         }
     }
 
@@ -320,9 +410,9 @@ impl Token {
     #[wasm_bindgen(getter, js_name = tokenKeyId)]
     pub fn token_key_id(&self) -> Vec<u8> {
         match &self.inner {
-            TokenInner::T1(t) => t.token_input()[66..].to_vec(),
-            TokenInner::T5(t) => t.token_input()[66..].to_vec(),
-            TokenInner::Arc(t) => t.issuer_key_id().to_vec(),
+            TokenInner::T1(t) => t.token_key_id.to_vec(),
+            TokenInner::T5(t) => t.token_key_id.to_vec(),
+            TokenInner::Arc(b) => Self::arc_field(b, |t| t.issuer_key_id().to_vec()),
         }
     }
 
@@ -331,8 +421,8 @@ impl Token {
     #[wasm_bindgen(getter)]
     pub fn nonce(&self) -> Option<Vec<u8>> {
         match &self.inner {
-            TokenInner::T1(t) => Some(t.token_input()[2..34].to_vec()),
-            TokenInner::T5(t) => Some(t.token_input()[2..34].to_vec()),
+            TokenInner::T1(t) => Some(t.nonce.to_vec()),
+            TokenInner::T5(t) => Some(t.nonce.to_vec()),
             TokenInner::Arc(_) => None,
         }
     }
@@ -350,7 +440,7 @@ mod issuer {
     use privacy_tokens::voprf::{SecretKey, VoprfServer};
 
     use super::*;
-    use crate::{integer, opt_bytes, secret_bytes, secret_u8a, string};
+    use crate::{integer, secret_u8a, string};
 
     enum Inner {
         T1(Issuer<Type1>),
@@ -375,7 +465,7 @@ mod issuer {
 
     fn issue_one<T: TokenType>(i: &Issuer<T>, body: &[u8]) -> JsResult<JsValue> {
         let req = TokenRequest::<T>::from_bytes(body).or_throw()?;
-        let resp = i.issue(&mut crate::rng()?, &req).or_throw()?;
+        let resp = crate::with_rng(|rng| i.issue(rng, &req).or_throw())?;
         Ok(object(&[
             ("body", u8a(resp.to_bytes().as_ref())),
             ("contentType", RESPONSE_MEDIA_TYPE.into()),
@@ -383,9 +473,7 @@ mod issuer {
     }
 
     fn issue_batch<T: TokenType>(i: &Issuer<T>, body: &[u8]) -> JsResult<JsValue> {
-        let resp = i
-            .issue_batch_from_bytes(&mut crate::rng()?, body)
-            .or_throw()?;
+        let resp = crate::with_rng(|rng| i.issue_batch_from_bytes(rng, body).or_throw())?;
         Ok(object(&[
             ("body", u8a(&resp.to_bytes())),
             ("contentType", BATCH_RESPONSE_MEDIA_TYPE.into()),
@@ -397,7 +485,17 @@ mod issuer {
         token: &[u8],
         challenge: Option<&[u8]>,
     ) -> JsResult<bool> {
-        let t = PpToken::<T>::from_bytes(token).or_throw()?;
+        let mut t = PpToken::<T>::from_bytes(token).or_throw()?;
+        let ok = verify_decoded(i, &t, challenge);
+        t.zeroize();
+        ok
+    }
+
+    fn verify_decoded<T: TokenType>(
+        i: &Issuer<T>,
+        t: &PpToken<T>,
+        challenge: Option<&[u8]>,
+    ) -> JsResult<bool> {
         if let Some(c) = challenge {
             let digest: [u8; 32] = sha2::Digest::finalize(sha2::Digest::chain_update(
                 <sha2::Sha256 as sha2::Digest>::new(),
@@ -408,7 +506,7 @@ mod issuer {
                 return Ok(false);
             }
         }
-        match i.verify_token(&t) {
+        match i.verify_token(t) {
             Ok(ok) => Ok(ok),
             // Another key id: not a token of this issuer's key.
             Err(Error::UnsupportedValue) => Ok(false),
@@ -433,12 +531,14 @@ mod issuer {
             #[wasm_bindgen(js_name = tokenType, unchecked_param_type = "number")]
             token_type: JsValue,
         ) -> JsResult<PrivacyPassIssuer> {
-            let mut rng = crate::rng()?;
-            let inner = match token_type_arg(&token_type)? {
-                TYPE_1 => Inner::T1(Issuer::new(VoprfServer::new(&mut rng))),
-                _ => Inner::T5(Issuer::new(VoprfServer::new(&mut rng))),
-            };
-            Ok(PrivacyPassIssuer { inner })
+            let t = token_type_arg(&token_type)?;
+            crate::with_rng(|rng| {
+                let inner = match t {
+                    TYPE_1 => Inner::T1(Issuer::new(VoprfServer::new(rng))),
+                    _ => Inner::T5(Issuer::new(VoprfServer::new(rng))),
+                };
+                Ok(PrivacyPassIssuer { inner })
+            })
         }
 
         /// An issuer from its serialized secret key (`secretKey()`'s bytes).
@@ -579,19 +679,39 @@ mod issuer {
         }
 
         /// Verifies a token at the origin (RFC 9578 §5.5): `true` when it was issued under this
-        /// key and, if `challenge` (the serialized challenge the origin sent) is given, for that
-        /// challenge. `false` for another key or challenge or a wrong authenticator; throws for
-        /// bytes that are not a token of this type. Double-spend checks (one nonce, one use) are
-        /// the origin's job.
+        /// key **for `challenge`**, the challenge the origin sent (its serialized bytes, or the
+        /// `Challenge` object: the package's entries accept both). `false` for another key or
+        /// challenge or a wrong authenticator; throws `INVALID_ARGUMENT` without a challenge,
+        /// and the decoding codes for bytes that are not a token of this type. Double-spend
+        /// checks (one nonce, one use) are the origin's job.
         #[wasm_bindgen(js_name = verifyToken)]
         pub fn verify_token(
             &self,
             #[wasm_bindgen(unchecked_param_type = "Uint8Array")] token: JsValue,
-            #[wasm_bindgen(unchecked_optional_param_type = "Uint8Array")] challenge: JsValue,
+            #[wasm_bindgen(unchecked_param_type = "Uint8Array | Challenge")] challenge: JsValue,
         ) -> JsResult<bool> {
-            let token = bytes(&token, "token")?;
-            let challenge = opt_bytes(&challenge, "challenge")?;
-            each!(self, i => verify(i, &token, challenge.as_deref()))
+            let token = secret_bytes(&token, "token")?;
+            if challenge.is_undefined() || challenge.is_null() {
+                return Err(crate::bad_arg(
+                    "challenge",
+                    "required: the challenge this origin sent (verifyTokenAnyChallenge skips the check, explicitly)",
+                ));
+            }
+            let challenge = bytes(&challenge, "challenge")?;
+            wiped(|| each!(self, i => verify(i, &token, Some(&challenge))))
+        }
+
+        /// `verifyToken` **without** the challenge check: `true` for any token issued under
+        /// this key, whichever origin's challenge (and redemption context) it was made for.
+        /// Only for an origin that accepts tokens minted for other origins' challenges under
+        /// the same issuer key.
+        #[wasm_bindgen(js_name = verifyTokenAnyChallenge)]
+        pub fn verify_token_any_challenge(
+            &self,
+            #[wasm_bindgen(unchecked_param_type = "Uint8Array")] token: JsValue,
+        ) -> JsResult<bool> {
+            let token = secret_bytes(&token, "token")?;
+            wiped(|| each!(self, i => verify(i, &token, None)))
         }
     }
 }
@@ -600,9 +720,14 @@ mod issuer {
 const TS_TYPES: &'static str = r#"
 /** Options of `createTokenRequest`. */
 export interface TokenRequestOptions {
-  /** An amortized batch of this many tokens (1 to 65535); one token without it. */
+  /**
+   * How many tokens (1 to 65535, default 1). One token is an RFC 9578 request; more is an
+   * amortized batch, which only batch-capable issuers answer.
+   */
   count?: number;
-  /** The issuer key, when the challenge carries no `token-key`. */
+  /** The amortized batch format even for one token (`count` 1); `false` refuses a count above 1. */
+  batch?: boolean;
+  /** The issuer key (from the issuer directory); when absent, the challenge's `token-key`. */
   tokenKey?: Uint8Array;
 }
 /** What `createTokenRequest` returns: POST `body` with `Content-Type: contentType`. */
