@@ -94,6 +94,10 @@ pub struct IssuanceConfig {
     pub api_keys_file: Option<std::path::PathBuf>,
 }
 
+/// Seconds a spent record outlives its key's last redemption instant, by default: well above
+/// any sane clock skew between instances and the store, plus the request and store timeouts.
+pub const DEFAULT_MARGIN_SECS: u64 = 3600;
+
 /// Spent-token store options.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -115,7 +119,7 @@ pub struct StoreConfig {
 impl Default for StoreConfig {
     fn default() -> Self {
         Self {
-            spent_margin_secs: crate::store::DEFAULT_MARGIN_SECS,
+            spent_margin_secs: DEFAULT_MARGIN_SECS,
             group_commit_wait_us: 1000,
             redis_password_file: None,
             redis_ca_file: None,

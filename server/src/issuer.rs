@@ -26,6 +26,7 @@ use sha2::{Digest as _, Sha256};
 
 use crate::auth::b64url;
 use crate::config::{TYPE_ARC, TYPE_VOPRF, TYPE_VOPRF5};
+use crate::hex::hex_lower;
 use crate::keys::{KeyRing, KeyTimes, VoprfKey, VoprfType};
 use crate::{key_failure, text, AppState};
 
@@ -345,13 +346,4 @@ pub async fn directory(State(st): State<Arc<AppState>>, headers: HeaderMap) -> R
         h.insert(header::CACHE_CONTROL, cache);
     }
     resp
-}
-
-/// Lowercase hex.
-pub(crate) fn hex_lower(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }

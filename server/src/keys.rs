@@ -189,7 +189,7 @@ impl MasterSecret {
     /// A public fingerprint of the secret (16 hex digits, `HKDF-Expand(PRK, ".../fingerprint")`):
     /// instances that should share keys and show different fingerprints do not.
     pub fn fingerprint(&self) -> String {
-        crate::issuer::hex_lower(&self.expand::<8>("fingerprint", &[], 0, 0)[..])
+        crate::hex::hex_lower(&self.expand::<8>("fingerprint", &[], 0, 0)[..])
     }
 
     /// `HKDF-Expand(PRK, "privacy-tokens-server/v1/" ‖ label ‖ 0 ‖ u64 schedule... ‖ u64 epoch

@@ -9,6 +9,7 @@
 pub mod auth;
 pub mod config;
 pub mod gate;
+mod hex;
 pub mod history;
 pub mod issuer;
 pub mod keys;

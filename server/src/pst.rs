@@ -34,7 +34,7 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest as _, Sha256};
 
 use crate::auth::B64URL;
-use crate::issuer::hex_lower;
+use crate::hex::hex_lower;
 use crate::keys::pst_key_id;
 use crate::store::Spend;
 use crate::{key_failure, text, AppState};

@@ -17,6 +17,8 @@ use std::time::Duration;
 
 use redb::{Database, Durability, ReadableTable as _, TableDefinition};
 
+use crate::config::StoreConfig;
+
 /// The outcome of [`SpentStore::spend`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Spend {
@@ -64,9 +66,9 @@ pub type ReadyFuture<'a> = Pin<Box<dyn Future<Output = Result<(), StoreError>> +
 
 const SPENT: TableDefinition<&[u8], u64> = TableDefinition::new("spent");
 
-/// Seconds a spent record outlives its key's last redemption instant, by default: well above
-/// any sane clock skew between instances and the store, plus the request and store timeouts.
-pub const DEFAULT_MARGIN_SECS: u64 = 3600;
+/// The default of `store.spent_margin_secs`, owned by the configuration; also the margin of a
+/// store built without [`RedbStore::with_margin`] or [`RedisStore::with_margin`].
+pub use crate::config::DEFAULT_MARGIN_SECS;
 
 fn key_expired() -> StoreError {
     StoreError("the token's key no longer redeems".into())
@@ -417,7 +419,7 @@ impl RedisOptions {
     ///
     /// # Errors
     /// [`StoreError`] when a configured file cannot be read, or the password file is empty.
-    pub fn from_config(c: &crate::config::StoreConfig) -> Result<Self, StoreError> {
+    pub fn from_config(c: &StoreConfig) -> Result<Self, StoreError> {
         let read = |p: &std::path::Path| {
             std::fs::read(p).map_err(|e| StoreError(format!("{}: {e}", p.display())))
         };
