@@ -28,6 +28,7 @@ use crate::auth::b64url;
 use crate::config::{TYPE_ARC, TYPE_VOPRF, TYPE_VOPRF5};
 use crate::hex::hex_lower;
 use crate::keys::{KeyRing, KeyTimes, VoprfKey, VoprfType};
+use crate::rng::{with_rng, IssueRng, RngUnavailable};
 use crate::{key_failure, text, AppState};
 
 /// Media type of a type 0x0001 or 0x0005 token request (RFC 9578 §8.3).
@@ -146,26 +147,43 @@ pub async fn token_request(
         return r.response();
     }
     let job = st.clone();
-    st.pool
+    let answer = st
+        .pool
         .run(move || issue(&job, &ring, kind, &body, now))
-        .await
-        .unwrap_or_else(|b| {
+        .await;
+    // Nothing was issued when the pool refused the job or the OS generator failed.
+    match answer {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => {
+            st.gate.refund(&headers, n, epoch);
+            crate::rng::unavailable(&e)
+        }
+        Err(b) => {
             st.gate.refund(&headers, n, epoch);
             b.response()
-        })
+        }
+    }
 }
 
-/// The curve work of a token request (on the crypto pool).
-fn issue(st: &AppState, ring: &KeyRing, kind: Kind, body: &[u8], now: u64) -> Response {
+/// The curve work of a token request (on the crypto pool), with a generator of its own
+/// ([`crate::rng::with_rng`]: seeded from the OS for this job, zeroized on drop, on a stack
+/// wiped when the job returns).
+fn issue(
+    st: &AppState,
+    ring: &KeyRing,
+    kind: Kind,
+    body: &[u8],
+    now: u64,
+) -> Result<Response, RngUnavailable> {
     let five = body.get(..2) == Some(&TYPE_VOPRF5.to_be_bytes()[..]);
-    match kind {
-        Kind::Single if five => issue_single::<Type5>(st, ring, body, now),
-        Kind::Single => issue_single::<Type1>(st, ring, body, now),
-        Kind::Amortized if five => issue_amortized::<Type5>(st, ring, body, now),
-        Kind::Amortized => issue_amortized::<Type1>(st, ring, body, now),
-        Kind::Generic => issue_generic(st, ring, body, now),
-        Kind::Arc => issue_arc(st, ring, body, now),
-    }
+    with_rng(|rng| match kind {
+        Kind::Single if five => issue_single::<Type5>(st, ring, body, now, rng),
+        Kind::Single => issue_single::<Type1>(st, ring, body, now, rng),
+        Kind::Amortized if five => issue_amortized::<Type5>(st, ring, body, now, rng),
+        Kind::Amortized => issue_amortized::<Type1>(st, ring, body, now, rng),
+        Kind::Generic => issue_generic(st, ring, body, now, rng),
+        Kind::Arc => issue_arc(st, ring, body, now, rng),
+    })
 }
 
 /// The key of type `T` that issues at `now` under a truncated key id.
@@ -176,14 +194,20 @@ fn issuing_key<T: VoprfType>(ring: &KeyRing, truncated: u8, now: u64) -> Option<
 }
 
 /// One VOPRF token (`application/private-token-request`, types 0x0001 and 0x0005).
-fn issue_single<T: VoprfType>(st: &AppState, ring: &KeyRing, body: &[u8], now: u64) -> Response {
+fn issue_single<T: VoprfType>(
+    st: &AppState,
+    ring: &KeyRing,
+    body: &[u8],
+    now: u64,
+    rng: &mut IssueRng,
+) -> Response {
     let Ok(req) = TokenRequest::<T>::from_bytes(body) else {
         return unprocessable("malformed token request\n");
     };
     let Some(key) = issuing_key::<T>(ring, req.truncated_token_key_id(), now) else {
         return unprocessable("unknown token key\n");
     };
-    match key.issuer.issue(&mut rand::rng(), &req) {
+    match key.issuer.issue(rng, &req) {
         Ok(resp) => {
             st.metrics.issued(T::METRIC, 1);
             ok(TOKEN_RESPONSE, resp.to_bytes().as_ref().to_vec())
@@ -194,14 +218,20 @@ fn issue_single<T: VoprfType>(st: &AppState, ring: &KeyRing, body: &[u8], now: u
 
 /// An amortized batch of VOPRF tokens: type, key id and count are checked before any element
 /// is decoded (`Issuer::issue_batch_from_bytes`).
-fn issue_amortized<T: VoprfType>(st: &AppState, ring: &KeyRing, body: &[u8], now: u64) -> Response {
+fn issue_amortized<T: VoprfType>(
+    st: &AppState,
+    ring: &KeyRing,
+    body: &[u8],
+    now: u64,
+    rng: &mut IssueRng,
+) -> Response {
     let Some(&truncated) = body.get(2) else {
         return text(StatusCode::BAD_REQUEST, "malformed batch request\n");
     };
     let Some(key) = issuing_key::<T>(ring, truncated, now) else {
         return unprocessable("unknown token key\n");
     };
-    match key.issuer.issue_batch_from_bytes(&mut rand::rng(), body) {
+    match key.issuer.issue_batch_from_bytes(rng, body) {
         Ok(resp) => {
             st.metrics
                 .issued(T::METRIC, resp.evaluated_elements().len() as u64);
@@ -216,7 +246,13 @@ fn issue_amortized<T: VoprfType>(st: &AppState, ring: &KeyRing, body: &[u8], now
 /// A generic batch: each request answered by the key of its type and truncated id that issues
 /// at `now` (absent where none does or the key refuses), with the single request's rules. The
 /// count was checked against `max_batch` (and the gate charged for every request) before.
-fn issue_generic(st: &AppState, ring: &KeyRing, body: &[u8], now: u64) -> Response {
+fn issue_generic(
+    st: &AppState,
+    ring: &KeyRing,
+    body: &[u8],
+    now: u64,
+    rng: &mut IssueRng,
+) -> Response {
     let max = st.config.max_batch;
     let req = match GenericBatchTokenRequest::from_bytes_with_limit(body, max) {
         Ok(r) => r,
@@ -227,7 +263,7 @@ fn issue_generic(st: &AppState, ring: &KeyRing, body: &[u8], now: u64) -> Respon
         Err(_) => return unprocessable("malformed token request\n"),
     };
     let resp = match generic_batch::issue(
-        &mut rand::rng(),
+        rng,
         &req,
         max,
         |id| issuing_key::<Type1>(ring, id, now).map(|k| &k.issuer),
@@ -263,7 +299,7 @@ fn issue_generic(st: &AppState, ring: &KeyRing, body: &[u8], now: u64) -> Respon
 }
 
 /// An ARC credential.
-fn issue_arc(st: &AppState, ring: &KeyRing, body: &[u8], now: u64) -> Response {
+fn issue_arc(st: &AppState, ring: &KeyRing, body: &[u8], now: u64, rng: &mut IssueRng) -> Response {
     let Ok(req) = privacy_tokens::arc::privacy_pass::CredentialRequest::from_bytes(body) else {
         return unprocessable("malformed credential request\n");
     };
@@ -274,7 +310,7 @@ fn issue_arc(st: &AppState, ring: &KeyRing, body: &[u8], now: u64) -> Response {
     else {
         return unprocessable("unknown issuer key\n");
     };
-    match key.issuer.issue(&req, &mut rand::rng()) {
+    match key.issuer.issue(&req, rng) {
         Ok(resp) => {
             st.metrics.issued("58796", 1);
             ok(

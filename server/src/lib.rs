@@ -17,6 +17,7 @@ pub mod metrics;
 pub mod origin;
 pub mod pool;
 pub mod pst;
+pub mod rng;
 pub mod store;
 
 use std::net::SocketAddr;

@@ -175,13 +175,11 @@ pub async fn issue(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Respo
             let keys = &ring.pst[idx];
             let bit = job.config.pst.private_metadata && keys.method.has_private_metadata();
             let key_id = pst_key_id(ring.pst_epoch, job.config.pst.key_id_offset);
-            let r = keys.issuer.issue(
-                &request,
-                key_id,
-                bit,
-                job.config.max_batch,
-                &mut rand::rng(),
-            );
+            // A generator of this job's own, zeroized on drop, on a stack wiped on return.
+            let r = crate::rng::with_rng(|rng| {
+                keys.issuer
+                    .issue(&request, key_id, bit, job.config.max_batch, rng)
+            });
             (keys.method, r)
         })
         .await;
@@ -193,7 +191,12 @@ pub async fn issue(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Respo
         }
     };
     match issued {
-        Ok(r) => {
+        Err(e) => {
+            // Nothing was issued: the OS generator failed before any work.
+            st.gate.refund(&headers, n, epoch);
+            crate::rng::unavailable(&e)
+        }
+        Ok(Ok(r)) => {
             st.metrics.issued(method.name(), u64::from(r.issued));
             with_header(
                 text(StatusCode::OK, "issued\n"),
@@ -201,7 +204,7 @@ pub async fn issue(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Respo
                 STANDARD.encode(&r.message),
             )
         }
-        Err(_) => bad("issue request refused\n"),
+        Ok(Err(_)) => bad("issue request refused\n"),
     }
 }
 
