@@ -51,6 +51,23 @@ function issueWithKnownSeed() {
   return left;
 }
 
+/** The same for an ARC issuance, whose proofs draw several scalars and use a deeper stack. */
+function arcIssueWithKnownSeed() {
+  const issuer = t.ArcIssuer.generate();
+  const challenge = t.Challenge.create({
+    tokenType: 0xe5ac, issuerName: 'issuer.example', tokenKey: issuer.tokenKey, rateLimit: 2,
+  });
+  const req = t.createCredentialRequest(challenge);
+  const seed = crypto.getRandomValues(new Uint8Array(32));
+  t.__testingSetSeed(seed);
+  const resp = issuer.issue(req.body);
+  const stream = chacha12(seed, 1024);
+  const left = { seed: findAll(seed).length, stream: windowsFound(stream) };
+  const credential = req.state.finalize(resp.body);
+  assert.equal(credential.remaining(challenge), 2, 'the seeded issuance is valid');
+  return left;
+}
+
 /** A token, its bytes and header taken, then freed: what is left of its authenticator. */
 function freedToken() {
   const { issuer, challenge } = setup();
@@ -73,6 +90,12 @@ test('BND-1: after a randomized call, the generator\'s seed and output are not i
   }
 });
 
+test('BND-1: after an ARC issuance, the generator\'s seed and output are not in linear memory', () => {
+  for (let i = 0; i < 2; i++) {
+    assert.deepEqual(arcIssueWithKnownSeed(), { seed: 0, stream: [] }, 'seed occurrences / keystream windows found');
+  }
+});
+
 test('BND-2: a freed token, its toBytes() and authorizationHeader() buffers are not in linear memory', () => {
   for (let i = 0; i < 3; i++) {
     assert.deepEqual(freedToken(), { authenticator: [], header: 0 });
@@ -91,6 +114,12 @@ function withoutWipes(fn) {
 
 test('BND-1 control: with the binding\'s wipes off, the same scan finds the seed and the generator\'s output', () => {
   const left = withoutWipes(issueWithKnownSeed);
+  assert.ok(left.seed > 0, 'the seed (the generator\'s key) is found');
+  assert.ok(left.stream.length > 0, `keystream windows found: ${left.stream}`);
+});
+
+test('BND-1 control (ARC): with the binding\'s wipes off, the same scan finds the seed and the generator\'s output', () => {
+  const left = withoutWipes(arcIssueWithKnownSeed);
   assert.ok(left.seed > 0, 'the seed (the generator\'s key) is found');
   assert.ok(left.stream.length > 0, `keystream windows found: ${left.stream}`);
 });
