@@ -68,6 +68,22 @@ function arcIssueWithKnownSeed() {
   return left;
 }
 
+/**
+ * A client's token request with a known seed (its nonce and blind are the generator's output),
+ * finalized, the token and the state freed: what is left of the generator's output (the nonce is
+ * raw keystream bytes).
+ */
+function clientRequestWithKnownSeed() {
+  const { issuer, challenge } = setup();
+  const seed = crypto.getRandomValues(new Uint8Array(32));
+  t.__testingSetSeed(seed);
+  const req = t.createTokenRequest(challenge);
+  const [token] = req.state.finalize(issuer.issue(req.body, req.contentType).body);
+  token.free();
+  req.state.free();
+  return { seed: findAll(seed).length, stream: windowsFound(chacha12(seed, 256)) };
+}
+
 /** A token, its bytes and header taken, then freed: what is left of its authenticator. */
 function freedToken() {
   const { issuer, challenge } = setup();
@@ -96,6 +112,12 @@ test('BND-1: after an ARC issuance, the generator\'s seed and output are not in 
   }
 });
 
+test('BND-2: a finalized and freed client state leaves neither its nonce nor the generator in linear memory', () => {
+  for (let i = 0; i < 3; i++) {
+    assert.deepEqual(clientRequestWithKnownSeed(), { seed: 0, stream: [] }, 'seed occurrences / keystream windows found');
+  }
+});
+
 test('BND-2: a freed token, its toBytes() and authorizationHeader() buffers are not in linear memory', () => {
   for (let i = 0; i < 3; i++) {
     assert.deepEqual(freedToken(), { authenticator: [], header: 0 });
@@ -121,6 +143,11 @@ test('BND-1 control: with the binding\'s wipes off, the same scan finds the seed
 test('BND-1 control (ARC): with the binding\'s wipes off, the same scan finds the seed and the generator\'s output', () => {
   const left = withoutWipes(arcIssueWithKnownSeed);
   assert.ok(left.seed > 0, 'the seed (the generator\'s key) is found');
+  assert.ok(left.stream.length > 0, `keystream windows found: ${left.stream}`);
+});
+
+test('BND-2 control (client state): with the binding\'s wipes off, the same scan finds the nonce', () => {
+  const left = withoutWipes(clientRequestWithKnownSeed);
   assert.ok(left.stream.length > 0, `keystream windows found: ${left.stream}`);
 });
 
