@@ -40,7 +40,9 @@ pub fn create_credential_request(
     let pk = ServerPublicKey::<ArcV2P256>::from_bytes(&challenge.key(&options)?).or_throw()?;
     crate::with_rng(|rng| {
         let (req, st) = Client::request(c, &pk, rng).or_throw()?;
-        let state = CredentialRequestState { inner: Some(st) };
+        let state = CredentialRequestState {
+            inner: Some(ArcState(st)),
+        };
         Ok(request_result(
             &req.to_bytes(),
             REQUEST_MEDIA_TYPE,
@@ -53,8 +55,12 @@ pub fn create_credential_request(
 /// `finalize` consumes it; `free()` wipes it.
 #[wasm_bindgen]
 pub struct CredentialRequestState {
-    inner: Option<ClientState>,
+    inner: Option<ArcState>,
 }
+
+/// The library's state, in a type of this crate for [`crate::take_state`].
+struct ArcState(ClientState);
+crate::state_zeroize!(ArcState);
 
 #[wasm_bindgen]
 impl CredentialRequestState {
@@ -66,13 +72,14 @@ impl CredentialRequestState {
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] response: JsValue,
     ) -> JsResult<Credential> {
         let resp = CredentialResponse::from_bytes(&bytes(&response, "response")?).or_throw()?;
-        let st = self.inner.take().ok_or_else(|| {
-            error(
-                STATE_CONSUMED,
-                "this state was already finalized; make a new request",
-            )
-        })?;
+        // Taken inside the wiped frame: a move out of the object is a copy on the stack.
         crate::wiped(|| {
+            let ArcState(st) = crate::take_state(&mut self.inner).ok_or_else(|| {
+                error(
+                    STATE_CONSUMED,
+                    "this state was already finalized; make a new request",
+                )
+            })?;
             Ok(Credential {
                 inner: st.finalize(&resp).or_throw()?,
             })

@@ -178,6 +178,30 @@ fn seed() -> JsResult<Zeroizing<[u8; 32]>> {
     Ok(seed)
 }
 
+/// Moves a one-shot state out of its object's slot and overwrites the bytes the move leaves
+/// there (`Option::take` writes only `None`'s tag: the state's nonces and blinds would stay in
+/// the object's memory until it is reused). `Option::zeroize` on the emptied slot does it; the
+/// state types' `Zeroize` is empty (see [`state_zeroize`]), their contents wipe themselves on drop.
+pub(crate) fn take_state<T: Zeroize>(slot: &mut Option<T>) -> Option<T> {
+    let v = slot.take();
+    if wipe_enabled() {
+        slot.zeroize();
+    }
+    v
+}
+
+/// An empty `Zeroize` for the one-shot client-state types of this layer, so that
+/// [`take_state`] can clear the slot they leave: the values wipe themselves on drop (the
+/// library's states are `ZeroizeOnDrop`), and `Option::zeroize` drops a `Some` after calling it.
+macro_rules! state_zeroize {
+    ($($t:ty),*) => {
+        $(impl zeroize::Zeroize for $t {
+            fn zeroize(&mut self) {}
+        })*
+    };
+}
+pub(crate) use state_zeroize;
+
 /// Bytes that are wiped when dropped (unless the test flavour's control switched wipes off).
 pub(crate) struct Secret<T: Zeroize>(pub(crate) T);
 

@@ -320,6 +320,7 @@ type PoprfPending<S> = (Pending<LibPoprfClient<S>>, Vec<u8>);
 per_suite!(OprfStates, OprfPending);
 per_suite!(VoprfStates, VoprfPending);
 per_suite!(PoprfStates, PoprfPending);
+crate::state_zeroize!(OprfStates, VoprfStates, PoprfStates);
 per_suite!(
     /// A public key of one of the suites.
     PublicKeys,
@@ -438,16 +439,19 @@ impl OprfClientState {
         };
         // Decode before consuming: a malformed answer leaves the state usable.
         each!(st, OprfStates, p, S => evaluated_list::<S>(&list, p.clients.len()).map(|_| ()))?;
-        let st = self.inner.take().ok_or_else(consumed)?;
-        let outputs = each!(st, OprfStates, p, S => {
-            let ev = evaluated_list::<S>(&list, p.clients.len())?;
-            let Pending { clients, inputs, .. } = p;
-            let mut outs = Vec::with_capacity(ev.len());
-            for ((c, e), i) in clients.into_iter().zip(&ev).zip(&inputs) {
-                outs.push(c.finalize(i, e).or_throw()?.to_vec());
-            }
-            outs
-        });
+        // Taken and finalized inside the wiped frame: a move out of the object is a stack copy.
+        let outputs = crate::wiped(|| -> JsResult<_> {
+            let st = crate::take_state(&mut self.inner).ok_or_else(consumed)?;
+            Ok(each!(st, OprfStates, p, S => {
+                let ev = evaluated_list::<S>(&list, p.clients.len())?;
+                let Pending { clients, inputs, .. } = p;
+                let mut outs = Vec::with_capacity(ev.len());
+                for ((c, e), i) in clients.into_iter().zip(&ev).zip(&inputs) {
+                    outs.push(c.finalize(i, e).or_throw()?.to_vec());
+                }
+                outs
+            }))
+        })?;
         Ok(if single {
             out(&outputs[0]).into()
         } else {
@@ -582,19 +586,22 @@ pub(crate) fn voprf_finalize(
         evaluated_list::<S>(&list, p.0.clients.len())?;
         Proof::<S>::from_bytes(&proof).or_throw()?;
     });
-    let st = slot.take().ok_or_else(consumed)?;
-    let outputs = each!(st, VoprfStates, p, S => {
-        let (p, pk) = p;
-        let ev = evaluated_list::<S>(&list, p.clients.len())?;
-        let proof = Proof::<S>::from_bytes(&proof).or_throw()?;
-        let Pending { clients, inputs, .. } = p;
-        let refs: Vec<&[u8]> = inputs.iter().map(|i| i.as_slice()).collect();
-        LibVoprfClient::finalize_batch(clients, &refs, &ev, &proof, &pk)
-            .or_throw()?
-            .into_iter()
-            .map(|o| o.to_vec())
-            .collect::<Vec<_>>()
-    });
+    // Taken and finalized inside the wiped frame: a move out of the object is a stack copy.
+    let outputs = crate::wiped(|| -> JsResult<_> {
+        let st = crate::take_state(slot).ok_or_else(consumed)?;
+        Ok(each!(st, VoprfStates, p, S => {
+            let (p, pk) = p;
+            let ev = evaluated_list::<S>(&list, p.clients.len())?;
+            let proof = Proof::<S>::from_bytes(&proof).or_throw()?;
+            let Pending { clients, inputs, .. } = p;
+            let refs: Vec<&[u8]> = inputs.iter().map(|i| i.as_slice()).collect();
+            LibVoprfClient::finalize_batch(clients, &refs, &ev, &proof, &pk)
+                .or_throw()?
+                .into_iter()
+                .map(|o| o.to_vec())
+                .collect::<Vec<_>>()
+        }))
+    })?;
     Ok(if single {
         out(&outputs[0]).into()
     } else {
@@ -768,19 +775,22 @@ pub(crate) fn poprf_finalize(
         evaluated_list::<S>(&list, p.0.clients.len())?;
         Proof::<S>::from_bytes(&proof).or_throw()?;
     });
-    let st = slot.take().ok_or_else(consumed)?;
-    let outputs = each!(st, PoprfStates, p, S => {
-        let (p, info) = p;
-        let ev = evaluated_list::<S>(&list, p.clients.len())?;
-        let proof = Proof::<S>::from_bytes(&proof).or_throw()?;
-        let Pending { clients, inputs, .. } = p;
-        let refs: Vec<&[u8]> = inputs.iter().map(|i| i.as_slice()).collect();
-        LibPoprfClient::finalize_batch(clients, &refs, &info, &ev, &proof)
-            .or_throw()?
-            .into_iter()
-            .map(|o| o.to_vec())
-            .collect::<Vec<_>>()
-    });
+    // Taken and finalized inside the wiped frame: a move out of the object is a stack copy.
+    let outputs = crate::wiped(|| -> JsResult<_> {
+        let st = crate::take_state(slot).ok_or_else(consumed)?;
+        Ok(each!(st, PoprfStates, p, S => {
+            let (p, info) = p;
+            let ev = evaluated_list::<S>(&list, p.clients.len())?;
+            let proof = Proof::<S>::from_bytes(&proof).or_throw()?;
+            let Pending { clients, inputs, .. } = p;
+            let refs: Vec<&[u8]> = inputs.iter().map(|i| i.as_slice()).collect();
+            LibPoprfClient::finalize_batch(clients, &refs, &info, &ev, &proof)
+                .or_throw()?
+                .into_iter()
+                .map(|o| o.to_vec())
+                .collect::<Vec<_>>()
+        }))
+    })?;
     Ok(if single {
         out(&outputs[0]).into()
     } else {

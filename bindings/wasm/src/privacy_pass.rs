@@ -37,6 +37,8 @@ pub(crate) enum RequestState {
     T5Batch(BatchClientState<Type5>),
 }
 
+crate::state_zeroize!(RequestState);
+
 /// What a client keeps between sending a token request and reading the issuer's response:
 /// the secret blinds and nonces. `finalize` consumes it; `free()` (or `Symbol.dispose`) wipes
 /// it. Not serializable on purpose: a request lives for one round trip.
@@ -244,19 +246,21 @@ impl TokenRequestState {
                 s.response_from_bytes(&body).or_throw()?;
             }
         }
-        let state = self.inner.take().ok_or_else(consumed)?;
-        wiped(|| match state {
-            RequestState::T1(s) => finalize_single(s, &body, TokenInner::T1),
-            RequestState::T5(s) => finalize_single(s, &body, TokenInner::T5),
-            RequestState::T1Batch(s) => {
-                let r = s.response_from_bytes(&body).or_throw()?;
-                finalize_batch(s, r, TokenInner::T1)
-            }
-            RequestState::T5Batch(s) => {
-                let r = s.response_from_bytes(&body).or_throw()?;
-                finalize_batch(s, r, TokenInner::T5)
-            }
-        })
+        // Taken inside the wiped frame: a move out of the object is a copy on the stack.
+        wiped(
+            || match crate::take_state(&mut self.inner).ok_or_else(consumed)? {
+                RequestState::T1(s) => finalize_single(s, &body, TokenInner::T1),
+                RequestState::T5(s) => finalize_single(s, &body, TokenInner::T5),
+                RequestState::T1Batch(s) => {
+                    let r = s.response_from_bytes(&body).or_throw()?;
+                    finalize_batch(s, r, TokenInner::T1)
+                }
+                RequestState::T5Batch(s) => {
+                    let r = s.response_from_bytes(&body).or_throw()?;
+                    finalize_batch(s, r, TokenInner::T5)
+                }
+            },
+        )
     }
 
     /// How many tokens the request asked for.
@@ -418,11 +422,12 @@ impl Token {
 
     /// The client's 32-byte nonce (types 0x0001 and 0x0005; `undefined` for ARC, whose
     /// double-spend key is the tag `ArcIssuer.verify` returns).
+    /// (Copied straight into a `Uint8Array`, without a buffer in WebAssembly memory.)
     #[wasm_bindgen(getter)]
-    pub fn nonce(&self) -> Option<Vec<u8>> {
+    pub fn nonce(&self) -> Option<js_sys::Uint8Array> {
         match &self.inner {
-            TokenInner::T1(t) => Some(t.nonce.to_vec()),
-            TokenInner::T5(t) => Some(t.nonce.to_vec()),
+            TokenInner::T1(t) => Some(js_sys::Uint8Array::from(&t.nonce[..])),
+            TokenInner::T5(t) => Some(js_sys::Uint8Array::from(&t.nonce[..])),
             TokenInner::Arc(_) => None,
         }
     }
