@@ -283,7 +283,10 @@ typedef int32_t pt_status;
  * Bytes returned by the library: `len` bytes at `data`, owned by the library until
  * `pt_buffer_free`. A returned buffer always has a `NUL` byte after its `len` bytes (not
  * counted in `len`), so text results (headers, names) are C strings as they are. A function
- * that fails leaves its `pt_buffer` outputs empty (`data == NULL`, `len == 0`).
+ * that fails leaves its `pt_buffer` outputs empty (`data == NULL`, `len == 0`). Read the
+ * fields, do not change them: `pt_buffer_free` frees (and wipes) the allocation from its own
+ * record of the size, so a trimmed `len` is harmless, but a moved `data` is undefined
+ * behaviour.
  */
 typedef struct {
   /**
@@ -300,6 +303,9 @@ typedef struct {
  * A sequence of byte strings returned by the library (the tokens of a batch, the elements of a
  * batched evaluation): `count` buffers at `items`, owned by the library until
  * `pt_buffer_list_free`. A function that fails leaves it empty (`items == NULL`, `count == 0`).
+ * Read the fields, do not change them (as for `pt_buffer`: the free uses its own record of
+ * `count`; a moved `items` is undefined behaviour); the items may be freed one by one with
+ * `pt_buffer_free` first.
  */
 typedef struct {
   /**
@@ -639,7 +645,8 @@ pt_status pt_challenge_from_bytes(const uint8_t *challenge,
  * A new challenge, for an origin: `token_type`, `issuer_name` (required, non-empty),
  * `redemption_context` (0 or 32 bytes), `origin_info` (may be empty; origin names joined by
  * commas) and, for ARC (`PT_TOKEN_TYPE_ARC`) only, `credential_context` (0 or 32 bytes; must
- * be empty for other types). `PT_INVALID_LENGTH` for a field of the wrong length.
+ * be empty for other types). `PT_INVALID_LENGTH` for a field of the wrong length,
+ * `PT_INVALID_ARGUMENT` for a non-empty `credential_context` with another type than ARC.
  */
 pt_status pt_challenge_create(uint16_t token_type,
                               const char *issuer_name,
@@ -869,7 +876,8 @@ void pt_buffer_list_free(pt_buffer_list *list);
 /**
  * Copies a returned buffer's bytes into caller memory (`out`, `capacity` bytes), e.g. into a
  * fixed array before `pt_buffer_free`; `*written` receives the length. `PT_BUFFER_TOO_SMALL`
- * (nothing copied, `*written` = the length needed) when `capacity < buffer->len`.
+ * (nothing copied, `*written` = the length needed) when `capacity < buffer->len`. `out` may
+ * overlap the buffer's bytes, and `written` may point into `*buffer`.
  */
 pt_status pt_buffer_copy(const pt_buffer *buffer,
                          uint8_t *out,
@@ -1284,8 +1292,10 @@ void pt_token_request_state_free(pt_token_request_state *handle);
  * `*body` to the issuer's `issuer-request-uri` with `Content-Type: *content_type` (a static
  * string, never freed), keep `*state` for `pt_token_request_state_finalize`.
  *
- * `count` 0 asks for one token (`application/private-token-request`); 1 to 65535 for an
- * amortized batch of that many (`application/private-token-amortized-batch-request`).
+ * **`count` 0 asks for one token** (`application/private-token-request`, RFC 9578, what every
+ * issuer accepts); **1 to 65535 ask for an amortized batch** of that many
+ * (`application/private-token-amortized-batch-request`, another wire format, which issuers
+ * that implement only RFC 9578 reject): **`count` 1 is a batch of one, not "one token"**.
  * `token_key` (NULL: the challenge's `token-key`) is the issuer key from its directory.
  *
  * `PT_UNSUPPORTED_VALUE` for other token types (ARC has `pt_create_credential_request`),
@@ -1533,8 +1543,9 @@ pt_status pt_trust_token_issuer_public_keys(const pt_trust_token_issuer *issuer,
                                             pt_buffer_list *public_keys);
 
 /**
- * Signs an issue request with key `key_id`, embedding `private_metadata` (PMB methods only;
- * `TRUST_TOKEN_ISSUER_issue`): the issue response and `*issued`, the number of tokens signed
+ * Signs an issue request with key `key_id`, embedding `private_metadata` (0: not set, any
+ * other value: set; an integer rather than a `bool`, so that any value a caller passes is
+ * defined; PMB methods only; `TRUST_TOKEN_ISSUER_issue`): the issue response and `*issued`, the number of tokens signed
  * (`min(requested, max_issuance, max_batchsize)`). `PT_UNSUPPORTED_VALUE` for an unknown key
  * id or a set bit with a VOPRF method, `PT_BATCH` when nothing would be issued, decoding codes
  * for a malformed request.
@@ -1543,7 +1554,7 @@ pt_status pt_trust_token_issuer_issue(const pt_trust_token_issuer *issuer,
                                       const uint8_t *request,
                                       size_t request_len,
                                       uint32_t key_id,
-                                      bool private_metadata,
+                                      uint8_t private_metadata,
                                       uint16_t max_issuance,
                                       pt_buffer *response,
                                       uint16_t *issued);

@@ -68,9 +68,16 @@ pub unsafe extern "C" fn pt_create_credential_request(
     state: *mut *mut pt_credential_request_state,
 ) -> pt_status {
     guard(|| {
-        let body = out_buffer(body)?;
-        let ct = out_value(content_type, core::ptr::null())?;
-        let state = out_handle(state)?;
+        // Every output reset before any is reported missing (review BND-8), and no two the same
+        // (BND-10).
+        let outputs = [body.cast(), content_type.cast(), state.cast()];
+        let (body, ct, state) = (
+            out_buffer(body),
+            out_value(content_type, core::ptr::null()),
+            out_handle(state),
+        );
+        let (body, ct, state) = (body?, ct?, state?);
+        distinct(&outputs)?;
         // SAFETY: a live challenge; `(token_key, token_key_len)` readable (header contract).
         let (c, key) = unsafe { (handle(challenge)?, opt_bytes(token_key, token_key_len)?) };
         let a = arc_challenge(c)?;
@@ -343,8 +350,10 @@ pub unsafe extern "C" fn pt_arc_issuer_issue(
     content_type: *mut *const c_char,
 ) -> pt_status {
     guard(|| {
-        let o = out_buffer(body)?;
-        let ct = out_value(content_type, core::ptr::null())?;
+        let outputs = [body.cast(), content_type.cast()];
+        let (o, ct) = (out_buffer(body), out_value(content_type, core::ptr::null()));
+        let (o, ct) = (o?, ct?);
+        distinct(&outputs)?;
         // SAFETY: a live issuer; the request readable (header contract).
         let (i, req) = unsafe { (handle(issuer)?, bytes(request, request_len)?) };
         let req = CredentialRequest::from_bytes(req)?;

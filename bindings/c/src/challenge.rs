@@ -129,7 +129,8 @@ pub unsafe extern "C" fn pt_challenge_from_bytes(
 /// A new challenge, for an origin: `token_type`, `issuer_name` (required, non-empty),
 /// `redemption_context` (0 or 32 bytes), `origin_info` (may be empty; origin names joined by
 /// commas) and, for ARC (`PT_TOKEN_TYPE_ARC`) only, `credential_context` (0 or 32 bytes; must
-/// be empty for other types). `PT_INVALID_LENGTH` for a field of the wrong length.
+/// be empty for other types). `PT_INVALID_LENGTH` for a field of the wrong length,
+/// `PT_INVALID_ARGUMENT` for a non-empty `credential_context` with another type than ARC.
 #[no_mangle]
 pub unsafe extern "C" fn pt_challenge_create(
     token_type: u16,

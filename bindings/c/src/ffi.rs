@@ -276,10 +276,16 @@ pub(crate) mod test_seed {
 // ---------------------------------------------------------------------------------------------
 // Buffers
 
+/// The bytes before a buffer's `data` that record its length.
+const PREFIX: usize = core::mem::size_of::<usize>();
+
 /// Bytes returned by the library: `len` bytes at `data`, owned by the library until
 /// `pt_buffer_free`. A returned buffer always has a `NUL` byte after its `len` bytes (not
 /// counted in `len`), so text results (headers, names) are C strings as they are. A function
-/// that fails leaves its `pt_buffer` outputs empty (`data == NULL`, `len == 0`).
+/// that fails leaves its `pt_buffer` outputs empty (`data == NULL`, `len == 0`). Read the
+/// fields, do not change them: `pt_buffer_free` frees (and wipes) the allocation from its own
+/// record of the size, so a trimmed `len` is harmless, but a moved `data` is undefined
+/// behaviour.
 #[repr(C)]
 #[derive(Debug)]
 pub struct pt_buffer {
@@ -298,23 +304,36 @@ impl pt_buffer {
         }
     }
 
-    /// A buffer holding a copy of `b` and a trailing `NUL`.
+    /// A buffer holding a copy of `b` and a trailing `NUL`, after a hidden prefix recording
+    /// the length (review BND-11: the caller may change `len`; the free must not trust it).
     pub(crate) fn new(b: &[u8]) -> pt_buffer {
-        let mut v = Vec::with_capacity(b.len() + 1);
+        let mut v = Vec::with_capacity(PREFIX + b.len() + 1);
+        v.extend_from_slice(&b.len().to_ne_bytes());
         v.extend_from_slice(b);
         v.push(0);
         let len = b.len();
-        let data = Box::into_raw(v.into_boxed_slice()).cast::<u8>();
+        let base = Box::into_raw(v.into_boxed_slice()).cast::<u8>();
+        // SAFETY: the allocation holds `PREFIX + len + 1` bytes: `data` is inside it.
+        let data = unsafe { base.add(PREFIX) };
         pt_buffer { data, len }
     }
 
-    /// Wipes and frees the bytes, leaving the buffer empty.
+    /// Wipes and frees the bytes, leaving the buffer empty. The size freed is the one recorded
+    /// in the prefix, whatever `len` says now.
     fn release(&mut self) {
         if !self.data.is_null() {
-            let raw = core::ptr::slice_from_raw_parts_mut(self.data, self.len + 1);
-            // A non-NULL `data` was made by `pt_buffer::new` from a boxed slice of `len + 1`
-            // bytes and is freed only here, after which it is reset to NULL.
-            // SAFETY: `raw` is that boxed slice, taken back once.
+            // A non-NULL `data` was made by `pt_buffer::new`, `PREFIX` bytes into a boxed slice
+            // whose prefix records the length; it is freed only here, after which it is reset
+            // to NULL (the header forbids changing `data`).
+            // SAFETY: `data - PREFIX` is the start of that boxed slice, its prefix readable.
+            let (base, len) = unsafe {
+                let base = self.data.sub(PREFIX);
+                let mut n = [0u8; PREFIX];
+                core::ptr::copy_nonoverlapping(base, n.as_mut_ptr(), PREFIX);
+                (base, usize::from_ne_bytes(n))
+            };
+            let raw = core::ptr::slice_from_raw_parts_mut(base, PREFIX + len + 1);
+            // SAFETY: `raw` is that boxed slice, of the recorded size, taken back once.
             let mut bytes = unsafe { Box::from_raw(raw) };
             bytes.zeroize();
         }
@@ -325,6 +344,9 @@ impl pt_buffer {
 /// A sequence of byte strings returned by the library (the tokens of a batch, the elements of a
 /// batched evaluation): `count` buffers at `items`, owned by the library until
 /// `pt_buffer_list_free`. A function that fails leaves it empty (`items == NULL`, `count == 0`).
+/// Read the fields, do not change them (as for `pt_buffer`: the free uses its own record of
+/// `count`; a moved `items` is undefined behaviour); the items may be freed one by one with
+/// `pt_buffer_free` first.
 #[repr(C)]
 #[derive(Debug)]
 pub struct pt_buffer_list {
@@ -343,26 +365,35 @@ impl pt_buffer_list {
         }
     }
 
+    /// The buffers of `items`, after a hidden first element recording their count (its `len`;
+    /// review BND-11).
     pub(crate) fn new<B: AsRef<[u8]>>(items: impl IntoIterator<Item = B>) -> pt_buffer_list {
-        let items: Box<[pt_buffer]> = items
-            .into_iter()
-            .map(|b| pt_buffer::new(b.as_ref()))
-            .collect();
-        let count = items.len();
+        let mut all = vec![pt_buffer::empty()];
+        all.extend(items.into_iter().map(|b| pt_buffer::new(b.as_ref())));
+        let count = all.len() - 1;
+        all[0].len = count;
+        let base = Box::into_raw(all.into_boxed_slice()).cast::<pt_buffer>();
         pt_buffer_list {
-            items: Box::into_raw(items).cast::<pt_buffer>(),
+            // SAFETY: the allocation holds `count + 1` buffers: `items` is inside it.
+            items: unsafe { base.add(1) },
             count,
         }
     }
 
     fn release(&mut self) {
         if !self.items.is_null() {
-            let raw = core::ptr::slice_from_raw_parts_mut(self.items, self.count);
-            // A non-NULL `items` was made by `pt_buffer_list::new` from a boxed slice of
-            // `count` buffers and is freed only here, after which it is reset to NULL.
-            // SAFETY: `raw` is that boxed slice, taken back once.
+            // A non-NULL `items` was made by `pt_buffer_list::new`, one element into a boxed
+            // slice whose first element records the count; it is freed only here, after which
+            // it is reset to NULL (the header forbids changing `items`).
+            // SAFETY: `items - 1` is the start of that boxed slice, its first element readable.
+            let (base, count) = unsafe {
+                let base = self.items.sub(1);
+                (base, (*base).len)
+            };
+            let raw = core::ptr::slice_from_raw_parts_mut(base, count + 1);
+            // SAFETY: `raw` is that boxed slice, of the recorded size, taken back once.
             let mut items = unsafe { Box::from_raw(raw) };
-            for b in items.iter_mut() {
+            for b in items[1..].iter_mut() {
                 b.release();
             }
         }
@@ -409,7 +440,8 @@ pub unsafe extern "C" fn pt_buffer_list_free(list: *mut pt_buffer_list) {
 
 /// Copies a returned buffer's bytes into caller memory (`out`, `capacity` bytes), e.g. into a
 /// fixed array before `pt_buffer_free`; `*written` receives the length. `PT_BUFFER_TOO_SMALL`
-/// (nothing copied, `*written` = the length needed) when `capacity < buffer->len`.
+/// (nothing copied, `*written` = the length needed) when `capacity < buffer->len`. `out` may
+/// overlap the buffer's bytes, and `written` may point into `*buffer`.
 #[no_mangle]
 pub unsafe extern "C" fn pt_buffer_copy(
     buffer: *const pt_buffer,
@@ -418,23 +450,30 @@ pub unsafe extern "C" fn pt_buffer_copy(
     written: *mut usize,
 ) -> pt_status {
     guard(|| {
-        // SAFETY: `buffer` is NULL or points to a buffer the library filled (header contract).
-        let b = unsafe { buffer.as_ref() }.ok_or(Fail(PT_NULL_ARGUMENT))?;
+        if buffer.is_null() {
+            return fail(PT_NULL_ARGUMENT);
+        }
+        // The buffer's fields are read once, by value, before anything is written: `written`
+        // may point at `buffer->len` (review BND-10), so no reference to `*buffer` is kept.
+        // SAFETY: a non-NULL pointer to a buffer the library filled (header contract).
+        let (data, len) = unsafe { (buffer.read().data, buffer.read().len) };
         let w = out_value(written, 0)?;
+        // Checked as `bytes` would (NULL with a length, more than isize::MAX).
         // SAFETY: a buffer the library filled holds `len` readable bytes at `data`.
-        let src = unsafe { bytes(b.data, b.len) }?;
-        *w = src.len();
-        if capacity < src.len() {
+        let n = unsafe { bytes(data, len) }?.len();
+        *w = n;
+        if capacity < n {
             return fail(PT_BUFFER_TOO_SMALL);
         }
-        if !src.is_empty() {
+        if n != 0 {
             if out.is_null() {
                 return fail(PT_NULL_ARGUMENT);
             }
             // `out` is non-NULL and the caller guarantees `capacity` writable bytes there, which
-            // is at least `src.len()`; a library buffer never overlaps them.
-            // SAFETY: `src.len()` writable bytes at `out`, disjoint from `src`.
-            unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), out, src.len()) };
+            // is at least `n`; they may overlap `data` (review BND-10: `ptr::copy`, not
+            // `copy_nonoverlapping`), and no reference to either range is live.
+            // SAFETY: `n` readable bytes at `data`, `n` writable bytes at `out`.
+            unsafe { core::ptr::copy(data, out, n) };
         }
         Ok(())
     })
@@ -536,24 +575,87 @@ pub(crate) unsafe fn slices<'a>(
         .collect()
 }
 
-/// A handle argument: `PT_NULL_ARGUMENT` when NULL.
-///
-/// # Safety
-/// A non-NULL `p` must be a live handle of type `T` returned by this library, not used
-/// mutably by another thread during the call.
-pub(crate) unsafe fn handle<'a, T>(p: *const T) -> R<&'a T> {
-    // SAFETY: caller contract.
-    unsafe { p.as_ref() }.ok_or(Fail(PT_NULL_ARGUMENT))
+/// A handle type (review BND-9): every handle points to its type's 64-bit tag followed by the
+/// value, and each use checks the tag, so a handle of another type (callers from ctypes, cgo
+/// or JNI hold them all as `void *` or `long`) is `PT_INVALID_ARGUMENT` rather than memory
+/// corruption. `_free` overwrites the tag before it frees the memory.
+pub(crate) trait Handle {
+    /// The type's tag: FNV-1a of its name.
+    const MAGIC: u64;
 }
 
-/// A handle argument the call mutates: `PT_NULL_ARGUMENT` when NULL.
+/// FNV-1a (64-bit) of `s`, for [`Handle::MAGIC`].
+pub(crate) const fn fnv1a(s: &str) -> u64 {
+    let b = s.as_bytes();
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let mut i = 0;
+    while i < b.len() {
+        h ^= b[i] as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+        i += 1;
+    }
+    h
+}
+
+/// Implements [`Handle`] for each type.
+macro_rules! handle_types {
+    ($($t:ty),+ $(,)?) => {
+        $(impl $crate::ffi::Handle for $t {
+            const MAGIC: u64 = $crate::ffi::fnv1a(stringify!($t));
+        })+
+    };
+}
+pub(crate) use handle_types;
+
+/// What a handle points to: its type's tag, then the value.
+#[repr(C)]
+struct Tagged<T> {
+    magic: u64,
+    value: T,
+}
+
+/// The tag a freed handle is left with (until the allocator reuses the memory).
+const FREED: u64 = 0xdead_f4ee_dead_f4ee;
+
+/// The tagged value behind a handle: `PT_NULL_ARGUMENT` when NULL, `PT_INVALID_ARGUMENT` when
+/// it does not carry `T`'s tag.
 ///
 /// # Safety
-/// A non-NULL `p` must be a live handle of type `T` returned by this library, used by no other
+/// A non-NULL `p` must point to a live handle returned by this library (of any type).
+unsafe fn tagged<T: Handle>(p: *const T) -> R<*mut Tagged<T>> {
+    if p.is_null() {
+        return fail(PT_NULL_ARGUMENT);
+    }
+    let t = p.cast::<Tagged<T>>().cast_mut();
+    // Every handle of this library starts with an initialized, aligned `u64` tag.
+    // SAFETY: `t` points to a live handle (caller contract), read as its first field only.
+    let magic = unsafe { core::ptr::addr_of!((*t).magic).read() };
+    if magic != T::MAGIC {
+        return fail(PT_INVALID_ARGUMENT);
+    }
+    Ok(t)
+}
+
+/// A handle argument: `PT_NULL_ARGUMENT` when NULL, `PT_INVALID_ARGUMENT` for a handle of
+/// another type.
+///
+/// # Safety
+/// A non-NULL `p` must be a live handle returned by this library, not used mutably by another
 /// thread during the call.
-pub(crate) unsafe fn handle_mut<'a, T>(p: *mut T) -> R<&'a mut T> {
-    // SAFETY: caller contract.
-    unsafe { p.as_mut() }.ok_or(Fail(PT_NULL_ARGUMENT))
+pub(crate) unsafe fn handle<'a, T: Handle>(p: *const T) -> R<&'a T> {
+    // SAFETY: caller contract; a handle with `T`'s tag holds a `T` after it.
+    Ok(unsafe { &(*tagged(p)?).value })
+}
+
+/// A handle argument the call mutates: `PT_NULL_ARGUMENT` when NULL, `PT_INVALID_ARGUMENT` for
+/// a handle of another type.
+///
+/// # Safety
+/// A non-NULL `p` must be a live handle returned by this library, used by no other thread
+/// during the call.
+pub(crate) unsafe fn handle_mut<'a, T: Handle>(p: *mut T) -> R<&'a mut T> {
+    // SAFETY: caller contract; a handle with `T`'s tag holds a `T` after it.
+    Ok(unsafe { &mut (*tagged(p)?).value })
 }
 
 /// A buffer output: `PT_NULL_ARGUMENT` when NULL; otherwise set empty at once (so it is empty
@@ -584,6 +686,18 @@ pub(crate) fn out_value<'a, T>(p: *mut T, init: T) -> R<&'a mut T> {
     }
 }
 
+/// `PT_INVALID_ARGUMENT` when two of a call's outputs are the same non-NULL pointer (review
+/// BND-10: two `&mut` to one place, and a secret output overwritten by another, never wiped).
+/// Called after every output was reset, with the pointers as the caller passed them.
+pub(crate) fn distinct(outputs: &[*mut ()]) -> R<()> {
+    for (i, p) in outputs.iter().enumerate() {
+        if !p.is_null() && outputs[i + 1..].contains(p) {
+            return fail(PT_INVALID_ARGUMENT);
+        }
+    }
+    Ok(())
+}
+
 /// A handle output: `PT_NULL_ARGUMENT` when NULL; otherwise set to NULL at once (so it stays
 /// NULL if the call fails).
 pub(crate) fn out_handle<'a, T>(p: *mut *mut T) -> R<HandleOut<'a, T>> {
@@ -593,24 +707,35 @@ pub(crate) fn out_handle<'a, T>(p: *mut *mut T) -> R<HandleOut<'a, T>> {
 /// Where a new handle goes.
 pub(crate) struct HandleOut<'a, T>(&'a mut *mut T);
 
-impl<T> HandleOut<'_, T> {
-    /// Stores a new handle owning `value`.
+impl<T: Handle> HandleOut<'_, T> {
+    /// Stores a new handle owning `value`, tagged with its type.
     pub(crate) fn set(self, value: T) {
-        *self.0 = Box::into_raw(Box::new(value));
+        let t = Box::into_raw(Box::new(Tagged {
+            magic: T::MAGIC,
+            value,
+        }));
+        *self.0 = t.cast::<T>();
     }
 }
 
-/// Frees a handle made by [`HandleOut::set`] (NULL: no-op); the value's own `Drop` wipes its
-/// secrets.
+/// Frees a handle made by [`HandleOut::set`] (NULL: no-op; a handle of another type: ignored,
+/// leaked rather than freed as the wrong type); the value's own `Drop` wipes its secrets.
 ///
 /// # Safety
-/// `p` is NULL or a live handle of type `T` returned by this library, used by no other thread
-/// and never used again.
-pub(crate) unsafe fn free_handle<T>(p: *mut T) {
+/// `p` is NULL or a live handle returned by this library, used by no other thread and never
+/// used again.
+pub(crate) unsafe fn free_handle<T: Handle>(p: *mut T) {
     if !p.is_null() {
         let _ = guard(|| {
-            // SAFETY: a live handle made by `HandleOut::set` from a `Box<T>` (caller contract).
-            drop(unsafe { Box::from_raw(p) });
+            // SAFETY: a live handle (caller contract).
+            let t = unsafe { tagged(p) }?;
+            // A handle with `T`'s tag was made by `HandleOut::set` from a `Box<Tagged<T>>`;
+            // the tag is overwritten, then the box taken back once.
+            // SAFETY: as above.
+            unsafe {
+                core::ptr::addr_of_mut!((*t).magic).write(FREED);
+                drop(Box::from_raw(t));
+            }
             Ok(())
         });
     }
@@ -641,7 +766,7 @@ pub(crate) fn take_wiped<T>(slot: &mut Option<T>) -> Option<T> {
 
 /// The body of a getter returning bytes: `f` on the handle `h`, its result copied into the
 /// buffer output `out` (the result is dropped after, so a `Zeroizing` one is wiped).
-pub(crate) fn read_buffer<H, B: AsRef<[u8]>>(
+pub(crate) fn read_buffer<H: Handle, B: AsRef<[u8]>>(
     h: *const H,
     out: *mut pt_buffer,
     f: impl FnOnce(&H) -> R<B>,
@@ -657,7 +782,7 @@ pub(crate) fn read_buffer<H, B: AsRef<[u8]>>(
 
 /// The body of a getter returning a plain value: `f` on the handle `h`, stored in `out`
 /// (`init` there on failure).
-pub(crate) fn read_value<H, T>(
+pub(crate) fn read_value<H: Handle, T>(
     h: *const H,
     out: *mut T,
     init: T,

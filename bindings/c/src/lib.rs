@@ -30,6 +30,30 @@ pub mod trust_token;
 #[cfg(test)]
 mod wipe_tests;
 
+// Every handle type carries its tag (review BND-9).
+ffi::handle_types!(
+    privacy_pass::pt_token_request_state,
+    arc::pt_credential_request_state,
+    arc::pt_credential,
+    trust_token::pt_trust_token_issuance_state,
+    oprf::pt_oprf_client_state,
+    oprf::pt_voprf_client_state,
+    oprf::pt_poprf_client_state,
+    challenge::pt_challenge,
+    challenge::pt_challenge_list,
+    privacy_pass::pt_token,
+    privacy_pass::pt_privacy_pass_issuer,
+    arc::pt_arc_issuer,
+    trust_token::pt_trust_token_issuer,
+    trust_token::pt_trust_token_client,
+    oprf::pt_oprf_client,
+    oprf::pt_voprf_client,
+    oprf::pt_poprf_client,
+    oprf::pt_oprf_server,
+    oprf::pt_voprf_server,
+    oprf::pt_poprf_server,
+);
+
 /// The thread-safety the header states, checked at compile time: every handle may move between
 /// threads, and those documented as shareable through `const` pointers are `Sync`.
 const _: () = {

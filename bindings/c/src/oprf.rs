@@ -245,7 +245,7 @@ fn outputs<O: AsRef<[u8]>>(list: Vec<O>) -> Outputs {
 // The shared shape of the three clients
 
 /// A mode's client: blinds inputs into its pending state.
-trait Blinder {
+trait Blinder: Handle {
     type States;
     fn blind_inputs(&self, inputs: &[&[u8]]) -> R<(Vec<Vec<u8>>, Self::States)>;
 }
@@ -259,7 +259,7 @@ trait Finalizer: Sized {
 }
 
 /// A state handle: its one-shot contents.
-trait Slot {
+trait Slot: Handle {
     type States: Finalizer;
     fn slot(&mut self) -> &mut Option<Self::States>;
     fn new(states: Self::States) -> Self;
@@ -275,9 +275,18 @@ fn blind_with<C: Blinder, H: Slot<States = C::States>>(
     state: *mut *mut H,
 ) -> pt_status {
     guard(|| {
-        let one = single.map(out_buffer).transpose()?;
-        let many = list.map(out_list).transpose()?;
-        let st = out_handle(state)?;
+        let outputs = [
+            single.map_or(core::ptr::null_mut(), |p| p.cast()),
+            list.map_or(core::ptr::null_mut(), |p| p.cast()),
+            state.cast(),
+        ];
+        let (one, many, st) = (
+            single.map(out_buffer).transpose(),
+            list.map(out_list).transpose(),
+            out_handle(state),
+        );
+        let (one, many, st) = (one?, many?, st?);
+        distinct(&outputs)?;
         // SAFETY: a live client handle (header contract).
         let c = unsafe { handle(client) }?;
         let (elements, states) = c.blind_inputs(&inputs?)?;
@@ -912,7 +921,7 @@ pub unsafe extern "C" fn pt_poprf_client_state_free(handle: *mut pt_poprf_client
 // Servers: key management shared by the three modes
 
 /// A mode's server key management.
-trait ServerKeys: Sized {
+trait ServerKeys: Sized + Handle {
     fn generate(suite: SuiteId) -> R<Self>;
     fn from_secret_key(suite: SuiteId, sk: &[u8]) -> R<Self>;
     fn derive(suite: SuiteId, seed: &[u8], info: &[u8]) -> R<Self>;
@@ -1006,7 +1015,7 @@ fn blinded<S: Suite>(b: &[u8]) -> R<BlindedElement<S>> {
 ///
 /// # Safety
 /// `(b, len)` readable for the call; `server` a live handle.
-unsafe fn evaluate_one<H>(
+unsafe fn evaluate_one<H: Handle>(
     server: *const H,
     b: *const u8,
     len: usize,
@@ -1015,8 +1024,13 @@ unsafe fn evaluate_one<H>(
     f: impl FnOnce(&H, &[u8]) -> R<(Vec<u8>, Vec<u8>)>,
 ) -> pt_status {
     guard(|| {
-        let e = out_buffer(element)?;
-        let p = proof.map(out_buffer).transpose()?;
+        let outputs = [
+            element.cast(),
+            proof.map_or(core::ptr::null_mut(), |p| p.cast()),
+        ];
+        let (e, p) = (out_buffer(element), proof.map(out_buffer).transpose());
+        let (e, p) = (e?, p?);
+        distinct(&outputs)?;
         // SAFETY: a live server handle; `(b, len)` readable (header contract).
         let (s, blind) = unsafe { (handle(server)?, bytes(b, len)?) };
         let (ev, pr) = f(s, blind)?;
@@ -1032,7 +1046,7 @@ unsafe fn evaluate_one<H>(
 ///
 /// # Safety
 /// `(items, count)` readable for the call; `server` a live handle.
-unsafe fn evaluate_many<H>(
+unsafe fn evaluate_many<H: Handle>(
     server: *const H,
     items: *const pt_slice,
     count: usize,
@@ -1041,8 +1055,13 @@ unsafe fn evaluate_many<H>(
     f: impl FnOnce(&H, &[&[u8]]) -> R<(Vec<Vec<u8>>, Vec<u8>)>,
 ) -> pt_status {
     guard(|| {
-        let e = out_list(elements)?;
-        let p = proof.map(out_buffer).transpose()?;
+        let outputs = [
+            elements.cast(),
+            proof.map_or(core::ptr::null_mut(), |p| p.cast()),
+        ];
+        let (e, p) = (out_list(elements), proof.map(out_buffer).transpose());
+        let (e, p) = (e?, p?);
+        distinct(&outputs)?;
         // SAFETY: a live server handle; the slices readable (header contract).
         let (s, list) = unsafe { (handle(server)?, slices(items, count, MAX_BATCH)?) };
         let (ev, pr) = f(s, &list)?;
@@ -1058,7 +1077,7 @@ unsafe fn evaluate_many<H>(
 ///
 /// # Safety
 /// `(input, len)` readable for the call; `server` a live handle.
-unsafe fn evaluate_direct<H>(
+unsafe fn evaluate_direct<H: Handle>(
     server: *const H,
     input: *const u8,
     len: usize,

@@ -93,8 +93,10 @@ fn make_request<T: TokenType>(
 /// `*body` to the issuer's `issuer-request-uri` with `Content-Type: *content_type` (a static
 /// string, never freed), keep `*state` for `pt_token_request_state_finalize`.
 ///
-/// `count` 0 asks for one token (`application/private-token-request`); 1 to 65535 for an
-/// amortized batch of that many (`application/private-token-amortized-batch-request`).
+/// **`count` 0 asks for one token** (`application/private-token-request`, RFC 9578, what every
+/// issuer accepts); **1 to 65535 ask for an amortized batch** of that many
+/// (`application/private-token-amortized-batch-request`, another wire format, which issuers
+/// that implement only RFC 9578 reject): **`count` 1 is a batch of one, not "one token"**.
 /// `token_key` (NULL: the challenge's `token-key`) is the issuer key from its directory.
 ///
 /// `PT_UNSUPPORTED_VALUE` for other token types (ARC has `pt_create_credential_request`),
@@ -111,9 +113,16 @@ pub unsafe extern "C" fn pt_create_token_request(
     state: *mut *mut pt_token_request_state,
 ) -> pt_status {
     guard(|| {
-        let body = out_buffer(body)?;
-        let ct = out_value(content_type, core::ptr::null())?;
-        let state = out_handle(state)?;
+        // Every output reset before any is reported missing (review BND-8), and no two the same
+        // (BND-10).
+        let outputs = [body.cast(), content_type.cast(), state.cast()];
+        let (body, ct, state) = (
+            out_buffer(body),
+            out_value(content_type, core::ptr::null()),
+            out_handle(state),
+        );
+        let (body, ct, state) = (body?, ct?, state?);
+        distinct(&outputs)?;
         // SAFETY: a live challenge; `(token_key, token_key_len)` readable (header contract).
         let (c, key) = unsafe { (handle(challenge)?, opt_bytes(token_key, token_key_len)?) };
         if count as usize > MAX_BATCH {
@@ -206,11 +215,14 @@ pub unsafe extern "C" fn pt_token_request_state_info(
     consumed: *mut bool,
 ) -> pt_status {
     guard(|| {
+        let outputs = [count.cast(), token_type.cast(), consumed.cast()];
         let (n, t, c) = (
-            out_value(count, 0)?,
-            out_value(token_type, 0)?,
-            out_value(consumed, false)?,
+            out_value(count, 0),
+            out_value(token_type, 0),
+            out_value(consumed, false),
         );
+        let (n, t, c) = (n?, t?, c?);
+        distinct(&outputs)?;
         // SAFETY: a live state handle (header contract).
         let st = unsafe { handle(state) }?;
         (*n, *t, *c) = (st.count, st.token_type, st.inner.is_none());
@@ -491,7 +503,10 @@ pub unsafe extern "C" fn pt_privacy_pass_issuer_info(
     max_batch: *mut u16,
 ) -> pt_status {
     guard(|| {
-        let (t, m) = (out_value(token_type, 0)?, out_value(max_batch, 0)?);
+        let outputs = [token_type.cast(), max_batch.cast()];
+        let (t, m) = (out_value(token_type, 0), out_value(max_batch, 0));
+        let (t, m) = (t?, m?);
+        distinct(&outputs)?;
         // SAFETY: a live issuer handle (header contract).
         let i = unsafe { handle(issuer) }?;
         *t = match i.inner {
@@ -593,8 +608,13 @@ pub unsafe extern "C" fn pt_privacy_pass_issuer_issue(
     content_type_out: *mut *const c_char,
 ) -> pt_status {
     guard(|| {
-        let body_out = out_buffer(body)?;
-        let ct_out = out_value(content_type_out, core::ptr::null())?;
+        let outputs = [body.cast(), content_type_out.cast()];
+        let (body_out, ct_out) = (
+            out_buffer(body),
+            out_value(content_type_out, core::ptr::null()),
+        );
+        let (body_out, ct_out) = (body_out?, ct_out?);
+        distinct(&outputs)?;
         // SAFETY: a live issuer; the request and content type readable (header contract).
         let (i, req, ct) = unsafe {
             (
@@ -673,8 +693,10 @@ unsafe fn verify_token_with(
     nonce: *mut pt_buffer,
 ) -> pt_status {
     guard(|| {
+        let outputs = [valid.cast(), nonce.cast()];
         let (out, n) = (out_value(valid, false), out_buffer(nonce));
         let (out, n) = (out?, n?);
+        distinct(&outputs)?;
         // SAFETY: a live issuer; the token and challenge readable (header contract).
         let (i, t, c) = unsafe {
             (

@@ -49,7 +49,10 @@ pub unsafe extern "C" fn pt_trust_token_generate_key(
     public_key: *mut pt_buffer,
 ) -> pt_status {
     guard(|| {
-        let (sk, pk) = (out_buffer(private_key)?, out_buffer(public_key)?);
+        let outputs = [private_key.cast(), public_key.cast()];
+        let (sk, pk) = (out_buffer(private_key), out_buffer(public_key));
+        let (sk, pk) = (sk?, pk?);
+        distinct(&outputs)?;
         let m = method(method_id)?;
         key_pair_out(generate_key(m, key_id, &mut crate::ffi::rng()?), sk, pk);
         Ok(())
@@ -68,7 +71,10 @@ pub unsafe extern "C" fn pt_trust_token_derive_key_from_secret(
     public_key: *mut pt_buffer,
 ) -> pt_status {
     guard(|| {
-        let (sk, pk) = (out_buffer(private_key)?, out_buffer(public_key)?);
+        let outputs = [private_key.cast(), public_key.cast()];
+        let (sk, pk) = (out_buffer(private_key), out_buffer(public_key));
+        let (sk, pk) = (sk?, pk?);
+        distinct(&outputs)?;
         // SAFETY: `(secret, secret_len)` is readable for the call (header contract).
         let s = unsafe { bytes(secret, secret_len) }?;
         key_pair_out(
@@ -147,8 +153,9 @@ pub unsafe extern "C" fn pt_trust_token_issuer_public_keys(
     })
 }
 
-/// Signs an issue request with key `key_id`, embedding `private_metadata` (PMB methods only;
-/// `TRUST_TOKEN_ISSUER_issue`): the issue response and `*issued`, the number of tokens signed
+/// Signs an issue request with key `key_id`, embedding `private_metadata` (0: not set, any
+/// other value: set; an integer rather than a `bool`, so that any value a caller passes is
+/// defined; PMB methods only; `TRUST_TOKEN_ISSUER_issue`): the issue response and `*issued`, the number of tokens signed
 /// (`min(requested, max_issuance, max_batchsize)`). `PT_UNSUPPORTED_VALUE` for an unknown key
 /// id or a set bit with a VOPRF method, `PT_BATCH` when nothing would be issued, decoding codes
 /// for a malformed request.
@@ -158,19 +165,22 @@ pub unsafe extern "C" fn pt_trust_token_issuer_issue(
     request: *const u8,
     request_len: usize,
     key_id: u32,
-    private_metadata: bool,
+    private_metadata: u8,
     max_issuance: u16,
     response: *mut pt_buffer,
     issued: *mut u16,
 ) -> pt_status {
     guard(|| {
-        let (o, n) = (out_buffer(response)?, out_value(issued, 0)?);
+        let outputs = [response.cast(), issued.cast()];
+        let (o, n) = (out_buffer(response), out_value(issued, 0));
+        let (o, n) = (o?, n?);
+        distinct(&outputs)?;
         // SAFETY: a live issuer; the request readable (header contract).
         let (i, req) = unsafe { (handle(issuer)?, bytes(request, request_len)?) };
         let r = i.inner.issue(
             req,
             key_id,
-            private_metadata,
+            private_metadata != 0,
             max_issuance,
             &mut crate::ffi::rng()?,
         )?;
@@ -195,8 +205,16 @@ pub unsafe extern "C" fn pt_trust_token_issuer_redeem(
     client_data: *mut pt_buffer,
 ) -> pt_status {
     guard(|| {
-        let (k, b) = (out_value(key_id, 0)?, out_value(private_metadata, false)?);
-        let (n, d) = (out_buffer(nonce)?, out_buffer(client_data)?);
+        let outputs = [
+            key_id.cast(),
+            private_metadata.cast(),
+            nonce.cast(),
+            client_data.cast(),
+        ];
+        let (k, b) = (out_value(key_id, 0), out_value(private_metadata, false));
+        let (n, d) = (out_buffer(nonce), out_buffer(client_data));
+        let (k, b, n, d) = (k?, b?, n?, d?);
+        distinct(&outputs)?;
         // SAFETY: a live issuer; the request readable (header contract).
         let (i, req) = unsafe { (handle(issuer)?, bytes(request, request_len)?) };
         let r = i.inner.redeem(req)?;
@@ -291,7 +309,10 @@ pub unsafe extern "C" fn pt_trust_token_client_begin_issuance(
     state: *mut *mut pt_trust_token_issuance_state,
 ) -> pt_status {
     guard(|| {
-        let (o, s) = (out_buffer(request)?, out_handle(state)?);
+        let outputs = [request.cast(), state.cast()];
+        let (o, s) = (out_buffer(request), out_handle(state));
+        let (o, s) = (o?, s?);
+        distinct(&outputs)?;
         // SAFETY: a live client handle (header contract).
         let c = unsafe { handle(client) }?;
         let r = c

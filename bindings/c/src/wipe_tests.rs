@@ -32,6 +32,7 @@ use inspecting_alloc::Inspecting;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use secret_scan::{assert_scan_sees_stale_stack, paint, StaleStack};
+use std::alloc::{GlobalAlloc, Layout};
 
 use crate::arc::*;
 use crate::challenge::*;
@@ -66,11 +67,69 @@ static HITS: AtomicUsize = AtomicUsize::new(0);
 /// The first hits, as `needle index << 32 | block size` (for the failure message).
 static HIT_LOG: [AtomicUsize; 4] = [const { AtomicUsize::new(0) }; 4];
 
+/// The test allocator: [`Inspecting`] (freed blocks scanned for needles) plus, on a thread
+/// that asks for it, a check that every block is freed with the size it was allocated with.
+struct Checking(Inspecting);
+
+std::thread_local! {
+    static WATCHING: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+const WATCH_SLOTS: usize = 64;
+/// `(address, size)` of the blocks allocated on the watching thread.
+static WATCHED: [(AtomicUsize, AtomicUsize); WATCH_SLOTS] =
+    [const { (AtomicUsize::new(0), AtomicUsize::new(0)) }; WATCH_SLOTS];
+static WATCH_NEXT: AtomicUsize = AtomicUsize::new(0);
+static WATCH_ERRORS: AtomicUsize = AtomicUsize::new(0);
+
+fn watching() -> bool {
+    WATCHING.try_with(core::cell::Cell::get).unwrap_or(false)
+}
+
+// SAFETY: every call is forwarded unchanged to `Inspecting` (itself `System`); the bookkeeping
+// only touches atomics and a `const`-initialized thread-local, and never allocates.
+unsafe impl GlobalAlloc for Checking {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract is `System`'s.
+        let p = unsafe { self.0.alloc(layout) };
+        if watching() {
+            let i = WATCH_NEXT.fetch_add(1, Ordering::SeqCst) % WATCH_SLOTS;
+            WATCHED[i].0.store(p as usize, Ordering::SeqCst);
+            WATCHED[i].1.store(layout.size(), Ordering::SeqCst);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if watching() {
+            for (a, size) in &WATCHED {
+                if a.load(Ordering::SeqCst) == ptr as usize {
+                    if size.load(Ordering::SeqCst) != layout.size() {
+                        WATCH_ERRORS.fetch_add(1, Ordering::SeqCst);
+                    }
+                    a.store(0, Ordering::SeqCst);
+                }
+            }
+        }
+        // SAFETY: the caller's contract is `System`'s.
+        unsafe { self.0.dealloc(ptr, layout) }
+    }
+}
+
+/// Runs `f` with this thread's allocations watched: how many blocks were freed with another
+/// size than they were allocated with.
+fn freed_with_wrong_size(f: impl FnOnce()) -> usize {
+    WATCH_ERRORS.store(0, Ordering::SeqCst);
+    WATCHING.with(|w| w.set(true));
+    f();
+    WATCHING.with(|w| w.set(false));
+    WATCH_ERRORS.load(Ordering::SeqCst)
+}
+
 /// Scans each freed block for the needles while armed. It waits for the lock (a `try_lock` would
 /// skip blocks freed while another thread's block is being scanned); holding it cannot
 /// re-enter the allocator: the scan never allocates.
 #[global_allocator]
-static GLOBAL: Inspecting = Inspecting {
+static GLOBAL: Checking = Checking(Inspecting {
     armed: |size| ARMED.load(Ordering::SeqCst) && size >= MIN_NEEDLE_LEN,
     inspect: |block| {
         if let Ok(n) = NEEDLES.lock() {
@@ -85,7 +144,46 @@ static GLOBAL: Inspecting = Inspecting {
             }
         }
     },
-};
+});
+
+/// Review BND-11: a caller that trims a buffer's `len` or a list's `count` (to drop a trailing
+/// byte, say) does not make the free use another layout than the allocation's.
+#[test]
+fn a_trimmed_buffer_or_list_is_freed_with_its_allocated_size() {
+    // Control: the check sees a block freed with the wrong size.
+    let layout = Layout::from_size_align(16, 1).expect("layout");
+    let errors = freed_with_wrong_size(|| {
+        // SAFETY: a 16-byte block, freed once, as 15 bytes: undefined behaviour in general, but
+        // `System` (malloc/free) ignores the size; this is the control of the check.
+        unsafe {
+            std::alloc::dealloc(
+                black_box(std::alloc::alloc(layout)),
+                Layout::from_size_align_unchecked(15, 1),
+            )
+        }
+    });
+    assert_eq!(errors, 1, "the check does not see a wrong size");
+
+    let errors = freed_with_wrong_size(|| {
+        let mut b = pt_buffer::empty();
+        // SAFETY: readable input, a buffer output.
+        ok(
+            unsafe { pt_base64url_encode(b"abcdef".as_ptr(), 6, &mut b) },
+            "encode",
+        );
+        b.len -= 1;
+        // SAFETY: a buffer the library filled (its `len` changed, which is allowed).
+        unsafe { pt_buffer_free(&mut b) };
+        let mut l = pt_buffer_list::new([b"ab", b"cd", b"ef"]);
+        l.count -= 1;
+        // SAFETY: a list the library filled (its `count` changed, which is allowed).
+        unsafe { pt_buffer_list_free(&mut l) };
+    });
+    assert_eq!(
+        errors, 0,
+        "a trimmed buffer or list was freed with the wrong size"
+    );
+}
 
 /// `f` with the scanner looking for the raw needles only.
 fn without_base64_needles<T>(f: impl FnOnce() -> T) -> T {

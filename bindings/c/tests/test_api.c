@@ -265,6 +265,14 @@ static void challenge_bad_input(void) {
     EXPECT(pt_parse_challenges("\xff", 1, &l), PT_INVALID_ENCODING);
     size_t n;
     EXPECT(pt_challenge_list_count(NULL, &n), PT_NULL_ARGUMENT);
+    /* Review BND-15: a credential context on a non-ARC challenge is PT_INVALID_ARGUMENT (as
+     * documented), a wrong-length one on ARC PT_INVALID_LENGTH. */
+    uint8_t cc[32] = {0};
+    EXPECT(pt_challenge_create(PT_TOKEN_TYPE_1, "i", 1, NULL, 0, "", 0, cc, 32, &c),
+           PT_INVALID_ARGUMENT);
+    EXPECT(pt_challenge_create(PT_TOKEN_TYPE_ARC, "i", 1, NULL, 0, "", 0, cc, 31, &c),
+           PT_INVALID_LENGTH);
+    CHECK(c == NULL);
 }
 
 static void authorization(void) {
@@ -861,6 +869,69 @@ static void arc_bad_input(void) {
     pt_arc_issuer_free(issuer);
 }
 
+
+/* Review BND-8, BND-9, BND-10: the output and handle conventions under misuse. */
+static void misuse(void) {
+    pt_privacy_pass_issuer *issuer = NULL;
+    OK(pt_privacy_pass_issuer_generate(PT_TOKEN_TYPE_1, &issuer));
+    pt_buffer key;
+    OK(pt_privacy_pass_issuer_token_key(issuer, &key));
+    pt_challenge *c = challenge_for(PT_TOKEN_TYPE_1, &key);
+
+    /* BND-8: every non-NULL output is reset, even after the NULL one, so garbage in an
+     * uninitialized output is never left for the caller to free. */
+    pt_token_request_state *st = (pt_token_request_state *)(uintptr_t)1;
+    pt_buffer body = {(uint8_t *)(uintptr_t)1, 5};
+    EXPECT(pt_create_token_request(c, NULL, 0, 0, &body, NULL, &st), PT_NULL_ARGUMENT);
+    CHECK(st == NULL && body.data == NULL && body.len == 0);
+    uint16_t type = 7;
+    bool consumed = true;
+    EXPECT(pt_token_request_state_info(NULL, NULL, &type, &consumed), PT_NULL_ARGUMENT);
+    CHECK(type == 0 && !consumed);
+    uint16_t max = 9;
+    EXPECT(pt_privacy_pass_issuer_info(issuer, NULL, &max), PT_NULL_ARGUMENT);
+    CHECK(max == 0);
+
+    /* BND-10: the same pointer for two outputs is refused (two `&mut` to one place, and the
+     * private key overwritten and never wiped otherwise). */
+    pt_buffer b = {0}, b2 = {0};
+    EXPECT(pt_trust_token_generate_key(PT_METHOD_PST_V1_VOPRF, 1, &b, &b), PT_INVALID_ARGUMENT);
+    CHECK(b.data == NULL && b.len == 0);
+    uint16_t both = 5;
+    EXPECT(pt_privacy_pass_issuer_info(issuer, &both, &both), PT_INVALID_ARGUMENT);
+    /* pt_buffer_copy onto its own bytes, and `written` pointing at the buffer's own length. */
+    OK(pt_base64url_encode((const uint8_t *)"abcdef", 6, &b));
+    size_t w = 0;
+    OK(pt_buffer_copy(&b, b.data, b.len, &w));
+    CHECK(w == 8 && buf_is(&b, "YWJjZGVm"));
+    uint8_t out[16];
+    OK(pt_buffer_copy(&b, out, sizeof out, &b.len));
+    CHECK(b.len == 8 && memcmp(out, "YWJjZGVm", 8) == 0);
+    pt_buffer_free(&b);
+    pt_buffer_free(&b2);
+
+    /* BND-9: a handle of another type is PT_INVALID_ARGUMENT, never used as that type; its
+     * _free is ignored (the handle stays valid). */
+    pt_buffer_list tokens;
+    EXPECT(pt_token_request_state_finalize((pt_token_request_state *)(void *)c, key.data, key.len,
+                                           &tokens),
+           PT_INVALID_ARGUMENT);
+    CHECK(tokens.items == NULL);
+    EXPECT(pt_token_type((const pt_token *)(const void *)c, &type), PT_INVALID_ARGUMENT);
+    EXPECT(pt_privacy_pass_issuer_set_max_batch((pt_privacy_pass_issuer *)(void *)c, 4),
+           PT_INVALID_ARGUMENT);
+    EXPECT(pt_challenge_token_type((const pt_challenge *)(const void *)issuer, &type),
+           PT_INVALID_ARGUMENT);
+    pt_token_free((pt_token *)(void *)c);
+    pt_privacy_pass_issuer_free((pt_privacy_pass_issuer *)(void *)c);
+    OK(pt_challenge_token_type(c, &type));
+    CHECK(type == PT_TOKEN_TYPE_1);
+
+    pt_challenge_free(c);
+    pt_buffer_free(&key);
+    pt_privacy_pass_issuer_free(issuer);
+}
+
 /* Review BND-3: NULL with a non-zero length is PT_NULL_ARGUMENT on every optional input too
  * (never "none"), and the origin's challenge check is never skipped by a NULL. */
 static void optional_inputs_null_with_length(void) {
@@ -963,6 +1034,7 @@ int main(void) {
     RUN(arc_round_trip);
     RUN(arc_bad_input);
     RUN(optional_inputs_null_with_length);
+    RUN(misuse);
 #ifdef PT_CONTROL_LEAK
     RUN(control_leak);
 #endif

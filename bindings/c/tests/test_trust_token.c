@@ -37,8 +37,9 @@ static void tt_round_trip(uint8_t method, bool bit) {
     OK(pt_trust_token_issuance_state_from_bytes(saved.data, saved.len, &restored));
     pt_buffer_free(&saved);
     uint16_t issued = 0;
-    OK(pt_trust_token_issuer_issue(issuer, request.data, request.len, 8, bit, 10, &response,
-                                   &issued));
+    /* Any non-zero value sets the private metadata bit (review BND-12: a uint8_t, not a bool). */
+    OK(pt_trust_token_issuer_issue(issuer, request.data, request.len, 8, bit ? 2 : 0, 10,
+                                   &response, &issued));
     CHECK(issued == 3);
     pt_buffer_list tokens;
     /* Tampered response: the state survives. */
