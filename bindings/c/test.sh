@@ -149,7 +149,8 @@ fi
 # scanned for bearer tokens and the per-call generator's output) must fail with this layer's
 # wipes disabled: the control build (feature control-no-wipe) must report both as failed, each
 # having found what it looks for.
-cargo test --release -q --lib --features control-no-wipe wipe_tests >"$build/wipe_control.log" 2>&1
+cargo test --release -q --lib --features control-no-wipe -- bearer_tokens_leave_no_copy \
+    randomized_calls_leave_no_generator_output >"$build/wipe_control.log" 2>&1
 if grep -q '^test result: FAILED. 0 passed; 2 failed' "$build/wipe_control.log" \
     && grep -q 'freed blocks held the token' "$build/wipe_control.log" \
     && grep -q '^left on the stack:' "$build/wipe_control.log"; then
@@ -174,6 +175,22 @@ if "$cbindgen" --quiet --config cbindgen.toml --crate privacy-tokens-c --output 
     fi
 else
     failure "cbindgen"
+fi
+# The ctypes declarations (python/privacy_tokens.py, review BND-23), generated from the header.
+ctypes_py="$here/python/privacy_tokens.py"
+if python3 tests/gen_ctypes.py "$header" "$build/privacy_tokens.py" 2>"$build/gen_ctypes.log"; then
+    if [[ "${1:-}" == "--update-header" ]]; then
+        cp "$build/privacy_tokens.py" "$ctypes_py"
+        echo "python/privacy_tokens.py rewritten"
+    fi
+    if diff -u "$ctypes_py" "$build/privacy_tokens.py"; then
+        pass "python/privacy_tokens.py is what tests/gen_ctypes.py generates from the header"
+    else
+        failure "python/privacy_tokens.py differs from tests/gen_ctypes.py's output (bash bindings/c/test.sh --update-header)"
+    fi
+else
+    cat "$build/gen_ctypes.log"
+    failure "tests/gen_ctypes.py"
 fi
 PRIVACY_TOKENS_LIB="$lib_so" python3 tests/header_check.py "$header" >"$build/header_check.log" 2>&1
 cat "$build/header_check.log"
@@ -293,6 +310,49 @@ if [[ -n "$server_bin" ]]; then
     fi
 fi
 timing "smoke.py"
+
+# 7. Threads (review BND-21): tests/test_threads.c natively with many rounds, and under
+# helgrind (after a warm-up on the main thread, a clean run reports no race), with a control:
+# the library built with --features control-race (an unsynchronized counter in
+# pt_privacy_pass_issuer_issue) must be reported; the normal library is rebuilt after it.
+if cc "${cflags[@]}" -O2 -DROUNDS=40 -o "$build/test_threads_native" tests/test_threads.c "${libs[@]}" \
+    2>"$build/test_threads_native.cc.log" && "$build/test_threads_native" >"$build/test_threads_native.log" 2>&1; then
+    pass "test_threads natively, 4 threads x 40 rounds"
+else
+    cat "$build/test_threads_native.cc.log" "$build/test_threads_native.log"
+    failure "test_threads natively, 4 threads x 40 rounds"
+fi
+helgrind=(valgrind -q --tool=helgrind --error-exitcode=1)
+if cc "${cflags[@]}" -DROUNDS=1 -o "$build/test_threads_hg" tests/test_threads.c "${libs[@]}" \
+    2>"$build/test_threads_hg.cc.log" && "${helgrind[@]}" "$build/test_threads_hg" >"$build/test_threads_hg.log" 2>&1 \
+    && ! grep -q 'Possible data race' "$build/test_threads_hg.log"; then
+    pass "test_threads under helgrind: no data race"
+else
+    cat "$build/test_threads_hg.cc.log" "$build/test_threads_hg.log"
+    failure "test_threads under helgrind"
+fi
+race_a="$build/libprivacy_tokens_control_race.a"
+if cargo build --release -q --features control-race 2>"$build/control_race_build.log" && cp "$lib_a" "$race_a" \
+    && cc "${cflags[@]}" -DROUNDS=1 -o "$build/test_threads_race" tests/test_threads.c "$race_a" -lpthread -ldl -lm \
+        2>>"$build/control_race_build.log"; then
+    "${helgrind[@]}" "$build/test_threads_race" >"$build/test_threads_race.log" 2>&1
+    rc=$?
+    if ((rc == 1)) && grep -q 'Possible data race' "$build/test_threads_race.log" \
+        && grep -q 'pt_privacy_pass_issuer_issue' "$build/test_threads_race.log"; then
+        pass "control: helgrind reports the race of --features control-race in pt_privacy_pass_issuer_issue"
+    else
+        tail -n 30 "$build/test_threads_race.log"
+        failure "control: helgrind did not report the control-race build's data race (exit $rc)"
+    fi
+else
+    cat "$build/control_race_build.log"
+    failure "control: the control-race build"
+fi
+if ! cargo build --release -q 2>"$build/rebuild.log"; then
+    cat "$build/rebuild.log"
+    failure "cargo build --release (the normal library again, after the control)"
+fi
+timing "threads"
 echo "# total: $((SECONDS - started)) s"
 
 finish

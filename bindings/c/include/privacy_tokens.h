@@ -169,6 +169,14 @@ typedef struct pt_credential pt_credential;
 typedef struct pt_credential_request_state pt_credential_request_state;
 
 /**
+ * A parsed issuer directory: its `issuer-request-uri` and its `token-keys` in directory order
+ * (unknown token types included). From `pt_parse_issuer_directory`, freed with
+ * `pt_issuer_directory_free`. Public data; read-only after creation, so any number of threads
+ * may read it at once.
+ */
+typedef struct pt_issuer_directory pt_issuer_directory;
+
+/**
  * The client of the base mode (RFC 9497 §3.3.1): no proof, no server key. Public data,
  * read-only: any number of threads may use it at once.
  */
@@ -837,6 +845,64 @@ pt_status pt_base64url_encode(const uint8_t *data,
 pt_status pt_base64url_decode(const char *text_in,
                               size_t text_len,
                               pt_buffer *out);
+
+/**
+ * Frees an issuer directory.
+ *
+ * `NULL` is a no-op. The handle must not be used again (nor be in use by another thread).
+ */
+void pt_issuer_directory_free(pt_issuer_directory *handle);
+
+/**
+ * Parses an issuer directory (text, JSON): `{"issuer-request-uri": "...", "token-keys":
+ * [{"token-type": 1, "token-key": "<base64url>", "not-before": 1686913811}, ...]}`, other
+ * members ignored. `PT_INVALID_ENCODING` for text that is not such a JSON object (a missing
+ * or mistyped member, a `token-key` that is not base64url) or not UTF-8.
+ */
+pt_status pt_parse_issuer_directory(const char *json,
+                                    size_t json_len,
+                                    pt_issuer_directory **out);
+
+/**
+ * The `issuer-request-uri` (text): where token requests are POSTed.
+ */
+pt_status pt_issuer_directory_request_uri(const pt_issuer_directory *directory,
+                                          pt_buffer *out);
+
+/**
+ * How many entries `token-keys` has.
+ */
+pt_status pt_issuer_directory_key_count(const pt_issuer_directory *directory,
+                                        size_t *count);
+
+/**
+ * The entry of `token-keys` at `index`: its token type and its key (decoded: the bytes
+ * `pt_create_token_request` and `pt_create_credential_request` take as `token_key`).
+ * `PT_INVALID_ARGUMENT` for an index past the end.
+ */
+pt_status pt_issuer_directory_key(const pt_issuer_directory *directory,
+                                  size_t index,
+                                  uint16_t *token_type,
+                                  pt_buffer *token_key);
+
+/**
+ * The `not-before` of the entry at `index` (Unix time, seconds); `PT_ABSENT` when the entry
+ * has none, `PT_INVALID_ARGUMENT` for an index past the end.
+ */
+pt_status pt_issuer_directory_key_not_before(const pt_issuer_directory *directory,
+                                             size_t index,
+                                             uint64_t *not_before);
+
+/**
+ * The key to use for `token_type` at time `now` (Unix seconds): the first entry of that type,
+ * in directory order, whose `not-before` is absent or at most `now`. `PT_ABSENT` when there is
+ * none. Pass it as the `token_key` of `pt_create_token_request` (or
+ * `pt_create_credential_request`) rather than `NULL` (the origin's `token-key`).
+ */
+pt_status pt_issuer_directory_find_key(const pt_issuer_directory *directory,
+                                       uint16_t token_type,
+                                       uint64_t now,
+                                       pt_buffer *token_key);
 
 /**
  * The version of the library actually loaded, `"MAJOR.MINOR.PATCH"` (a static NUL-terminated

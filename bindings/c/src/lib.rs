@@ -23,6 +23,7 @@
 
 pub mod arc;
 pub mod challenge;
+pub mod directory;
 pub mod ffi;
 pub mod oprf;
 pub mod privacy_pass;
@@ -41,6 +42,7 @@ ffi::handle_types!(
     oprf::pt_poprf_client_state,
     challenge::pt_challenge,
     challenge::pt_challenge_list,
+    directory::pt_issuer_directory,
     privacy_pass::pt_token,
     privacy_pass::pt_privacy_pass_issuer,
     arc::pt_arc_issuer,
@@ -68,6 +70,7 @@ const _: () = {
     send::<oprf::pt_poprf_client_state>();
     sync::<challenge::pt_challenge>();
     sync::<challenge::pt_challenge_list>();
+    sync::<directory::pt_issuer_directory>();
     sync::<privacy_pass::pt_token>();
     sync::<privacy_pass::pt_privacy_pass_issuer>();
     sync::<arc::pt_arc_issuer>();

@@ -608,6 +608,17 @@ pub unsafe extern "C" fn pt_privacy_pass_issuer_issue(
     content_type_out: *mut *const c_char,
 ) -> pt_status {
     guard(|| {
+        #[cfg(feature = "control-race")]
+        {
+            static mut ISSUED: u64 = 0;
+            // The control's data race, on purpose: threads sharing an issuer increment this
+            // counter without synchronization.
+            // SAFETY: none (a test control build only).
+            unsafe {
+                let p = &raw mut ISSUED;
+                p.write_volatile(p.read_volatile() + 1);
+            }
+        }
         let outputs = [body.cast(), content_type_out.cast()];
         let (body_out, ct_out) = (
             out_buffer(body),

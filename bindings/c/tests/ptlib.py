@@ -4,31 +4,19 @@ its buffer structs, and a tiny runner printing "ok - name" / "not ok - name" and
 
 import ctypes
 import os
+import sys
 import traceback
 
 PT_OK = 0
 
 
-class Buffer(ctypes.Structure):
-    """`pt_buffer`."""
-    _fields_ = [("data", ctypes.POINTER(ctypes.c_uint8)), ("len", ctypes.c_size_t)]
+# The generated declarations (python/privacy_tokens.py): every function with its argtypes and
+# restype, so each argument is converted to its parameter's exact C type.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import privacy_tokens as pt  # noqa: E402
 
-
-class BufferList(ctypes.Structure):
-    """`pt_buffer_list`."""
-    _fields_ = [("items", ctypes.POINTER(Buffer)), ("count", ctypes.c_size_t)]
-
-
-class Slice(ctypes.Structure):
-    """`pt_slice`."""
-    _fields_ = [("data", ctypes.c_char_p), ("len", ctypes.c_size_t)]
-
-
-lib = ctypes.CDLL(os.environ["PRIVACY_TOKENS_LIB"])
-lib.pt_status_name.restype = ctypes.c_char_p
-lib.pt_status_name.argtypes = [ctypes.c_int32]
-lib.pt_buffer_free.argtypes = [ctypes.POINTER(Buffer)]
-lib.pt_buffer_list_free.argtypes = [ctypes.POINTER(BufferList)]
+Buffer, BufferList, Slice = pt.Buffer, pt.BufferList, pt.Slice
+lib = pt.load(os.environ["PRIVACY_TOKENS_LIB"])
 
 
 class PtError(Exception):
@@ -40,12 +28,9 @@ class PtError(Exception):
 
 
 def call(name, *args):
-    """Calls `name`, raising PtError unless it returns PT_OK. Python ints go as size_t (a full
-    register or 8-byte stack slot on x86-64 and aarch64, so they also fill the narrower integer
-    parameters)."""
-    f = getattr(lib, name)
-    f.restype = ctypes.c_int32
-    s = f(*(ctypes.c_size_t(a) if isinstance(a, int) else a for a in args))
+    """Calls `name`, raising PtError unless it returns PT_OK (its argtypes, from the generated
+    module, convert each argument to its parameter's C type)."""
+    s = getattr(lib, name)(*args)
     if s != PT_OK:
         raise PtError(name, s)
 
@@ -75,9 +60,7 @@ def out_bytes(name, *args):
 
 def free(name, handle):
     """Frees a handle with its `pt_*_free`."""
-    f = getattr(lib, name)
-    f.argtypes = [ctypes.c_void_p]
-    f(handle)
+    getattr(lib, name)(handle)
 
 
 class Runner:

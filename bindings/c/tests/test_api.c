@@ -870,6 +870,91 @@ static void arc_bad_input(void) {
 }
 
 
+
+/* Review BND-14: the issuer directory (RFC 9578 §4), its key used instead of the origin's. */
+static void issuer_directory(void) {
+    pt_privacy_pass_issuer *issuer = NULL;
+    OK(pt_privacy_pass_issuer_generate(PT_TOKEN_TYPE_1, &issuer));
+    pt_buffer key, b64;
+    OK(pt_privacy_pass_issuer_token_key(issuer, &key));
+    OK(pt_base64url_encode(key.data, key.len, &b64));
+    char json[1024];
+    int n = snprintf(json, sizeof json,
+                     "{\"issuer-request-uri\": \"https://issuer.example/token-request\",\n"
+                     " \"token-keys\": [{\"token-type\": 2, \"token-key\": \"AAAA\"},\n"
+                     "   {\"token-type\": 1, \"token-key\": \"%s\", \"not-before\": 2000000000},\n"
+                     "   {\"token-type\": 1, \"token-key\": \"%s\"}], \"extra\": [1]}",
+                     (const char *)b64.data, (const char *)b64.data);
+    CHECK(n > 0 && (size_t)n < sizeof json);
+    pt_issuer_directory *dir = NULL;
+    OK(pt_parse_issuer_directory(json, (size_t)n, &dir));
+    pt_buffer uri, k;
+    OK(pt_issuer_directory_request_uri(dir, &uri));
+    CHECK(buf_is(&uri, "https://issuer.example/token-request"));
+    size_t count = 0;
+    OK(pt_issuer_directory_key_count(dir, &count));
+    CHECK(count == 3);
+    uint16_t type = 0;
+    OK(pt_issuer_directory_key(dir, 0, &type, &k));
+    CHECK(type == 2 && buf_eq(&k, "\x00\x00\x00", 3));
+    pt_buffer_free(&k);
+    uint64_t nb = 0;
+    OK(pt_issuer_directory_key_not_before(dir, 1, &nb));
+    CHECK(nb == 2000000000u);
+    EXPECT(pt_issuer_directory_key_not_before(dir, 2, &nb), PT_ABSENT);
+    EXPECT(pt_issuer_directory_key(dir, 3, &type, &k), PT_INVALID_ARGUMENT);
+    CHECK(k.data == NULL);
+    /* The first type 1 key valid at `now`: entry 2 now, entry 1 after its not-before. */
+    OK(pt_issuer_directory_find_key(dir, PT_TOKEN_TYPE_1, 1700000000u, &k));
+    CHECK(buf_eq(&k, key.data, key.len));
+    pt_buffer none;
+    EXPECT(pt_issuer_directory_find_key(dir, PT_TOKEN_TYPE_5, 1700000000u, &none), PT_ABSENT);
+    CHECK(none.data == NULL);
+
+    /* The directory's key for a challenge whose token-key is another issuer's: the request is
+     * made under the directory's key (and the issuer answers it). */
+    pt_privacy_pass_issuer *other = NULL;
+    pt_buffer other_key, body, resp;
+    OK(pt_privacy_pass_issuer_generate(PT_TOKEN_TYPE_1, &other));
+    OK(pt_privacy_pass_issuer_token_key(other, &other_key));
+    pt_challenge *c = challenge_for(PT_TOKEN_TYPE_1, &other_key);
+    const char *ct = NULL, *rct = NULL;
+    pt_token_request_state *st = NULL;
+    OK(pt_create_token_request(c, k.data, k.len, 0, &body, &ct, &st));
+    OK(pt_privacy_pass_issuer_issue(issuer, body.data, body.len, ct, strlen(ct), &resp, &rct));
+    pt_buffer_list tokens;
+    OK(pt_token_request_state_finalize(st, resp.data, resp.len, &tokens));
+    CHECK(tokens.count == 1);
+
+    /* Not a directory. */
+    pt_issuer_directory *bad = NULL;
+    EXPECT(pt_parse_issuer_directory("[]", 2, &bad), PT_INVALID_ENCODING);
+    EXPECT(pt_parse_issuer_directory("{\"issuer-request-uri\": \"x\"}", 27, &bad),
+           PT_INVALID_ENCODING);
+    const char *bad_key = "{\"issuer-request-uri\": \"x\", \"token-keys\": "
+                          "[{\"token-type\": 1, \"token-key\": \"***\"}]}";
+    EXPECT(pt_parse_issuer_directory(bad_key, strlen(bad_key), &bad), PT_INVALID_ENCODING);
+    const char *bad_type = "{\"issuer-request-uri\": \"x\", \"token-keys\": "
+                           "[{\"token-type\": 70000, \"token-key\": \"AAAA\"}]}";
+    EXPECT(pt_parse_issuer_directory(bad_type, strlen(bad_type), &bad), PT_INVALID_ENCODING);
+    EXPECT(pt_parse_issuer_directory(NULL, 3, &bad), PT_NULL_ARGUMENT);
+    CHECK(bad == NULL);
+
+    pt_buffer_list_free(&tokens);
+    pt_buffer_free(&resp);
+    pt_buffer_free(&body);
+    pt_token_request_state_free(st);
+    pt_challenge_free(c);
+    pt_buffer_free(&other_key);
+    pt_privacy_pass_issuer_free(other);
+    pt_buffer_free(&k);
+    pt_buffer_free(&uri);
+    pt_issuer_directory_free(dir);
+    pt_buffer_free(&b64);
+    pt_buffer_free(&key);
+    pt_privacy_pass_issuer_free(issuer);
+}
+
 /* Review BND-8, BND-9, BND-10: the output and handle conventions under misuse. */
 static void misuse(void) {
     pt_privacy_pass_issuer *issuer = NULL;
@@ -1035,6 +1120,7 @@ int main(void) {
     RUN(arc_bad_input);
     RUN(optional_inputs_null_with_length);
     RUN(misuse);
+    RUN(issuer_directory);
 #ifdef PT_CONTROL_LEAK
     RUN(control_leak);
 #endif
