@@ -12,9 +12,15 @@
 //! Errors reach JavaScript as thrown `Error` objects named `PrivacyTokensError` with a stable
 //! `code` ([`code_of`]); arguments are type-checked here (a string where bytes are expected is a
 //! `INVALID_ARGUMENT` error, not a silent conversion). Secret values (client states, keys,
-//! credentials) live in Rust memory and are zeroized when their JavaScript object is freed
-//! (`free()`, `Symbol.dispose`, or the garbage collector's finalizer); secret bytes handed to
-//! JavaScript (`toBytes()`, `secretKey()`) are copied out of a buffer that is then wiped.
+//! credentials, tokens) live in Rust memory and are zeroized when their JavaScript object is
+//! freed (`free()`, `Symbol.dispose`, or the garbage collector's finalizer); secret bytes handed
+//! to JavaScript (`toBytes()`, `secretKey()`, `authorizationHeader()`) are copied out of a buffer
+//! that is then wiped. Every call that draws randomness or moves a secret runs under the
+//! library's stack wipe ([`privacy_tokens::run_wiped`], through [`with_rng`] and `wiped`), with
+//! a per-call generator that wipes itself: WebAssembly's shadow stack is linear memory, which
+//! any script holding the instance's exports can read. The package's JavaScript entries guard
+//! every function and method, so that wasm-bindgen's own errors (a freed object, an argument of
+//! the wrong class) also reach callers as `PrivacyTokensError`s.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
