@@ -4,7 +4,7 @@
 // node. The bundle must work: the Node entry's initialization kept, the WebAssembly found.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -64,4 +64,55 @@ test('webpack 5, target node, mode production (sideEffects honoured): the bundle
     });
     assert.equal(stats.hasErrors(), false, stats.toString('errors-only'));
     assert.deepEqual(run(join(dir, 'dist', 'bundle.js'), dir), EXPECTED);
+  }));
+
+test('esbuild --bundle --platform=browser: the web entry keeps its guards and runs after initSync', () =>
+  withTmp(async (dir) => {
+    // A browser bundle (the `default` condition: index.js), run by node with the module handed in
+    // as a worker runtime would: the classes' guards must survive tree shaking.
+    const entry = `
+      import { initSync, Challenge, PrivacyPassIssuer, createTokenRequest, PrivacyTokensError } from 'privacy-tokens';
+      export function run(bytes) {
+        initSync({ module: bytes });
+        const issuer = PrivacyPassIssuer.generate(1);
+        const challenge = Challenge.create({ tokenType: 1, issuerName: 'issuer.example', tokenKey: issuer.tokenKey });
+        const req = createTokenRequest(challenge);
+        const [token] = req.state.finalize(issuer.issue(req.body, req.contentType).body);
+        const codes = [];
+        const valid = issuer.verifyToken(token.toBytes(), challenge);
+        for (const f of [() => createTokenRequest(undefined), () => { token.free(); token.toBytes(); }]) {
+          try { f(); codes.push('none'); } catch (e) { codes.push(e instanceof PrivacyTokensError ? e.code : String(e)); }
+        }
+        return { valid, codes };
+      }
+    `;
+    const outfile = join(dir, 'web.mjs');
+    await esbuild.build({
+      stdin: { contents: entry, resolveDir: here, sourcefile: 'entry.mjs', loader: 'js' },
+      bundle: true, platform: 'browser', format: 'esm', outfile, logLevel: 'silent',
+    });
+    const wasm = join(here, 'pkg', 'full', 'privacy_tokens_bg.wasm');
+    const runner = join(dir, 'run.mjs');
+    writeFileSync(runner, `
+      import { readFileSync } from 'node:fs';
+      import { run } from './web.mjs';
+      console.log(JSON.stringify(run(readFileSync(${JSON.stringify(wasm)}))));
+    `);
+    assert.deepEqual(run(runner, dir), { valid: true, codes: ['INVALID_ARGUMENT', 'STATE_CONSUMED'] });
+  }));
+
+test('control: the same esbuild bundle of a copy of the package declaring "sideEffects": false fails (the Node entry\'s initialization dropped)', () =>
+  withTmp(async (dir) => {
+    const copy = join(dir, 'node_modules', 'privacy-tokens');
+    mkdirSync(join(dir, 'node_modules'));
+    cpSync(join(here, 'pkg'), copy, { recursive: true });
+    const pj = JSON.parse(readFileSync(join(copy, 'package.json'), 'utf8'));
+    pj.sideEffects = false;
+    writeFileSync(join(copy, 'package.json'), JSON.stringify(pj));
+    const outfile = join(dir, 'bundle.mjs');
+    await esbuild.build({
+      stdin: { contents: ENTRY, resolveDir: dir, sourcefile: 'entry.mjs', loader: 'js' },
+      bundle: true, platform: 'node', format: 'esm', outfile, logLevel: 'silent',
+    });
+    assert.throws(() => run(outfile, dir), /Cannot read properties of undefined \(reading 'privacypassissuer_generate'\)/);
   }));
