@@ -3,30 +3,40 @@
 #   0. the tools, installed when missing: a C compiler, valgrind, python3 and nm (apt-get),
 #      rustfmt and clippy (rustup), cbindgen at the pinned version (cargo install --locked);
 #   1. cargo fmt --check, cargo clippy --release --all-targets -- -D warnings, cargo build
-#      --release (libprivacy_tokens.a / .so), the Rust unit tests;
-#   2. the header regenerated with cbindgen and diffed against include/privacy_tokens.h, and
+#      --release (libprivacy_tokens.a / .so), the shared library's SONAME (readelf), the Rust
+#      unit tests (among them src/wipe_tests.rs: freed heap and stale stack scanned for bearer
+#      tokens and the per-call generator's output), and their control (built with --features
+#      control-no-wipe, both wipe tests must fail, having found what they look for);
+#   2. the header regenerated with cbindgen and diffed against include/privacy_tokens.h, the
+#      ctypes declarations (python/privacy_tokens.py) regenerated from it and diffed, and
 #      tests/header_check.py: every function, constant, type and field documented, every
 #      handle's thread safety stated and its _free present, pt_status returns, every function
-#      called by a C test, the pt_ prefix, the shared library's exports equal to the header's
-#      functions (with two controls: a header with one doc comment removed, and one with a
-#      thread-safety sentence removed, must each fail);
+#      called by a C test, the pt_ prefix, the version functions and macros, the shared
+#      library's exports equal to the header's functions (with two controls: a header with one
+#      doc comment removed, and one with a thread-safety sentence removed, must each fail);
 #   3. each tests/*.c compiled with cc against the header and the static library, run under
 #      valgrind --leak-check=full --error-exitcode=1; tests/header_cxx.cpp with c++ (the header
 #      as C++11);
 #   4. controls: a test program built with a wrong status expectation must fail, and one built
 #      with a leaked buffer must fail under valgrind;
 #   5. tests/vectors.py: RFC 9497 and BoringSSL Trust Token vectors through the shared library
-#      (Python ctypes), with a control (one altered expected value must fail);
+#      (Python ctypes, through python/privacy_tokens.py), with a control (one altered expected
+#      value must fail);
 #   6. the Python ctypes smoke test (tests/smoke.py): Privacy Pass 0x0001 tokens (one, and an
 #      amortized batch) and an ARC credential's presentations from the issuer server process
-#      (server/, built with cargo build --release) over HTTP through the shared library.
+#      (server/, built with cargo build --release) over HTTP through the shared library;
+#   7. threads: tests/test_threads.c natively (40 rounds) and under helgrind, with a control
+#      (the library built with --features control-race must be reported; the normal library
+#      is rebuilt after it).
 # Ends with "N passed, M failed" (N, M: the tests of every step) and exits 1 if any failed.
 # Times on two cores shared with other builds (load about 7; each step prints its own): warm
-# 199 s, most of it valgrind (164 s); from a fresh clone 394 s (the crate's build, clippy and
-# unit tests 193 s), with the server already built (CI builds it first) and cbindgen installed,
-# which takes 206 s once per machine.
+# 400 s (Rust 72 s with the wipe control's build, valgrind 168 s, threads 124 s of which two
+# builds of this crate for the race control); from a fresh clone more (the dependencies are
+# built for the release build, clippy and the tests), with the server already built (CI builds
+# it first) and cbindgen installed, which takes 206 s once per machine.
 #
-#   --update-header   rewrite include/privacy_tokens.h instead of diffing it (then run again)
+#   --update-header   rewrite include/privacy_tokens.h and python/privacy_tokens.py instead of
+#                     diffing them (then run again)
 #   PRIVACY_TOKENS_SERVER_BIN=path   use a prebuilt server binary (no cargo build in server/)
 set -uo pipefail
 

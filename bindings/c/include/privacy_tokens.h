@@ -471,9 +471,10 @@ typedef struct {
 #define PT_RANDOMNESS_UNAVAILABLE 105
 
 /**
- * A panic was caught at the boundary (a bug in this library: please report it). Outputs are
- * left empty (as for any failure); handles passed in are still valid and can be freed, but a
- * one-shot state the call was finalizing may have been consumed.
+ * A panic was caught at the boundary (a bug in this library: please report it). Outputs were
+ * reset at entry, but one filled before the panic stays filled (free it as usual); handles
+ * passed in are still valid and can be freed, but a one-shot state the call was finalizing
+ * may have been consumed.
  */
 #define PT_PANIC 106
 

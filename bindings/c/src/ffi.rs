@@ -101,9 +101,10 @@ pub const PT_STATE_CONSUMED: pt_status = 103;
 pub const PT_ABSENT: pt_status = 104;
 /// The operating system's random number generator failed.
 pub const PT_RANDOMNESS_UNAVAILABLE: pt_status = 105;
-/// A panic was caught at the boundary (a bug in this library: please report it). Outputs are
-/// left empty (as for any failure); handles passed in are still valid and can be freed, but a
-/// one-shot state the call was finalizing may have been consumed.
+/// A panic was caught at the boundary (a bug in this library: please report it). Outputs were
+/// reset at entry, but one filled before the panic stays filled (free it as usual); handles
+/// passed in are still valid and can be freed, but a one-shot state the call was finalizing
+/// may have been consumed.
 pub const PT_PANIC: pt_status = 106;
 /// A library error this version of the C ABI has no code for (name `"UNKNOWN_ERROR"`).
 pub const PT_UNKNOWN_ERROR: pt_status = 199;
