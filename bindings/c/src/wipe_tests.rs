@@ -12,9 +12,15 @@
 //!   for the seed and for that key stream in the stack below the caller once the call returns.
 //!   Optimised builds only.
 //!
-//! Each test first checks that its scanner sees an unwiped copy. The features
+//! Each test first checks that its scanner sees an unwiped copy. The feature
 //! `control-no-wipe` (this layer's wipes disabled: the binding's stack wipe, the zeroizing
-//! generator, the token wipes) make both tests fail; `test.sh` runs them so and requires that.
+//! generator, the token wipes) makes both tests fail; `test.sh` runs them so and requires that.
+//! In that build the stack scan finds the seed or key stream after 4 of its 7 calls
+//! (`pt_create_token_request`, `pt_privacy_pass_issuer_issue`, `pt_arc_issuer_issue`,
+//! `pt_voprf_server_blind_evaluate`), and the heap scan the Privacy Pass token. On the code
+//! before the fix (rand's `StdRng`, no binding-level wipe) the stack scan found the seed and
+//! most of the first 256 bytes of key stream after each of the first five calls, and the heap
+//! scan 10 freed blocks holding the Privacy Pass token and 2 the ARC token.
 //!
 //! Both scans run in one test each; nothing else in this binary arms the scanner.
 
@@ -37,6 +43,7 @@ use std::alloc::{GlobalAlloc, Layout};
 use crate::arc::*;
 use crate::challenge::*;
 use crate::ffi::*;
+use crate::oprf::*;
 use crate::privacy_pass::*;
 
 // ---------------------------------------------------------------------------------------------
@@ -655,7 +662,54 @@ fn randomized_calls_leave_no_generator_output_on_the_stack() {
     stale.take();
     ok(s, "present");
     check(&stale, "pt_credential_present", SEED_CLIENT);
+
+    // VOPRF (P-384): the client's blind, the server's proof nonce.
+    let (mut vs, mut vc) = (core::ptr::null_mut(), core::ptr::null_mut());
+    let (mut vpk, mut blinded, mut evaluated, mut proof) = (
+        pt_buffer::empty(),
+        pt_buffer::empty(),
+        pt_buffer::empty(),
+        pt_buffer::empty(),
+    );
+    let mut vst = core::ptr::null_mut();
+    // SAFETY: handle and buffer outputs, a buffer the library filled.
+    unsafe {
+        ok(
+            pt_voprf_server_generate(PT_SUITE_P384_SHA384, &mut vs),
+            "voprf server",
+        );
+        ok(pt_voprf_server_public_key(vs, &mut vpk), "voprf key");
+        ok(
+            pt_voprf_client_new(PT_SUITE_P384_SHA384, vpk.data, vpk.len, &mut vc),
+            "voprf client",
+        );
+    }
+    test_seed::set(Some(SEED_CLIENT));
+    paint();
+    // SAFETY: a live client, readable input, outputs to locals.
+    let s = unsafe { pt_voprf_client_blind(vc, b"input".as_ptr(), 5, &mut blinded, &mut vst) };
+    stale.take();
+    ok(s, "voprf blind");
+    check(&stale, "pt_voprf_client_blind", SEED_CLIENT);
+    test_seed::set(Some(SEED_ISSUER));
+    paint();
+    // SAFETY: a live server, a library buffer, outputs to locals.
+    let s = unsafe {
+        pt_voprf_server_blind_evaluate(vs, blinded.data, blinded.len, &mut evaluated, &mut proof)
+    };
+    stale.take();
+    ok(s, "voprf blind_evaluate");
+    check(&stale, "pt_voprf_server_blind_evaluate", SEED_ISSUER);
     test_seed::set(None);
+    // SAFETY: live handles and buffers, freed once.
+    unsafe {
+        for b in [&mut vpk, &mut blinded, &mut evaluated, &mut proof] {
+            pt_buffer_free(b);
+        }
+        pt_voprf_client_state_free(vst);
+        pt_voprf_client_free(vc);
+        pt_voprf_server_free(vs);
+    }
 
     // SAFETY: live handles and buffers, freed once.
     unsafe {
