@@ -297,11 +297,39 @@ static void oprf_garbage(void) {
     }
 }
 
+/* The issuer directory parser (JSON): mutated directories and random bytes. */
+static void directory_garbage(void) {
+    static const char dir[] =
+        "{\"issuer-request-uri\": \"https://issuer.example/token-request\", \"token-keys\": "
+        "[{\"token-type\": 1, \"token-key\": \"AAAA\", \"not-before\": 1}, "
+        "{\"token-type\": 2, \"token-key\": \"AAAA\"}]}";
+    pt_issuer_directory *d = NULL;
+    OK(pt_parse_issuer_directory(dir, strlen(dir), &d));
+    pt_issuer_directory_free(d);
+    for (int r = 0; r < 20 * ROUNDS; r++) {
+        size_t n = mutate((const uint8_t *)dir, strlen(dir), buf, sizeof buf);
+        d = NULL;
+        pt_status s = pt_parse_issuer_directory((const char *)buf, n, &d);
+        SANE(s);
+        CHECK((s == PT_OK) == (d != NULL));
+        pt_issuer_directory_free(d);
+        /* Random bytes, and deep nesting. */
+        n = next() % 300;
+        fill(buf, n);
+        REFUSED(pt_parse_issuer_directory((const char *)buf, n, &d));
+        CHECK(d == NULL);
+    }
+    memset(buf, '[', sizeof buf);
+    REFUSED(pt_parse_issuer_directory((const char *)buf, sizeof buf, &d));
+    CHECK(d == NULL);
+}
+
 int main(void) {
     RUN(privacy_pass_garbage);
     RUN(headers_garbage);
     RUN(arc_garbage);
     RUN(trust_token_garbage);
     RUN(oprf_garbage);
+    RUN(directory_garbage);
     return SUMMARY();
 }
