@@ -24,6 +24,8 @@
 //! # Ok::<(), privacy_tokens::Error>(())
 //! ```
 
+use zeroize::{Zeroize, Zeroizing};
+
 use crate::{Error, Result};
 
 /// The authentication scheme name (RFC 9577 §2), matched case-insensitively.
@@ -151,10 +153,16 @@ pub fn www_authenticate(
 
 /// `PrivateToken token=<padded base64url of token>` (RFC 9577 §2.2), the `Authorization`
 /// header value that redeems a serialized token.
+///
+/// The value is a bearer secret until the token is spent: it is built in one allocation of its
+/// final size (no growing copy is freed behind it), and the caller should wipe it after use
+/// (`zeroize::Zeroizing<String>`).
 pub fn authorization_header(token: &[u8]) -> String {
-    let mut s = String::from(SCHEME);
-    s.push_str(" token=");
-    s.push_str(&base64url_encode(token));
+    const PREFIX: &str = " token=";
+    let mut s = String::with_capacity(SCHEME.len() + PREFIX.len() + token.len().div_ceil(3) * 4);
+    s.push_str(SCHEME);
+    s.push_str(PREFIX);
+    base64url_encode_into(token, &mut s);
     s
 }
 
@@ -162,12 +170,30 @@ pub fn authorization_header(token: &[u8]) -> String {
 /// (RFC 9577 §2.2.2): scheme and parameter names case-insensitive, the value quoted or not,
 /// padded or not, other parameters ignored.
 ///
+/// The token is a bearer secret until it is spent: every copy of the value that the parse
+/// makes (parameter strings, the unescaped quoted string) is wiped before it is freed, and the
+/// returned bytes are the only one left, for the caller to wipe (`zeroize::Zeroizing`).
+///
 /// # Errors
 /// [`Error::UnsupportedValue`] for another scheme; [`Error::InvalidEncoding`] for a value that
 /// does not parse, no or several `token` parameters, or a token that is not canonical
 /// base64url.
 pub fn parse_authorization(value: &str) -> Result<Vec<u8>> {
-    let mut challenges = parse_challenges(value.as_bytes()).into_iter();
+    let mut parsed = parse_challenges(value.as_bytes());
+    let token = authorization_token(&parsed);
+    for (scheme, params) in &mut parsed {
+        scheme.zeroize();
+        for (name, value) in params {
+            name.zeroize();
+            value.zeroize();
+        }
+    }
+    token
+}
+
+/// [`parse_authorization`] over the parsed challenges, which the caller wipes.
+fn authorization_token(parsed: &[(Vec<u8>, Params)]) -> Result<Vec<u8>> {
+    let mut challenges = parsed.iter();
     let (scheme, params) = challenges.next().ok_or(Error::InvalidEncoding)?;
     if !scheme.eq_ignore_ascii_case(SCHEME.as_bytes()) {
         return Err(Error::UnsupportedValue);
@@ -175,12 +201,12 @@ pub fn parse_authorization(value: &str) -> Result<Vec<u8>> {
     if challenges.next().is_some() {
         return Err(Error::InvalidEncoding);
     }
-    let mut tokens = params.into_iter().filter(|(k, _)| k == "token");
-    let token = tokens.next().ok_or(Error::InvalidEncoding)?.1;
+    let mut tokens = params.iter().filter(|(k, _)| k == "token");
+    let token = &tokens.next().ok_or(Error::InvalidEncoding)?.1;
     if tokens.next().is_some() {
         return Err(Error::InvalidEncoding);
     }
-    base64url_decode(&token)
+    base64url_decode(token)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -242,14 +268,16 @@ impl Cursor<'_> {
     }
 
     /// A quoted string (the cursor on its opening quote), unescaped; `None` if unterminated.
+    /// Allocated once at the most it can hold, so no growing copy of a value (a token, in an
+    /// `Authorization` header) is freed behind it; wiped when dropped unreturned.
     fn quoted(&mut self) -> Option<Vec<u8>> {
         self.i += 1;
-        let mut v = Vec::new();
+        let mut v = Zeroizing::new(Vec::with_capacity(self.s.len() - self.i));
         loop {
             match self.peek()? {
                 b'"' => {
                     self.i += 1;
-                    return Some(v);
+                    return Some(core::mem::take(&mut *v));
                 }
                 b'\\' => {
                     v.push(*self.s.get(self.i + 1)?);
@@ -304,13 +332,20 @@ fn parse_challenges(s: &[u8]) -> Vec<(Vec<u8>, Params)> {
             match (value, out.last_mut(), ends) {
                 (Some(v), Some((_, params)), true) => match String::from_utf8(v) {
                     Ok(v) => params.push((lower(&name), v)),
-                    Err(_) => params.push(("\0".into(), String::new())),
+                    Err(e) => {
+                        e.into_bytes().zeroize();
+                        params.push(("\0".into(), String::new()));
+                    }
                 },
-                (_, Some((_, params)), _) => {
+                (mut v, Some((_, params)), _) => {
+                    v.zeroize();
                     params.push(("\0".into(), String::new()));
                     c.skip_item();
                 }
-                (_, None, _) => c.skip_item(),
+                (mut v, None, _) => {
+                    v.zeroize();
+                    c.skip_item();
+                }
             }
             continue;
         }
@@ -352,6 +387,12 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 /// Base64url (RFC 4648 §5) with `=` padding, the form RFC 9577 gives.
 pub fn base64url_encode(bytes: &[u8]) -> String {
     let mut s = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    base64url_encode_into(bytes, &mut s);
+    s
+}
+
+/// [`base64url_encode`] appended to `s`.
+fn base64url_encode_into(bytes: &[u8], s: &mut String) {
     for chunk in bytes.chunks(3) {
         let b = [
             chunk[0],
@@ -367,7 +408,6 @@ pub fn base64url_encode(bytes: &[u8]) -> String {
             }
         }
     }
-    s
 }
 
 fn sextet(c: u8) -> Option<u32> {
@@ -402,7 +442,8 @@ pub fn base64url_decode(s: &str) -> Result<Vec<u8>> {
     if body.len() % 4 == 1 {
         return Err(Error::InvalidEncoding);
     }
-    let mut out = Vec::with_capacity(body.len() * 3 / 4);
+    // Wiped if the decoding fails part way (what was decoded may be a token's bytes).
+    let mut out = Zeroizing::new(Vec::with_capacity(body.len().div_ceil(4) * 3));
     for chunk in body.chunks(4) {
         let mut n = 0u32;
         for (k, &c) in chunk.iter().enumerate() {
@@ -416,7 +457,7 @@ pub fn base64url_decode(s: &str) -> Result<Vec<u8>> {
         }
         out.extend_from_slice(&bytes[1..1 + len]);
     }
-    Ok(out)
+    Ok(core::mem::take(&mut *out))
 }
 
 #[cfg(test)]

@@ -336,7 +336,10 @@ impl Token {
         out.extend_from_slice(&0u32.to_be_bytes());
         out.extend_from_slice(&self.challenge_digest);
         out.extend_from_slice(&self.issuer_key_id);
-        out.extend_from_slice(&self.presentation.to_bytes());
+        // Encoded in place: a temporary encoding (a bearer value) would be freed unwiped.
+        let at = out.len();
+        out.resize(at + self.presentation.encoded_len(), 0);
+        let _ = self.presentation.encode_into(&mut out[at..]);
         out
     }
 
