@@ -156,6 +156,12 @@ pub(crate) fn wiped<R>(body: impl FnOnce() -> R) -> R {
 /// itself on drop, it is built inside `body`'s wiped frame ([`wiped`]) and never moved out of
 /// it, and every copy of the seed is in that frame or a `Zeroizing`.
 pub fn with_rng<R>(body: impl FnOnce(&mut ChaCha12Rng) -> JsResult<R>) -> JsResult<R> {
+    // Compile-time: the generator wipes itself on drop (chacha20's `zeroize` feature); without
+    // the feature this does not build.
+    const _: () = {
+        const fn zeroize_on_drop<T: zeroize::ZeroizeOnDrop>() {}
+        zeroize_on_drop::<ChaCha12Rng>();
+    };
     wiped(|| {
         let mut rng = ChaCha12Rng::from_seed(*seed()?);
         let out = body(&mut rng);
