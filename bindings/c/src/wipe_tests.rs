@@ -65,11 +65,6 @@ static NEEDLES: Mutex<Needles> = Mutex::new(Needles {
     bytes: [[0; NEEDLE_LEN]; MAX_NEEDLES],
 });
 static ARMED: AtomicBool = AtomicBool::new(false);
-/// How many of the needles (from the first) are looked for; the others (the base64url forms)
-/// are skipped while this is below `NEEDLES.len`.
-static ACTIVE: AtomicUsize = AtomicUsize::new(MAX_NEEDLES);
-/// How many of the needles are raw bytes (the rest are base64url text).
-static RAW: AtomicUsize = AtomicUsize::new(MAX_NEEDLES);
 static HITS: AtomicUsize = AtomicUsize::new(0);
 /// The first hits, as `needle index << 32 | block size` (for the failure message).
 static HIT_LOG: [AtomicUsize; 4] = [const { AtomicUsize::new(0) }; 4];
@@ -140,8 +135,7 @@ static GLOBAL: Checking = Checking(Inspecting {
     armed: |size| ARMED.load(Ordering::SeqCst) && size >= MIN_NEEDLE_LEN,
     inspect: |block| {
         if let Ok(n) = NEEDLES.lock() {
-            let active = n.len.min(ACTIVE.load(Ordering::SeqCst));
-            for (i, (needle, &len)) in n.bytes[..active].iter().zip(&n.lens).enumerate() {
+            for (i, (needle, &len)) in n.bytes[..n.len].iter().zip(&n.lens).enumerate() {
                 if block.windows(len).any(|w| w == &needle[..len]) {
                     let h = HITS.fetch_add(1, Ordering::SeqCst);
                     if let Some(slot) = HIT_LOG.get(h) {
@@ -203,12 +197,6 @@ fn base64_needle(bytes: &[u8]) -> [u8; 48] {
 /// Runs `f` with the scanner armed for `needles` (32 to 48 bytes each) and returns how many
 /// freed blocks held one.
 fn freed_blocks_holding<T>(needles: &[&[u8]], f: impl FnOnce() -> T) -> (usize, T) {
-    freed_blocks_holding_raw(needles, needles.len(), f)
-}
-
-/// As [`freed_blocks_holding`], the first `raw` needles bytes, the rest base64url text.
-fn freed_blocks_holding_raw<T>(needles: &[&[u8]], raw: usize, f: impl FnOnce() -> T) -> (usize, T) {
-    RAW.store(raw, Ordering::SeqCst);
     assert!(needles.len() <= MAX_NEEDLES);
     {
         let mut n = NEEDLES.lock().expect("lock");
@@ -482,7 +470,7 @@ fn bearer_tokens_leave_no_copy_in_freed_heap() {
     let token = pp_flow(issuer, c);
     let b64 = base64_needle(&token);
     let needles: [&[u8]; 4] = [&token[TOKEN1_LEN - 48..], &token[2..34], &token[..48], &b64];
-    let (hits, again) = freed_blocks_holding_raw(&needles, 3, || pp_flow(issuer, c));
+    let (hits, again) = freed_blocks_holding(&needles, || pp_flow(issuer, c));
     assert_eq!(again, token, "the fixed seed gives the same token");
     let mut leaks = Vec::new();
     if hits != 0 {
@@ -506,7 +494,7 @@ fn bearer_tokens_leave_no_copy_in_freed_heap() {
     let n = token.len();
     let b64 = base64_needle(&token);
     let needles: [&[u8]; 3] = [&token[n - 48..], &token[..48], &b64];
-    let (hits, again) = freed_blocks_holding_raw(&needles, 2, || arc_flow(ai, ac, &cred));
+    let (hits, again) = freed_blocks_holding(&needles, || arc_flow(ai, ac, &cred));
     assert_eq!(again, token, "the fixed seed gives the same ARC token");
     if hits != 0 {
         leaks.push(format!(
