@@ -442,8 +442,9 @@ pub fn base64url_decode(s: &str) -> Result<Vec<u8>> {
     if body.len() % 4 == 1 {
         return Err(Error::InvalidEncoding);
     }
-    // Wiped if the decoding fails part way (what was decoded may be a token's bytes).
-    let mut out = Zeroizing::new(Vec::with_capacity(body.len().div_ceil(4) * 3));
+    // Wiped if the decoding fails part way (what was decoded may be a token's bytes); the
+    // capacity is the exact output length, so a success returns it without a copy.
+    let mut out = Zeroizing::new(Vec::with_capacity(body.len() * 3 / 4));
     for chunk in body.chunks(4) {
         let mut n = 0u32;
         for (k, &c) in chunk.iter().enumerate() {

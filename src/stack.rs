@@ -78,5 +78,5 @@ pub(crate) fn arc<R>(body: impl FnOnce() -> R) -> R {
 /// ```
 #[inline(always)]
 pub fn run_wiped<R>(body: impl FnOnce() -> R) -> R {
-    wiped::<ARC, R>(body)
+    arc(body)
 }

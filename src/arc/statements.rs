@@ -169,24 +169,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bases() {
-        let (b, k) = compute_bases(2).unwrap();
+    fn bases() -> Result<()> {
+        let (b, k) = compute_bases(2)?;
         assert_eq!((k, &b[..k]), (1, &[1u64][..]));
-        let (b, k) = compute_bases(5).unwrap();
+        let (b, k) = compute_bases(5)?;
         assert_eq!(&b[..k], &[2, 1, 1]);
-        let (b, k) = compute_bases(7).unwrap();
+        let (b, k) = compute_bases(7)?;
         assert_eq!(&b[..k], &[3, 2, 1]);
-        let (b, k) = compute_bases(8).unwrap();
+        let (b, k) = compute_bases(8)?;
         assert_eq!(&b[..k], &[4, 2, 1]);
-        let (b, k) = compute_bases(u32::MAX).unwrap();
+        let (b, k) = compute_bases(u32::MAX)?;
         assert_eq!(k, 32);
         assert_eq!(b[..k].iter().sum::<u64>(), u64::from(u32::MAX) - 1);
         for l in 2..300u32 {
-            let (b, k) = compute_bases(l).unwrap();
+            let (b, k) = compute_bases(l)?;
             assert_eq!(b[..k].iter().sum::<u64>(), u64::from(l) - 1);
             assert!(b[..k].windows(2).all(|w| w[0] >= w[1]));
         }
         assert!(compute_bases(1).is_err());
         assert!(compute_bases(0).is_err());
+        Ok(())
     }
 }

@@ -168,10 +168,8 @@ fn a_trimmed_buffer_or_list_is_freed_with_its_allocated_size() {
     let errors = freed_with_wrong_size(|| {
         let mut b = pt_buffer::empty();
         // SAFETY: readable input, a buffer output.
-        ok(
-            unsafe { pt_base64url_encode(b"abcdef".as_ptr(), 6, &mut b) },
-            "encode",
-        );
+        let s = unsafe { pt_base64url_encode(b"abcdef".as_ptr(), 6, &mut b) };
+        ok(s, "encode");
         b.len -= 1;
         // SAFETY: a buffer the library filled (its `len` changed, which is allowed).
         unsafe { pt_buffer_free(&mut b) };
@@ -239,13 +237,10 @@ const SEED_ISSUER: [u8; 32] = [0x22; 32];
 /// A Privacy Pass issuer of `token_type` with a derived key.
 fn pp_issuer(token_type: u16) -> *mut pt_privacy_pass_issuer {
     let mut i = core::ptr::null_mut();
+    let (seed, info) = (b"seed".as_ptr(), b"".as_ptr());
     // SAFETY: two readable byte strings and a handle output.
-    ok(
-        unsafe {
-            pt_privacy_pass_issuer_derive(token_type, b"seed".as_ptr(), 4, b"".as_ptr(), 0, &mut i)
-        },
-        "derive",
-    );
+    let s = unsafe { pt_privacy_pass_issuer_derive(token_type, seed, 4, info, 0, &mut i) };
+    ok(s, "derive");
     i
 }
 
@@ -462,10 +457,8 @@ fn bearer_tokens_leave_no_copy_in_freed_heap() {
     let issuer = pp_issuer(PT_TOKEN_TYPE_1);
     let mut key = pt_buffer::empty();
     // SAFETY: a live issuer, a buffer output.
-    ok(
-        unsafe { pt_privacy_pass_issuer_token_key(issuer, &mut key) },
-        "key",
-    );
+    let s = unsafe { pt_privacy_pass_issuer_token_key(issuer, &mut key) };
+    ok(s, "key");
     let c = challenge(PT_TOKEN_TYPE_1, &key);
     let token = pp_flow(issuer, c);
     let b64 = base64_needle(&token);
@@ -562,10 +555,8 @@ fn randomized_calls_leave_no_generator_output_on_the_stack() {
     let issuer = pp_issuer(PT_TOKEN_TYPE_1);
     let mut key = pt_buffer::empty();
     // SAFETY: a live issuer, a buffer output.
-    ok(
-        unsafe { pt_privacy_pass_issuer_token_key(issuer, &mut key) },
-        "key",
-    );
+    let s = unsafe { pt_privacy_pass_issuer_token_key(issuer, &mut key) };
+    ok(s, "key");
     let c = challenge(PT_TOKEN_TYPE_1, &key);
     let (mut body, mut resp) = (pt_buffer::empty(), pt_buffer::empty());
     let (mut ct, mut rct) = (core::ptr::null(), core::ptr::null());
@@ -573,9 +564,9 @@ fn randomized_calls_leave_no_generator_output_on_the_stack() {
 
     test_seed::set(Some(SEED_CLIENT));
     paint();
+    let no_key = core::ptr::null();
     // SAFETY: a live challenge, outputs to locals.
-    let s =
-        unsafe { pt_create_token_request(c, core::ptr::null(), 0, 0, &mut body, &mut ct, &mut st) };
+    let s = unsafe { pt_create_token_request(c, no_key, 0, 0, &mut body, &mut ct, &mut st) };
     stale.take();
     ok(s, "request");
     check(&stale, "pt_create_token_request", SEED_CLIENT);
@@ -628,11 +619,10 @@ fn randomized_calls_leave_no_generator_output_on_the_stack() {
     ok(s, "arc issue");
     check(&stale, "pt_arc_issuer_issue", SEED_ISSUER);
 
+    let (aresp_data, aresp_len) = (aresp.data, aresp.len);
     // SAFETY: a live state, a library buffer, a handle output.
-    ok(
-        unsafe { pt_credential_request_state_finalize(ast, aresp.data, aresp.len, &mut cred) },
-        "credential",
-    );
+    let s = unsafe { pt_credential_request_state_finalize(ast, aresp_data, aresp_len, &mut cred) };
+    ok(s, "credential");
     test_seed::set(Some(SEED_CLIENT));
     paint();
     // SAFETY: a live credential and challenge, a buffer output.
