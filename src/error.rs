@@ -81,6 +81,19 @@ errors! {
     /// A text encoding was malformed: base64url that is not canonical, or an HTTP
     /// `Authorization` / `WWW-Authenticate` value that does not parse ([`crate::http`]).
     InvalidEncoding => "malformed base64url or HTTP header value",
+    /// An RSA key was malformed or unsupported: a modulus outside 2048-4096 bits or even, an
+    /// exponent even, below 3 or not below the modulus, a private key whose parts disagree, or
+    /// a key encoding that is not the one expected ([`crate::blind_rsa`]).
+    InvalidKey => "RSA key is malformed or unsupported",
+    /// An integer was not below the RSA modulus (RFC 9474 `BlindSign`: "message representative
+    /// out of range"; refused, never reduced).
+    OutOfRange => "integer is not below the RSA modulus",
+    /// The RSA private operation failed its own check against the public one (RFC 9474
+    /// "signing failure", a fault): nothing was returned.
+    SigningFailure => "RSA signature failed its own check",
+    /// RFC 9474 `Blind`: the encoded message or the blind shares a factor with the modulus
+    /// ("invalid input", "blinding error"), which only a malformed key allows.
+    Blinding => "message or blind shares a factor with the RSA modulus",
 }
 
 #[cfg(feature = "std")]

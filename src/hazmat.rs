@@ -89,3 +89,44 @@ pub const fn element_len<S: Suite>() -> usize {
 
 /// Deterministic ARC entry points and the sigma-protocols test DRNG.
 pub use crate::arc::hazmat as arc;
+
+/// How a test gives the blind of [`blind_rsa_blind_with`]: `r` itself (RFC 9578 and the
+/// partially blind draft's vectors, `blind` / `r`) or its inverse `r^-1 mod n` (RFC 9474's
+/// vectors, `inv`). Big-endian, any length; the value must be below `n` and invertible.
+#[derive(Clone, Copy, Debug)]
+pub enum RsaBlind<'a> {
+    /// `r`.
+    R(&'a [u8]),
+    /// `r^-1 mod n`.
+    Inv(&'a [u8]),
+}
+
+/// RSA `Blind` (RFC 9474 §4.2, or the partially blind draft's §4.2 with `info`) with a chosen
+/// salt and blind, for test vectors. `msg` is the prepared message (prefix included for the
+/// Randomized variants).
+///
+/// # Errors
+/// `OutOfRange` for a blind not below `n`, `Blinding` for one with no inverse, and those of
+/// [`PublicKey::blind`](crate::blind_rsa::PublicKey::blind).
+pub fn blind_rsa_blind_with(
+    pk: &crate::blind_rsa::PublicKey,
+    variant: crate::blind_rsa::Variant,
+    msg: &[u8],
+    info: Option<&[u8]>,
+    salt: &[u8],
+    blind: RsaBlind<'_>,
+) -> Result<(
+    crate::blind_rsa::BlindedMessage,
+    crate::blind_rsa::BlindingState,
+)> {
+    crate::blind_rsa::blind_for_vectors(pk, variant, msg, info, salt, blind)
+}
+
+/// EMSA-PSS-ENCODE with SHA-384 (RFC 8017 §9.1.1) at `em_bits` with a chosen salt: the
+/// intermediate `encoded_msg` of RFC 9474's vectors.
+///
+/// # Errors
+/// `InvalidLength` when `em_bits` is too small for the salt.
+pub fn emsa_pss_encode(msg: &[u8], em_bits: u32, salt: &[u8]) -> Result<Vec<u8>> {
+    crate::blind_rsa::pss_encode(msg, em_bits, salt)
+}

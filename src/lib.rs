@@ -76,6 +76,7 @@
 #![warn(missing_docs)]
 
 pub mod arc;
+pub mod blind_rsa;
 #[cfg(feature = "serde")]
 mod codec;
 pub mod dleq;

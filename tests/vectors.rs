@@ -130,3 +130,50 @@ fn fiat_shamir03_codecs() {
     let c = replay("sigma-03/fiatShamirCodecVectors.json");
     assert_eq!(c.passed, 13, "{c:?}");
 }
+
+/// RFC 9474 Appendix A: the four RSABSSA variants (RSA-4096), encoded message, blinded message,
+/// blind signature and signature byte for byte, and the refusals.
+#[test]
+fn rfc9474_blind_rsa() {
+    let c = replay("blind-rsa/rfc9474-appendix-a.json");
+    assert_eq!(c.passed, 4, "{c:?}");
+}
+
+/// draft-irtf-cfrg-partially-blind-rsa-02: the derived exponent and the protocol, 4 vectors.
+#[test]
+fn partially_blind_rsa_draft_02() {
+    let c = replay("blind-rsa/pbrsa-draft-irtf-cfrg-partially-blind-rsa-02.json");
+    assert_eq!(c.passed, 4, "{c:?}");
+}
+
+/// RFC 9578 Appendix A.2 (type 0x0002; privacypass-ts's Go file): key, request, response,
+/// token, verification, refusals.
+#[test]
+fn rfc9578_type2() {
+    let c = replay("blind-rsa/privacypass-ts-pub_verif_rfc9578.go.json");
+    assert_eq!(c.passed, 5, "{c:?}");
+}
+
+/// Type 0x0002 from privacypass-rs (five keys) and from pat-go.
+#[test]
+fn type2_rust_and_pat_go() {
+    assert_eq!(
+        replay("blind-rsa/privacypass-ts-pub_verif_rfc9578.rust.json").passed,
+        5
+    );
+    assert_eq!(replay("blind-rsa/pat-go-type2-issuance.json").passed, 5);
+}
+
+/// Type 0xDA7A with extensions (privacypass-ts's vector).
+#[test]
+fn type_da7a() {
+    let c = replay("blind-rsa/privacypass-ts-pub_verif_with_metadata_v3.json");
+    assert_eq!(c.passed, 1, "{c:?}");
+}
+
+/// RFC 9577 Appendix A.1 token inputs (type 0x0002).
+#[test]
+fn rfc9577_token_inputs() {
+    let c = replay("blind-rsa/pat-go-token-test-vectors.json");
+    assert_eq!(c.passed, 5, "{c:?}");
+}

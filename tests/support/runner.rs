@@ -9,12 +9,16 @@ use serde_json::Value;
 
 #[path = "arc.rs"]
 pub mod arc;
+#[path = "blind_rsa.rs"]
+pub mod blind_rsa;
 #[path = "counts.rs"]
 pub mod counts;
 #[path = "generic_batch.rs"]
 pub mod generic_batch;
 #[path = "patgo.rs"]
 pub mod patgo;
+#[path = "privacy_pass_rsa.rs"]
+pub mod privacy_pass_rsa;
 #[path = "rfc9496.rs"]
 pub mod rfc9496;
 #[path = "rfc9497.rs"]
@@ -53,11 +57,27 @@ pub enum Kind {
     ExpandXof,
     /// draft-irtf-cfrg-sigma-protocols-03 / fiat-shamir-03 (`poc/vectors/*.json` records).
     Sigma03,
+    /// RFC 9474 Appendix A (RSA blind signatures, four variants).
+    Rfc9474,
+    /// draft-irtf-cfrg-partially-blind-rsa-02 (partially blind RSA).
+    Pbrsa,
+    /// Privacy Pass token types 0x0002 and 0xDA7A (RFC 9578 Appendix A.2 layout).
+    BlindRsaTokens,
+    /// RFC 9577 Appendix A.1 token authenticator inputs.
+    TokenInputs,
 }
 
 /// Recognises a document by its content.
 pub fn recognise(json: &Value) -> Option<Kind> {
-    if rfc9497::recognises(json) {
+    if blind_rsa::recognises_rfc9474(json) {
+        Some(Kind::Rfc9474)
+    } else if blind_rsa::recognises_pbrsa(json) {
+        Some(Kind::Pbrsa)
+    } else if privacy_pass_rsa::recognises(json) {
+        Some(Kind::BlindRsaTokens)
+    } else if privacy_pass_rsa::recognises_token_inputs(json) {
+        Some(Kind::TokenInputs)
+    } else if rfc9497::recognises(json) {
         Some(Kind::Rfc9497)
     } else if patgo::recognises(json) {
         Some(Kind::Amortized)
@@ -102,6 +122,10 @@ pub fn replay_file(path: &Path) -> Result<(Kind, Counts), String> {
         Kind::Rfc9496 => rfc9496::run_decaf448(&json)?,
         Kind::ExpandXof => rfc9496::run_xof(&json)?,
         Kind::Sigma03 => sigma03::run(&json)?,
+        Kind::Rfc9474 => blind_rsa::run_rfc9474(&json)?,
+        Kind::Pbrsa => blind_rsa::run_pbrsa(&json)?,
+        Kind::BlindRsaTokens => privacy_pass_rsa::run(&json)?,
+        Kind::TokenInputs => privacy_pass_rsa::run_token_inputs(&json)?,
     };
     if counts.passed + counts.failed == 0 {
         return Err(format!("no case ran ({} skipped)", counts.skipped));

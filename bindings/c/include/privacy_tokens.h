@@ -441,6 +441,27 @@ typedef struct {
 #define PT_INVALID_ENCODING 19
 
 /**
+ * An RSA key was malformed or unsupported (modulus size or parity, exponent, parts that
+ * disagree, or an encoding other than the one expected).
+ */
+#define PT_INVALID_KEY 20
+
+/**
+ * An integer was not below the RSA modulus (a blinded message, refused and not reduced).
+ */
+#define PT_OUT_OF_RANGE 21
+
+/**
+ * The RSA private operation failed its own check (a fault): nothing was returned.
+ */
+#define PT_SIGNING_FAILURE 22
+
+/**
+ * RSA blinding: the encoded message or the blind shares a factor with the modulus.
+ */
+#define PT_BLINDING 23
+
+/**
  * A required pointer argument was `NULL` (or a `NULL` data pointer came with a non-zero length).
  */
 #define PT_NULL_ARGUMENT 100

@@ -89,6 +89,15 @@ pub const PT_INFO_MISMATCH: pt_status = 17;
 pub const PT_INVALID_INSTANCE: pt_status = 18;
 /// A text encoding was malformed: base64url, an HTTP header value, or text that is not UTF-8.
 pub const PT_INVALID_ENCODING: pt_status = 19;
+/// An RSA key was malformed or unsupported (modulus size or parity, exponent, parts that
+/// disagree, or an encoding other than the one expected).
+pub const PT_INVALID_KEY: pt_status = 20;
+/// An integer was not below the RSA modulus (a blinded message, refused and not reduced).
+pub const PT_OUT_OF_RANGE: pt_status = 21;
+/// The RSA private operation failed its own check (a fault): nothing was returned.
+pub const PT_SIGNING_FAILURE: pt_status = 22;
+/// RSA blinding: the encoded message or the blind shares a factor with the modulus.
+pub const PT_BLINDING: pt_status = 23;
 /// A required pointer argument was `NULL` (or a `NULL` data pointer came with a non-zero length).
 pub const PT_NULL_ARGUMENT: pt_status = 100;
 /// The caller's buffer is smaller than the value to copy into it (`pt_buffer_copy`).
@@ -131,6 +140,10 @@ pub(crate) fn code_of(e: Error) -> pt_status {
         Error::InfoMismatch => PT_INFO_MISMATCH,
         Error::InvalidInstance => PT_INVALID_INSTANCE,
         Error::InvalidEncoding => PT_INVALID_ENCODING,
+        Error::InvalidKey => PT_INVALID_KEY,
+        Error::OutOfRange => PT_OUT_OF_RANGE,
+        Error::SigningFailure => PT_SIGNING_FAILURE,
+        Error::Blinding => PT_BLINDING,
         // `Error` is non-exhaustive: a variant added later keeps a code until it gets its own.
         _ => PT_UNKNOWN_ERROR,
     }
@@ -163,6 +176,10 @@ pub extern "C" fn pt_status_name(status: pt_status) -> *const c_char {
         PT_INFO_MISMATCH => c"INFO_MISMATCH",
         PT_INVALID_INSTANCE => c"INVALID_INSTANCE",
         PT_INVALID_ENCODING => c"INVALID_ENCODING",
+        PT_INVALID_KEY => c"INVALID_KEY",
+        PT_OUT_OF_RANGE => c"OUT_OF_RANGE",
+        PT_SIGNING_FAILURE => c"SIGNING_FAILURE",
+        PT_BLINDING => c"BLINDING",
         PT_NULL_ARGUMENT => c"NULL_ARGUMENT",
         PT_BUFFER_TOO_SMALL => c"BUFFER_TOO_SMALL",
         PT_INVALID_ARGUMENT => c"INVALID_ARGUMENT",

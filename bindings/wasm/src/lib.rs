@@ -69,6 +69,10 @@ pub fn code_of(e: Error) -> &'static str {
         Error::InfoMismatch => "INFO_MISMATCH",
         Error::InvalidInstance => "INVALID_INSTANCE",
         Error::InvalidEncoding => "INVALID_ENCODING",
+        Error::InvalidKey => "INVALID_KEY",
+        Error::OutOfRange => "OUT_OF_RANGE",
+        Error::SigningFailure => "SIGNING_FAILURE",
+        Error::Blinding => "BLINDING",
         // `Error` is non-exhaustive: a variant added later keeps a code until it gets its own.
         _ => "UNKNOWN",
     }
@@ -370,6 +374,6 @@ export type ErrorCode =
   | "ZERO_SCALAR" | "INVALID_PROOF" | "INVALID_INPUT" | "INVERSE" | "DERIVE_KEY_PAIR" | "BATCH"
   | "INPUT_TOO_LONG" | "UNSUPPORTED_VALUE" | "HASH_TO_CURVE" | "LIMIT_EXCEEDED"
   | "INVALID_SIGNATURE" | "MISSING_KEY" | "INFO_MISMATCH" | "INVALID_INSTANCE"
-  | "INVALID_ENCODING" | "INVALID_ARGUMENT" | "STATE_CONSUMED" | "RANDOMNESS_UNAVAILABLE"
-  | "UNKNOWN";
+  | "INVALID_ENCODING" | "INVALID_KEY" | "OUT_OF_RANGE" | "SIGNING_FAILURE" | "BLINDING"
+  | "INVALID_ARGUMENT" | "STATE_CONSUMED" | "RANDOMNESS_UNAVAILABLE" | "UNKNOWN";
 "#;

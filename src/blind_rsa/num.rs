@@ -1,0 +1,320 @@
+//! The integers of RSA: the only file naming the big-integer crate (`crypto-bigint`'s heap
+//! integers and Montgomery forms, constant time unless a function's name says `vartime`).
+//!
+//! Every integer here has the precision of the modulus it belongs to (a multiple of 64 bits);
+//! byte strings are big-endian and fixed-length (I2OSP / OS2IP, RFC 8017 §4).
+
+use crypto_bigint::modular::{BoxedMontyForm, BoxedMontyParams};
+use crypto_bigint::{BoxedUint, ConcatenatingMul, CtLt, Gcd, Integer, NonZero, Odd};
+use subtle::{Choice, ConstantTimeEq};
+use zeroize::Zeroize;
+
+use crate::{Error, Result};
+
+/// `x` at the precision `bits` (a multiple of 64): its low limbs, the others zero. Callers
+/// pass values that fit; no panic either way.
+fn fit(x: &BoxedUint, bits: u32) -> BoxedUint {
+    let mut out = BoxedUint::zero_with_precision(bits);
+    for (o, w) in out.as_mut_words().iter_mut().zip(x.as_words()) {
+        *o = *w;
+    }
+    out
+}
+
+/// A non-negative integer (a thin wrapper, so that no other file names the big-integer crate).
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct Int(pub(super) BoxedUint);
+
+impl Zeroize for Int {
+    fn zeroize(&mut self) {
+        self.0.zeroize();
+    }
+}
+
+impl core::fmt::Debug for Int {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("Int(..)")
+    }
+}
+
+impl Int {
+    /// OS2IP of a big-endian string of any length, at the smallest precision that holds it
+    /// (at least 64 bits). Variable time in the length only.
+    pub(crate) fn from_be(bytes: &[u8]) -> Self {
+        let bits = (bytes.len() * 8).max(64).next_multiple_of(64);
+        let bits = u32::try_from(bits).unwrap_or(u32::MAX);
+        Self(BoxedUint::from_be_slice_truncated(bytes, bits))
+    }
+
+    /// The value as a big-endian string of exactly `len` bytes (I2OSP), or `None` when it does
+    /// not fit. Variable time in `len` only.
+    pub(crate) fn to_be(&self, len: usize) -> Option<Vec<u8>> {
+        let full = self.0.to_be_bytes();
+        let (high, low) = full.split_at(full.len().saturating_sub(len));
+        if !bool::from(high.iter().fold(0u8, |a, &b| a | b).ct_eq(&0)) {
+            return None;
+        }
+        let mut out = vec![0u8; len - low.len()];
+        out.extend_from_slice(low);
+        let mut full = full;
+        full.zeroize();
+        Some(out)
+    }
+
+    /// The number of significant bits (variable time: for public values).
+    pub(crate) fn bits_vartime(&self) -> u32 {
+        self.0.bit_width_vartime()
+    }
+
+    /// Whether the value is odd.
+    pub(crate) fn is_odd(&self) -> Choice {
+        self.0.is_odd().into()
+    }
+
+    /// Whether the value is zero.
+    pub(crate) fn is_zero(&self) -> Choice {
+        self.0.is_zero().into()
+    }
+
+    /// The value at the precision `bits` (a multiple of 64), or `None` if it does not fit.
+    fn at_precision(&self, bits: u32) -> Option<BoxedUint> {
+        if self.0.bit_width_vartime() > bits {
+            return None;
+        }
+        Some(fit(&self.0, bits))
+    }
+
+    /// `self * other` (exact product).
+    pub(crate) fn mul(&self, other: &Int) -> Int {
+        Int(self.0.concatenating_mul(&other.0))
+    }
+
+    /// `self - 1` (wrapping at zero; callers pass values above zero).
+    pub(crate) fn minus_one(&self) -> Int {
+        Int(self
+            .0
+            .wrapping_sub(BoxedUint::one_with_precision(self.0.bits_precision())))
+    }
+
+    /// Constant-time equality at the larger of the two precisions.
+    pub(crate) fn ct_eq(&self, other: &Int) -> Choice {
+        let bits = self.0.bits_precision().max(other.0.bits_precision());
+        let (a, b) = (fit(&self.0, bits), fit(&other.0, bits));
+        let eq: bool = a.limbs_eq(&b);
+        Choice::from(u8::from(eq))
+    }
+
+    /// `self^-1 mod m` for a modulus of any parity (`None` when not invertible): constant time
+    /// in `self` and `m`.
+    pub(crate) fn invert_mod(&self, m: &Int) -> Option<Int> {
+        let bits = m.0.bits_precision().max(self.0.bits_precision());
+        let m = NonZero::new(fit(&m.0, bits)).into_option()?;
+        let x = fit(&self.0, bits).rem(&m);
+        x.invert_mod(&m).into_option().map(Int)
+    }
+
+    /// `self mod m` (constant time).
+    pub(crate) fn rem(&self, m: &Int) -> Option<Int> {
+        let m = NonZero::new(m.0.clone()).into_option()?;
+        let bits = self.0.bits_precision().max(m.bits_precision());
+        Some(Int(fit(&fit(&self.0, bits).rem(&m), m.bits_precision())))
+    }
+
+    /// `gcd(self, m) == 1` for an odd `m`, constant time.
+    pub(crate) fn coprime_to_odd(&self, m: &Int) -> Choice {
+        let bits = m.0.bits_precision().max(self.0.bits_precision());
+        let g = fit(&m.0, bits).gcd(&fit(&self.0, bits));
+        let one = BoxedUint::one_with_precision(bits);
+        Choice::from(u8::from(g.limbs_eq(&one)))
+    }
+}
+
+/// Helpers on `BoxedUint` the crate lacks under these names.
+trait LimbsEq {
+    fn limbs_eq(&self, other: &Self) -> bool;
+}
+
+impl LimbsEq for BoxedUint {
+    /// Constant-time comparison of two integers of the same precision; the result is public.
+    fn limbs_eq(&self, other: &Self) -> bool {
+        let a = self.as_words();
+        let b = other.as_words();
+        a.len() == b.len() && bool::from(a.ct_eq(b))
+    }
+}
+
+/// An odd modulus above 1 with its Montgomery parameters, and its byte length.
+#[derive(Clone)]
+pub(crate) struct Modulus {
+    n: Int,
+    params: BoxedMontyParams,
+    len: usize,
+    bits: u32,
+}
+
+impl core::fmt::Debug for Modulus {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Modulus").field("bits", &self.bits).finish()
+    }
+}
+
+impl Modulus {
+    /// The modulus `n` (odd, above 1, public: its parameters are computed in variable time),
+    /// or `None`.
+    pub(crate) fn new_public(n: &Int) -> Option<Self> {
+        Self::build(n, false)
+    }
+
+    /// The modulus `p` (odd, above 1, secret: a prime factor), or `None`.
+    pub(crate) fn new_secret(p: &Int) -> Option<Self> {
+        Self::build(p, true)
+    }
+
+    fn build(n: &Int, secret: bool) -> Option<Self> {
+        let bits = n.bits_vartime();
+        if bits < 2 {
+            return None;
+        }
+        let precision = bits.next_multiple_of(64);
+        let value = n.at_precision(precision)?;
+        let odd = Odd::new(value.clone()).into_option()?;
+        let params = if secret {
+            BoxedMontyParams::new(odd)
+        } else {
+            BoxedMontyParams::new_vartime(odd)
+        };
+        Some(Self {
+            n: Int(value),
+            params,
+            len: (bits as usize).div_ceil(8),
+            bits,
+        })
+    }
+
+    /// The modulus.
+    pub(crate) fn value(&self) -> &Int {
+        &self.n
+    }
+
+    /// Its length in bytes, `ceil(bits / 8)` (RFC 8017's `k`).
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Its length in bits.
+    pub(crate) fn bits(&self) -> u32 {
+        self.bits
+    }
+
+    fn precision(&self) -> u32 {
+        self.params.bits_precision()
+    }
+
+    /// OS2IP of exactly `len()` bytes, refused unless below the modulus: `InvalidLength` for
+    /// another length, `OutOfRange` for a value `>= n` (the comparison is constant time; the
+    /// answer is public).
+    pub(crate) fn decode(&self, bytes: &[u8]) -> Result<Int> {
+        if bytes.len() != self.len {
+            return Err(Error::InvalidLength);
+        }
+        let x = BoxedUint::from_be_slice_truncated(bytes, self.precision());
+        let below: bool = CtLt::ct_lt(&x, &self.n.0).into();
+        if !below {
+            return Err(Error::OutOfRange);
+        }
+        Ok(Int(x))
+    }
+
+    /// I2OSP at `len()` bytes of a value below the modulus.
+    pub(crate) fn encode(&self, x: &Int) -> Vec<u8> {
+        // A reduced value always fits: `len()` bytes hold every value below `n`.
+        x.to_be(self.len).unwrap_or_else(|| vec![0u8; self.len])
+    }
+
+    /// The value reduced modulo `n`, at the modulus's precision (constant time).
+    pub(crate) fn reduce(&self, x: &Int) -> Int {
+        let nz = NonZero::new(self.n.0.clone()).into_option();
+        match nz {
+            Some(nz) => {
+                let bits = x.0.bits_precision().max(self.precision());
+                Int(fit(&fit(&x.0, bits).rem(&nz), self.precision()))
+            }
+            None => Int(BoxedUint::zero_with_precision(self.precision())),
+        }
+    }
+
+    fn monty(&self, x: &Int) -> BoxedMontyForm {
+        let x = if x.0.bits_precision() == self.precision() {
+            x.0.clone()
+        } else {
+            self.reduce(x).0
+        };
+        BoxedMontyForm::new(x, &self.params)
+    }
+
+    /// `x^e mod n` for a secret exponent: constant time in `x` and `e` (every bit of the
+    /// exponent's precision is processed).
+    pub(crate) fn pow(&self, x: &Int, e: &Int) -> Int {
+        let mut m = self.monty(x);
+        let mut r = m.pow(&e.0);
+        let out = Int(r.retrieve());
+        m.zeroize();
+        r.zeroize();
+        out
+    }
+
+    /// `x^e mod n` for a public exponent: constant time in `x`, variable time in `e`'s length
+    /// only.
+    pub(crate) fn pow_public_exp(&self, x: &Int, e: &Int) -> Int {
+        let m = self.monty(x);
+        Int(m.pow_bounded_exp(&e.0, e.bits_vartime().max(1)).retrieve())
+    }
+
+    /// `a * b mod n`, constant time.
+    pub(crate) fn mul(&self, a: &Int, b: &Int) -> Int {
+        let mut x = self.monty(a);
+        let mut y = self.monty(b);
+        let mut z = x.mul(&y);
+        let out = Int(z.retrieve());
+        x.zeroize();
+        y.zeroize();
+        z.zeroize();
+        out
+    }
+
+    /// `a - b mod n` for `a`, `b` below `n`, constant time.
+    pub(crate) fn sub(&self, a: &Int, b: &Int) -> Int {
+        match NonZero::new(self.n.0.clone()).into_option() {
+            Some(nz) => Int(self.reduce(a).0.sub_mod(&self.reduce(b).0, &nz)),
+            None => Int(BoxedUint::zero_with_precision(self.precision())),
+        }
+    }
+
+    /// `a + b` for `a + b < n` (the CRT recombination), at the modulus's precision.
+    pub(crate) fn add_small(&self, a: &Int, b: &Int) -> Int {
+        let prec = self.precision();
+        Int(fit(&a.0, prec).wrapping_add(fit(&b.0, prec)))
+    }
+
+    /// `x^-1 mod n`, constant time; `None` when `x` and `n` share a factor.
+    pub(crate) fn invert(&self, x: &Int) -> Option<Int> {
+        let odd = Odd::new(self.n.0.clone()).into_option()?;
+        self.reduce(x).0.invert_odd_mod(&odd).into_option().map(Int)
+    }
+}
+
+/// A random prime of exactly `bits` bits (a safe prime with `safe`), by `crypto-primes`.
+pub(crate) fn random_prime<R: rand_core::CryptoRng + ?Sized>(
+    rng: &mut R,
+    bits: u32,
+    safe: bool,
+) -> Int {
+    let flavor = if safe {
+        crypto_primes::Flavor::Safe
+    } else {
+        crypto_primes::Flavor::Any
+    };
+    Int(crypto_primes::random_prime::<BoxedUint, R>(
+        rng, flavor, bits,
+    ))
+}
