@@ -34,11 +34,13 @@
 //! ```
 
 use rand_core::CryptoRng;
-use sha2::{Digest, Sha256};
 use zeroize::Zeroize;
 
 use super::{BlindingState, PublicKey, SecretKey, Variant};
-use crate::voprf::privacy_pass::{TokenChallenge, NID, NONCE_LEN, TOKEN_INPUT_LEN};
+use crate::voprf::privacy_pass::{
+    read_u16 as u16_at, sha256, token_input_of as token_input, TokenChallenge, NID, NONCE_LEN,
+    TOKEN_INPUT_LEN,
+};
 use crate::{Error, Result};
 
 /// Token type `0x0002`: blind RSA (2048-bit), RFC 9578 §6.
@@ -56,19 +58,6 @@ pub const MAX_EXTENSIONS_LEN: usize = u16::MAX as usize;
 
 /// The variant both token types use (the SPKI's salt length is 48).
 const VARIANT: Variant = Variant::PssDeterministic;
-
-fn sha256(data: &[u8]) -> [u8; 32] {
-    let mut out = [0u8; 32];
-    out.copy_from_slice(&Sha256::digest(data));
-    out
-}
-
-fn u16_at(bytes: &[u8]) -> Result<(u16, &[u8])> {
-    match bytes {
-        [a, b, rest @ ..] => Ok((u16::from_be_bytes([*a, *b]), rest)),
-        _ => Err(Error::InvalidLength),
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Keys
@@ -451,20 +440,6 @@ impl Token {
         t.token_key_id.copy_from_slice(&bytes[66..TOKEN_INPUT_LEN]);
         Ok(t)
     }
-}
-
-fn token_input(
-    token_type: u16,
-    nonce: &[u8; NONCE_LEN],
-    digest: &[u8; 32],
-    key_id: &[u8; NID],
-) -> [u8; TOKEN_INPUT_LEN] {
-    let mut out = [0u8; TOKEN_INPUT_LEN];
-    out[..2].copy_from_slice(&token_type.to_be_bytes());
-    out[2..34].copy_from_slice(nonce);
-    out[34..66].copy_from_slice(digest);
-    out[66..].copy_from_slice(key_id);
-    out
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -184,7 +184,7 @@ pub fn token_key_id<S: Suite>(public_key: &PublicKey<S>) -> [u8; NID] {
     sha256(public_key.to_bytes().as_ref())
 }
 
-fn sha256(data: &[u8]) -> [u8; 32] {
+pub(crate) fn sha256(data: &[u8]) -> [u8; 32] {
     let mut out = [0u8; 32];
     out.copy_from_slice(Sha256::digest(data).as_slice());
     out
@@ -196,8 +196,18 @@ fn token_input<T: TokenType>(
     challenge_digest: &[u8; 32],
     key_id: &[u8; NID],
 ) -> [u8; TOKEN_INPUT_LEN] {
+    token_input_of(T::TOKEN_TYPE, nonce, challenge_digest, key_id)
+}
+
+/// `token_input` of any token type, the VOPRF ones and blind RSA's.
+pub(crate) fn token_input_of(
+    token_type: u16,
+    nonce: &[u8; NONCE_LEN],
+    challenge_digest: &[u8; 32],
+    key_id: &[u8; NID],
+) -> [u8; TOKEN_INPUT_LEN] {
     let mut out = [0u8; TOKEN_INPUT_LEN];
-    out[..2].copy_from_slice(&T::TOKEN_TYPE.to_be_bytes());
+    out[..2].copy_from_slice(&token_type.to_be_bytes());
     out[2..34].copy_from_slice(nonce);
     out[34..66].copy_from_slice(challenge_digest);
     out[66..].copy_from_slice(key_id);
@@ -205,7 +215,7 @@ fn token_input<T: TokenType>(
 }
 
 /// Reads a big-endian `u16` at the start of `bytes`.
-fn read_u16(bytes: &[u8]) -> Result<(u16, &[u8])> {
+pub(crate) fn read_u16(bytes: &[u8]) -> Result<(u16, &[u8])> {
     match bytes {
         [a, b, rest @ ..] => Ok((u16::from_be_bytes([*a, *b]), rest)),
         _ => Err(Error::InvalidLength),
