@@ -283,6 +283,18 @@ pub struct ExtendedTokenRequest {
 }
 
 impl ExtendedTokenRequest {
+    /// A `0xDA7A` request with its extensions (`UnsupportedValue` for a request of another
+    /// type).
+    pub fn new(request: TokenRequest, extensions: Extensions) -> Result<Self> {
+        if request.token_type != TOKEN_TYPE_PARTIALLY_BLIND_RSA {
+            return Err(Error::UnsupportedValue);
+        }
+        Ok(Self {
+            request,
+            extensions,
+        })
+    }
+
     /// The request.
     pub fn request(&self) -> &TokenRequest {
         &self.request
@@ -600,6 +612,11 @@ impl Issuer {
     /// The token key to publish.
     pub fn token_key(&self) -> &TokenKey {
         &self.token_key
+    }
+
+    /// The issuer's RSA key (to store it: [`SecretKey::to_pem`]).
+    pub fn secret_key(&self) -> &SecretKey {
+        &self.key
     }
 
     /// A type `0x0002` response (RFC 9578 §6.2): `InvalidLength` for a request of another
