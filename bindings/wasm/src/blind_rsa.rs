@@ -9,7 +9,7 @@
 //! - feature `issuer`: [`BlindRsaIssuer`] (the RSA private key: issuance) and
 //!   [`BlindRsaTokenKey`] (the public `token-key`: the origin's verification).
 
-use js_sys::{Array, Uint8Array};
+use js_sys::Array;
 use privacy_tokens::blind_rsa::privacy_pass as rsa_pp;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -71,23 +71,12 @@ pub fn decode_extensions(
         .collect())
 }
 
-/// The token types of this module.
-pub(crate) fn rsa_token_type(v: &JsValue) -> JsResult<u16> {
-    use crate::challenge::{TYPE_2, TYPE_DA7A};
-    match integer(v, "tokenType", 0, 0xffff)? as u16 {
-        t @ (TYPE_2 | TYPE_DA7A) => Ok(t),
-        t => Err(crate::error(
-            crate::code_of(privacy_tokens::Error::UnsupportedValue),
-            &format!("token type {t:#06x}: blind RSA is 0x0002 or 0xDA7A"),
-        )),
-    }
-}
-
 #[cfg(feature = "issuer")]
 pub use issuer::{BlindRsaIssuer, BlindRsaTokenKey};
 
 #[cfg(feature = "issuer")]
 mod issuer {
+    use js_sys::Uint8Array;
     use privacy_tokens::blind_rsa::SecretKey;
     use privacy_tokens::Error;
     use zeroize::Zeroizing;
@@ -96,6 +85,17 @@ mod issuer {
     use crate::challenge::{TYPE_2, TYPE_DA7A};
     use crate::privacy_pass::RESPONSE_MEDIA_TYPE;
     use crate::{lib_error, secret_bytes, string, wiped};
+
+    /// The token types of this module.
+    fn rsa_token_type(v: &JsValue) -> JsResult<u16> {
+        match integer(v, "tokenType", 0, 0xffff)? as u16 {
+            t @ (TYPE_2 | TYPE_DA7A) => Ok(t),
+            t => Err(crate::error(
+                crate::code_of(privacy_tokens::Error::UnsupportedValue),
+                &format!("token type {t:#06x}: blind RSA is 0x0002 or 0xDA7A"),
+            )),
+        }
+    }
 
     /// The issuer of type 0x0002 or 0xDA7A tokens: an RSA-2048 private key (`e = 65537`; for
     /// 0xDA7A, made of safe primes, as partially blind RSA requires). Holds the secret key:
