@@ -253,6 +253,10 @@ static void rfc9578_vector(void) {
     CHECK(t == 0x0002);
     OK(pt_blind_rsa_issuer_token_key(issuer, &key));
     CHECK(buf_eq(&key, RFC9578_PKS, sizeof RFC9578_PKS));
+    pt_buffer id = {NULL, 0};
+    OK(pt_blind_rsa_issuer_token_key_id(issuer, &id));
+    CHECK(id.len == 32 && buf_eq(&id, RFC9578_TOKEN + 66, 32));
+    pt_buffer_free(&id);
     OK(pt_blind_rsa_issuer_issue(issuer, RFC9578_REQUEST, sizeof RFC9578_REQUEST, NULL, 0, &resp, &ct));
     CHECK(buf_eq(&resp, RFC9578_RESPONSE, sizeof RFC9578_RESPONSE));
     CHECK(ct && strcmp(ct, "application/private-token-response") == 0);
@@ -260,6 +264,7 @@ static void rfc9578_vector(void) {
                                  RFC9578_CHALLENGE, sizeof RFC9578_CHALLENGE, NULL, 0, &valid, &nonce));
     CHECK(valid);
     CHECK(buf_eq(&nonce, RFC9578_TOKEN + 2, 32));
+    pt_buffer_free(&nonce);
     uint8_t flipped[sizeof RFC9578_TOKEN];
     memcpy(flipped, RFC9578_TOKEN, sizeof flipped);
     flipped[sizeof flipped - 1] ^= 1;
@@ -303,6 +308,7 @@ static void da7a_vector(void) {
                                  sizeof DA7A_CHALLENGE, DA7A_EXTENSIONS, sizeof DA7A_EXTENSIONS,
                                  &valid, &nonce));
     CHECK(valid);
+    pt_buffer_free(&nonce);
     OK(pt_blind_rsa_verify_token(key.data, key.len, DA7A_TOKEN, sizeof DA7A_TOKEN, DA7A_CHALLENGE,
                                  sizeof DA7A_CHALLENGE, other, sizeof other, &valid, &nonce));
     CHECK(!valid);
@@ -334,20 +340,24 @@ static void type2_round_trip(void) {
     EXPECT(pt_create_token_request(c, NULL, 0, 1, &body, &ct, &st), PT_BATCH);
     OK(pt_create_token_request(c, NULL, 0, 0, &body, &ct, &st));
     CHECK(body.len == 259 && strcmp(ct, "application/private-token-request") == 0);
-    OK(pt_blind_rsa_issuer_issue(issuer, body.data, body.len, NULL, 0, &resp, &rct));
-    EXPECT(pt_blind_rsa_issuer_issue(issuer, body.data, body.len, cb.data, cb.len, &resp, &rct),
+    pt_buffer junk = {NULL, 0};
+    pt_buffer_list no_tokens = {NULL, 0};
+    const char *jct = NULL;
+    EXPECT(pt_blind_rsa_issuer_issue(issuer, body.data, body.len, cb.data, cb.len, &junk, &jct),
            PT_INVALID_ARGUMENT);
     OK(pt_blind_rsa_issuer_issue(issuer, body.data, body.len, NULL, 0, &resp, &rct));
-    EXPECT(pt_token_request_state_finalize(st, resp.data, resp.len - 1, &tokens), PT_INVALID_LENGTH);
+    EXPECT(pt_token_request_state_finalize(st, resp.data, resp.len - 1, &no_tokens), PT_INVALID_LENGTH);
     OK(pt_token_request_state_finalize(st, resp.data, resp.len, &tokens));
     CHECK(tokens.count == 1);
-    EXPECT(pt_token_request_state_finalize(st, resp.data, resp.len, &tokens), PT_STATE_CONSUMED);
+    EXPECT(pt_token_request_state_finalize(st, resp.data, resp.len, &no_tokens), PT_STATE_CONSUMED);
     OK(pt_blind_rsa_verify_token(key.data, key.len, tokens.items[0].data, tokens.items[0].len, cb.data,
                                  cb.len, NULL, 0, &valid, &nonce));
     CHECK(valid && nonce.len == 32);
+    pt_buffer_free(&nonce);
     OK(pt_blind_rsa_verify_token_any_challenge(key.data, key.len, tokens.items[0].data,
                                                tokens.items[0].len, NULL, 0, &valid, &nonce));
     CHECK(valid);
+    pt_buffer_free(&nonce);
     /* Another challenge: false. NULL challenge: refused. */
     OK(pt_blind_rsa_verify_token(key.data, key.len, tokens.items[0].data, tokens.items[0].len,
                                  RFC9578_CHALLENGE, sizeof RFC9578_CHALLENGE, NULL, 0, &valid, &nonce));
@@ -362,20 +372,20 @@ static void type2_round_trip(void) {
     uint8_t req[259];
     memcpy(req, body.data, sizeof req);
     req[2] ^= 1;
-    EXPECT(pt_blind_rsa_issuer_issue(issuer, req, sizeof req, NULL, 0, &resp, &rct), PT_UNSUPPORTED_VALUE);
+    EXPECT(pt_blind_rsa_issuer_issue(issuer, req, sizeof req, NULL, 0, &junk, &jct), PT_UNSUPPORTED_VALUE);
     req[2] ^= 1;
     memset(req + 3, 0xff, sizeof req - 3);
-    EXPECT(pt_blind_rsa_issuer_issue(issuer, req, sizeof req, NULL, 0, &resp, &rct), PT_OUT_OF_RANGE);
-    EXPECT(pt_blind_rsa_issuer_issue(issuer, req, 100, NULL, 0, &resp, &rct), PT_INVALID_LENGTH);
-    EXPECT(pt_blind_rsa_issuer_issue(NULL, req, 100, NULL, 0, &resp, &rct), PT_NULL_ARGUMENT);
+    EXPECT(pt_blind_rsa_issuer_issue(issuer, req, sizeof req, NULL, 0, &junk, &jct), PT_OUT_OF_RANGE);
+    EXPECT(pt_blind_rsa_issuer_issue(issuer, req, 100, NULL, 0, &junk, &jct), PT_INVALID_LENGTH);
+    EXPECT(pt_blind_rsa_issuer_issue(NULL, req, 100, NULL, 0, &junk, &jct), PT_NULL_ARGUMENT);
     /* An extended request for a 0x0002 challenge, and a key that is not an RSA key. */
     pt_token_request_state *st2 = NULL;
-    EXPECT(pt_create_extended_token_request(c, NULL, 0, DA7A_EXTENSIONS, sizeof DA7A_EXTENSIONS, &body,
-                                            &ct, &st2),
+    EXPECT(pt_create_extended_token_request(c, NULL, 0, DA7A_EXTENSIONS, sizeof DA7A_EXTENSIONS, &junk,
+                                            &jct, &st2),
            PT_UNSUPPORTED_VALUE);
     CHECK(st2 == NULL);
     uint8_t not_rsa[49] = {0x02};
-    EXPECT(pt_create_token_request(c, not_rsa, sizeof not_rsa, 0, &body, &ct, &st2), PT_INVALID_KEY);
+    EXPECT(pt_create_token_request(c, not_rsa, sizeof not_rsa, 0, &junk, &jct, &st2), PT_INVALID_KEY);
     pt_challenge_free(c);
     pt_buffer_free(&cb);
     pt_buffer_list_free(&tokens);
@@ -406,7 +416,8 @@ static void da7a_round_trip(void) {
     pt_challenge *c = challenge_for(0xDA7A, &key);
     OK(pt_challenge_to_bytes(c, &cb));
     EXPECT(pt_create_token_request(c, NULL, 0, 0, &body, &ct, &st), PT_INVALID_ARGUMENT);
-    EXPECT(pt_create_extended_token_request(c, NULL, 0, NULL, 0, &body, &ct, &st), PT_NULL_ARGUMENT);
+    /* No extensions (NULL, 0) is not an encoding (the empty list is 0x0000). */
+    EXPECT(pt_create_extended_token_request(c, NULL, 0, NULL, 0, &body, &ct, &st), PT_INVALID_LENGTH);
     EXPECT(pt_create_extended_token_request(c, NULL, 0, ext.data, ext.len - 1, &body, &ct, &st),
            PT_INVALID_LENGTH);
     OK(pt_create_extended_token_request(c, NULL, 0, ext.data, ext.len, &body, &ct, &st));
@@ -423,12 +434,14 @@ static void da7a_round_trip(void) {
     OK(pt_blind_rsa_verify_token(key.data, key.len, tokens.items[0].data, tokens.items[0].len, cb.data,
                                  cb.len, ext.data, ext.len, &valid, &nonce));
     CHECK(valid);
+    pt_buffer_free(&nonce);
     OK(pt_blind_rsa_verify_token(key.data, key.len, tokens.items[0].data, tokens.items[0].len, cb.data,
                                  cb.len, DA7A_EXTENSIONS, sizeof DA7A_EXTENSIONS, &valid, &nonce));
     CHECK(!valid);
     /* A 0x0002 issuer does not answer it. */
     pt_blind_rsa_issuer *plain = issuer_from(0x0002, DA7A_PEM);
-    EXPECT(pt_blind_rsa_issuer_issue(plain, body.data, body.len, NULL, 0, &resp, &rct), PT_INVALID_LENGTH);
+    pt_buffer junk = {NULL, 0};
+    EXPECT(pt_blind_rsa_issuer_issue(plain, body.data, body.len, NULL, 0, &junk, &rct), PT_INVALID_LENGTH);
     pt_blind_rsa_issuer_free(plain);
     pt_challenge_free(c);
     pt_buffer_list_free(&tokens);
