@@ -53,6 +53,16 @@
 #define PT_TOKEN_TYPE_5 5
 
 /**
+ * Privacy Pass token type 0x0002: blind RSA (RSA-2048, SHA-384, PSS), RFC 9578 §6.
+ */
+#define PT_TOKEN_TYPE_2 2
+
+/**
+ * Privacy Pass token type 0xDA7A: partially blind RSA with public metadata (extensions).
+ */
+#define PT_TOKEN_TYPE_DA7A 55930
+
+/**
  * ARC (P-256), token type 0xE5AC (draft-ietf-privacypass-arc-protocol).
  */
 #define PT_TOKEN_TYPE_ARC 58796
@@ -132,6 +142,13 @@
  * after creation: any number of threads may use it at once.
  */
 typedef struct pt_arc_issuer pt_arc_issuer;
+
+/**
+ * The issuer of type 0x0002 or 0xDA7A tokens: an RSA-2048 private key (`e = 65537`; for
+ * 0xDA7A made of safe primes). Holds the secret key: `pt_blind_rsa_issuer_free` wipes it.
+ * Thread safety: every function but `_free` may run on several threads at once.
+ */
+typedef struct pt_blind_rsa_issuer pt_blind_rsa_issuer;
 
 /**
  * One token challenge: the `TokenChallenge` an origin sends, with the `token-key`, `max-age`
@@ -225,7 +242,7 @@ typedef struct pt_poprf_server pt_poprf_server;
 typedef struct pt_privacy_pass_issuer pt_privacy_pass_issuer;
 
 /**
- * A decoded token of type 0x0001, 0x0005 or 0xE5AC (`Token`), for reading its fields and its
+ * A decoded token of type 0x0001, 0x0002, 0x0005, 0xDA7A or 0xE5AC (`Token`), for reading its fields and its
  * `Authorization` header. A bearer credential until spent: `pt_token_free` wipes it.
  * Read-only after creation: any number of threads may read it at once.
  */
@@ -308,6 +325,20 @@ typedef struct {
 } pt_buffer;
 
 /**
+ * Bytes the caller lends to the library for one call (the elements of a batch input).
+ */
+typedef struct {
+  /**
+   * The bytes (may be `NULL` when `len` is 0).
+   */
+  const uint8_t *data;
+  /**
+   * How many bytes `data` holds.
+   */
+  size_t len;
+} pt_slice;
+
+/**
  * A sequence of byte strings returned by the library (the tokens of a batch, the elements of a
  * batched evaluation): `count` buffers at `items`, owned by the library until
  * `pt_buffer_list_free`. A function that fails leaves it empty (`items == NULL`, `count == 0`).
@@ -325,20 +356,6 @@ typedef struct {
    */
   size_t count;
 } pt_buffer_list;
-
-/**
- * Bytes the caller lends to the library for one call (the elements of a batch input).
- */
-typedef struct {
-  /**
-   * The bytes (may be `NULL` when `len` is 0).
-   */
-  const uint8_t *data;
-  /**
-   * How many bytes `data` holds.
-   */
-  size_t len;
-} pt_slice;
 
 /**
  * Success.
@@ -653,6 +670,167 @@ pt_status pt_arc_issuer_verify(const pt_arc_issuer *issuer,
                                const pt_challenge *challenge,
                                uint32_t rate_limit_in,
                                pt_buffer *tag);
+
+/**
+ * A token request for a challenge of type 0xDA7A (partially blind RSA) bound to `extensions`
+ * (the encoded `Extensions`, from `pt_extensions_encode`; required), which the request carries
+ * to the issuer and the origin needs again to verify the token. Outputs as
+ * `pt_create_token_request` (one token; `application/private-token-request`); `token_key`
+ * (NULL: the challenge's `token-key`) is the RSA-PSS SubjectPublicKeyInfo DER.
+ *
+ * `PT_UNSUPPORTED_VALUE` for a challenge of another type, `PT_MISSING_KEY` without a key,
+ * `PT_INVALID_KEY` for a bad key, `PT_INVALID_LENGTH`/`PT_INVALID_ENCODING` for extensions
+ * that do not decode.
+ */
+pt_status pt_create_extended_token_request(const pt_challenge *challenge,
+                                           const uint8_t *token_key,
+                                           size_t token_key_len,
+                                           const uint8_t *extensions,
+                                           size_t extensions_len,
+                                           pt_buffer *body,
+                                           const char **content_type,
+                                           pt_token_request_state **state);
+
+/**
+ * The `Extensions` structure (draft-ietf-privacypass-auth-scheme-extensions) of `count`
+ * extensions: `types[i]` and `data[i]`, sorted by type (stably). `PT_INPUT_TOO_LONG` when
+ * the encoding exceeds 65535 bytes. `types` and `data` may be NULL when `count` is 0.
+ */
+pt_status pt_extensions_encode(const uint16_t *types,
+                               const pt_slice *data,
+                               size_t count,
+                               pt_buffer *out);
+
+/**
+ * The extensions (their encoding) a type 0xDA7A token request carries, for the issuer's
+ * policy before `pt_blind_rsa_issuer_issue`. The decoding codes for a body that is not an
+ * `ExtendedTokenRequest`.
+ */
+pt_status pt_extended_token_request_extensions(const uint8_t *request,
+                                               size_t request_len,
+                                               pt_buffer *out);
+
+/**
+ * Frees (and wipes) an issuer.
+ *
+ * `NULL` is a no-op. The handle must not be used again (nor be in use by another thread).
+ */
+void pt_blind_rsa_issuer_free(pt_blind_rsa_issuer *handle);
+
+/**
+ * An issuer of `token_type` (0x0002 or 0xDA7A, else `PT_UNSUPPORTED_VALUE`) from its private
+ * key's PEM text (`-----BEGIN PRIVATE KEY-----`, PKCS#8, or `-----BEGIN RSA PRIVATE
+ * KEY-----`, PKCS#1). `PT_INVALID_KEY` for a key that is not RSA-2048 with `e = 65537` or
+ * whose parts disagree. (Whether a 0xDA7A key's primes are safe primes is not checked.)
+ */
+pt_status pt_blind_rsa_issuer_from_pem(uint16_t token_type,
+                                       const char *pem,
+                                       size_t pem_len,
+                                       pt_blind_rsa_issuer **out);
+
+/**
+ * An issuer from its private key's PKCS#8 DER (`pt_blind_rsa_issuer_private_key_der`'s
+ * bytes).
+ */
+pt_status pt_blind_rsa_issuer_from_pkcs8_der(uint16_t token_type,
+                                             const uint8_t *der,
+                                             size_t der_len,
+                                             pt_blind_rsa_issuer **out);
+
+/**
+ * A new issuer with a fresh RSA-2048 key: seconds for 0x0002, much longer for 0xDA7A (safe
+ * primes).
+ */
+pt_status pt_blind_rsa_issuer_generate(uint16_t token_type,
+                                       pt_blind_rsa_issuer **out);
+
+/**
+ * The token type it issues (0x0002 or 0xDA7A).
+ */
+pt_status pt_blind_rsa_issuer_token_type(const pt_blind_rsa_issuer *issuer,
+                                         uint16_t *token_type);
+
+/**
+ * The public key to publish: the SubjectPublicKeyInfo DER (RSASSA-PSS, RFC 9578 §6.5), the
+ * issuer directory's `token-key` (base64url-encoded there).
+ */
+pt_status pt_blind_rsa_issuer_token_key(const pt_blind_rsa_issuer *issuer,
+                                        pt_buffer *out);
+
+/**
+ * `SHA-256(token key)`: the 32-byte key id tokens carry.
+ */
+pt_status pt_blind_rsa_issuer_token_key_id(const pt_blind_rsa_issuer *issuer,
+                                           pt_buffer *out);
+
+/**
+ * The private key as PKCS#8 DER, **secret**: store it as any private key.
+ */
+pt_status pt_blind_rsa_issuer_private_key_der(const pt_blind_rsa_issuer *issuer,
+                                              pt_buffer *out);
+
+/**
+ * The private key as PKCS#8 PEM text (not NUL-terminated), **secret**.
+ */
+pt_status pt_blind_rsa_issuer_private_key_pem(const pt_blind_rsa_issuer *issuer,
+                                              pt_buffer *out);
+
+/**
+ * Answers a token request body: the response `*body` to send back with
+ * `Content-Type: *content_type_out` (a static string).
+ *
+ * Type 0x0002: `allowed_extensions` must be NULL (`PT_INVALID_ARGUMENT` otherwise). Type
+ * 0xDA7A: `allowed_extensions` is the issuer's policy decision, required (NULL is
+ * `PT_NULL_ARGUMENT`): the encoded extensions it agrees to sign, typically those
+ * `pt_extended_token_request_extensions` read from this request and the issuer checked; a
+ * request carrying other extensions is refused with `PT_UNSUPPORTED_VALUE`.
+ *
+ * `PT_INVALID_LENGTH`/`PT_INVALID_ENCODING` for a malformed body, `PT_UNSUPPORTED_VALUE` for
+ * another token type or key id, `PT_OUT_OF_RANGE` for a blinded message not below the
+ * modulus.
+ */
+pt_status pt_blind_rsa_issuer_issue(const pt_blind_rsa_issuer *issuer,
+                                    const uint8_t *request,
+                                    size_t request_len,
+                                    const uint8_t *allowed_extensions,
+                                    size_t allowed_extensions_len,
+                                    pt_buffer *body,
+                                    const char **content_type_out);
+
+/**
+ * Verifies a type 0x0002 or 0xDA7A token at the origin (RFC 9578 §6.4; the metadata draft
+ * §6.4) with the issuer's public key alone (`token_key`, the SPKI DER of its directory),
+ * against the challenge this origin sent (its serialized bytes: required, `NULL` is
+ * `PT_NULL_ARGUMENT`) and, for 0xDA7A, the extensions the client sent (`NULL` for 0x0002).
+ * `*valid` is true when it verifies, and then `*nonce` receives its 32-byte nonce, **the
+ * double-spend key**. `*valid` false for another key, challenge or extensions, or a bad
+ * authenticator; `PT_INVALID_INPUT` for a 0xDA7A token without extensions (or a 0x0002 token
+ * with them); `PT_INVALID_KEY` for a bad key; the decoding codes for bytes that are not a
+ * token.
+ */
+pt_status pt_blind_rsa_verify_token(const uint8_t *token_key,
+                                    size_t token_key_len,
+                                    const uint8_t *token,
+                                    size_t token_len,
+                                    const uint8_t *challenge,
+                                    size_t challenge_len,
+                                    const uint8_t *extensions,
+                                    size_t extensions_len,
+                                    bool *valid,
+                                    pt_buffer *nonce);
+
+/**
+ * As `pt_blind_rsa_verify_token` but **without the challenge check**: any token of this key
+ * (and extensions) is valid, whichever challenge it was made for.
+ */
+pt_status pt_blind_rsa_verify_token_any_challenge(const uint8_t *token_key,
+                                                  size_t token_key_len,
+                                                  const uint8_t *token,
+                                                  size_t token_len,
+                                                  const uint8_t *extensions,
+                                                  size_t extensions_len,
+                                                  bool *valid,
+                                                  pt_buffer *nonce);
 
 /**
  * Frees a challenge.
@@ -1386,6 +1564,11 @@ void pt_token_request_state_free(pt_token_request_state *handle);
  * that implement only RFC 9578 reject): **`count` 1 is a batch of one, not "one token"**.
  * `token_key` (NULL: the challenge's `token-key`) is the issuer key from its directory.
  *
+ * Type 0x0002 (blind RSA): `count` must be 0 (one token; `PT_BATCH` otherwise) and the key is
+ * the RSA-PSS SubjectPublicKeyInfo DER of the directory's `token-key` (`PT_INVALID_KEY`
+ * otherwise). Type 0xDA7A needs extensions: `pt_create_extended_token_request`
+ * (`PT_INVALID_ARGUMENT` here).
+ *
  * `PT_UNSUPPORTED_VALUE` for other token types (ARC has `pt_create_credential_request`),
  * `PT_MISSING_KEY` without a key, `PT_INVALID_POINT`/`PT_INVALID_LENGTH` for a bad key,
  * `PT_BATCH` for a count above 65535.
@@ -1426,7 +1609,7 @@ pt_status pt_token_request_state_info(const pt_token_request_state *state,
 void pt_token_free(pt_token *handle);
 
 /**
- * Strict decoding of a serialized token of type 0x0001, 0x0005 or 0xE5AC
+ * Strict decoding of a serialized token of type 0x0001, 0x0002, 0x0005, 0xDA7A or 0xE5AC
  * (`PT_UNSUPPORTED_VALUE` for another type, the decoding codes otherwise).
  */
 pt_status pt_token_from_bytes(const uint8_t *token,
@@ -1464,7 +1647,7 @@ pt_status pt_token_key_id(const pt_token *token,
                           pt_buffer *out);
 
 /**
- * The client's 32-byte nonce (types 0x0001 and 0x0005, the origin's double-spend key);
+ * The client's 32-byte nonce (types 0x0001, 0x0002, 0x0005, 0xDA7A: the origin's double-spend key);
  * `PT_ABSENT` for ARC, whose double-spend key is the tag `pt_arc_issuer_verify` returns.
  */
 pt_status pt_token_nonce(const pt_token *token,

@@ -18,6 +18,8 @@ import ctypes
 
 PT_TOKEN_TYPE_1 = 1
 PT_TOKEN_TYPE_5 = 5
+PT_TOKEN_TYPE_2 = 2
+PT_TOKEN_TYPE_DA7A = 55930
 PT_TOKEN_TYPE_ARC = 58796
 PT_ABI_VERSION = 1
 PT_VERSION_MAJOR = 0
@@ -101,6 +103,21 @@ FUNCTIONS = {
     'pt_arc_issuer_token_key_id': (ctypes.c_int32, [ctypes.c_void_p, ctypes.POINTER(Buffer)]),
     'pt_arc_issuer_issue': (ctypes.c_int32, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(Buffer), ctypes.POINTER(ctypes.c_char_p)]),
     'pt_arc_issuer_verify': (ctypes.c_int32, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_uint32, ctypes.POINTER(Buffer)]),
+    'pt_create_extended_token_request': (ctypes.c_int32, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(Buffer), ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_void_p)]),
+    'pt_extensions_encode': (ctypes.c_int32, [ctypes.POINTER(ctypes.c_uint16), ctypes.POINTER(Slice), ctypes.c_size_t, ctypes.POINTER(Buffer)]),
+    'pt_extended_token_request_extensions': (ctypes.c_int32, [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(Buffer)]),
+    'pt_blind_rsa_issuer_free': (None, [ctypes.c_void_p]),
+    'pt_blind_rsa_issuer_from_pem': (ctypes.c_int32, [ctypes.c_uint16, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p)]),
+    'pt_blind_rsa_issuer_from_pkcs8_der': (ctypes.c_int32, [ctypes.c_uint16, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p)]),
+    'pt_blind_rsa_issuer_generate': (ctypes.c_int32, [ctypes.c_uint16, ctypes.POINTER(ctypes.c_void_p)]),
+    'pt_blind_rsa_issuer_token_type': (ctypes.c_int32, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint16)]),
+    'pt_blind_rsa_issuer_token_key': (ctypes.c_int32, [ctypes.c_void_p, ctypes.POINTER(Buffer)]),
+    'pt_blind_rsa_issuer_token_key_id': (ctypes.c_int32, [ctypes.c_void_p, ctypes.POINTER(Buffer)]),
+    'pt_blind_rsa_issuer_private_key_der': (ctypes.c_int32, [ctypes.c_void_p, ctypes.POINTER(Buffer)]),
+    'pt_blind_rsa_issuer_private_key_pem': (ctypes.c_int32, [ctypes.c_void_p, ctypes.POINTER(Buffer)]),
+    'pt_blind_rsa_issuer_issue': (ctypes.c_int32, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(Buffer), ctypes.POINTER(ctypes.c_char_p)]),
+    'pt_blind_rsa_verify_token': (ctypes.c_int32, [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_bool), ctypes.POINTER(Buffer)]),
+    'pt_blind_rsa_verify_token_any_challenge': (ctypes.c_int32, [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_bool), ctypes.POINTER(Buffer)]),
     'pt_challenge_free': (None, [ctypes.c_void_p]),
     'pt_challenge_from_bytes': (ctypes.c_int32, [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p)]),
     'pt_challenge_create': (ctypes.c_int32, [ctypes.c_uint16, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p)]),

@@ -16,6 +16,10 @@ use crate::ffi::*;
 pub const PT_TOKEN_TYPE_1: u16 = 0x0001;
 /// Privacy Pass token type 0x0005: VOPRF(ristretto255, SHA-512).
 pub const PT_TOKEN_TYPE_5: u16 = 0x0005;
+/// Privacy Pass token type 0x0002: blind RSA (RSA-2048, SHA-384, PSS), RFC 9578 §6.
+pub const PT_TOKEN_TYPE_2: u16 = 0x0002;
+/// Privacy Pass token type 0xDA7A: partially blind RSA with public metadata (extensions).
+pub const PT_TOKEN_TYPE_DA7A: u16 = 0xDA7A;
 /// ARC (P-256), token type 0xE5AC (draft-ietf-privacypass-arc-protocol).
 pub const PT_TOKEN_TYPE_ARC: u16 = 0xE5AC;
 
@@ -234,7 +238,10 @@ pub unsafe extern "C" fn pt_challenge_supported(
 ) -> pt_status {
     read_value(challenge, supported, false, |c| {
         Ok(match &c.fields {
-            Fields::Basic(c) => matches!(c.token_type(), PT_TOKEN_TYPE_1 | PT_TOKEN_TYPE_5),
+            Fields::Basic(c) => matches!(
+                c.token_type(),
+                PT_TOKEN_TYPE_1 | PT_TOKEN_TYPE_2 | PT_TOKEN_TYPE_5 | PT_TOKEN_TYPE_DA7A
+            ),
             Fields::Arc(_) => true,
             Fields::Opaque => false,
         })

@@ -22,6 +22,7 @@
 #![allow(clippy::missing_safety_doc)]
 
 pub mod arc;
+pub mod blind_rsa;
 pub mod challenge;
 pub mod directory;
 pub mod ffi;
@@ -45,6 +46,7 @@ ffi::handle_types!(
     directory::pt_issuer_directory,
     privacy_pass::pt_token,
     privacy_pass::pt_privacy_pass_issuer,
+    blind_rsa::pt_blind_rsa_issuer,
     arc::pt_arc_issuer,
     trust_token::pt_trust_token_issuer,
     trust_token::pt_trust_token_client,
@@ -73,6 +75,7 @@ const _: () = {
     sync::<directory::pt_issuer_directory>();
     sync::<privacy_pass::pt_token>();
     sync::<privacy_pass::pt_privacy_pass_issuer>();
+    sync::<blind_rsa::pt_blind_rsa_issuer>();
     sync::<arc::pt_arc_issuer>();
     sync::<trust_token::pt_trust_token_issuer>();
     sync::<trust_token::pt_trust_token_client>();

@@ -5,6 +5,7 @@
 use core::ffi::c_char;
 
 use privacy_tokens::arc::privacy_pass as arc_pp;
+use privacy_tokens::blind_rsa::privacy_pass as rsa_pp;
 use privacy_tokens::voprf::privacy_pass::generic::{
     BatchClientState, Client, ClientState, Issuer, Token as PpToken, TokenRequest, TokenResponse,
 };
@@ -13,18 +14,23 @@ use privacy_tokens::voprf::{PublicKey, SecretKey, VoprfServer};
 use privacy_tokens::Error;
 use zeroize::{Zeroize, Zeroizing};
 
-use crate::challenge::{pt_challenge, PT_TOKEN_TYPE_1, PT_TOKEN_TYPE_5, PT_TOKEN_TYPE_ARC};
+use crate::challenge::{
+    pt_challenge, PT_TOKEN_TYPE_1, PT_TOKEN_TYPE_2, PT_TOKEN_TYPE_5, PT_TOKEN_TYPE_ARC,
+    PT_TOKEN_TYPE_DA7A,
+};
 use crate::ffi::*;
 
 // ---------------------------------------------------------------------------------------------
 // Client
 
 /// The client state of a token request: secret (the blinds), one-shot.
-enum RequestState {
+pub(crate) enum RequestState {
     T1(ClientState<Type1>),
     T5(ClientState<Type5>),
     T1Batch(BatchClientState<Type1>),
     T5Batch(BatchClientState<Type5>),
+    /// Types 0x0002 and 0xDA7A: one token.
+    Rsa(rsa_pp::ClientState),
 }
 
 /// What a client keeps between sending a token request and reading the issuer's response: the
@@ -33,9 +39,9 @@ enum RequestState {
 /// thread at a time (every function but `_free` may be called from any thread, not
 /// concurrently on the same state).
 pub struct pt_token_request_state {
-    inner: Option<RequestState>,
-    count: usize,
-    token_type: u16,
+    pub(crate) inner: Option<RequestState>,
+    pub(crate) count: usize,
+    pub(crate) token_type: u16,
 }
 
 /// Frees (and wipes) a token request state, finalized or not.
@@ -48,7 +54,7 @@ pub unsafe extern "C" fn pt_token_request_state_free(handle: *mut pt_token_reque
 }
 
 /// Writes a request's body and content type.
-fn request_out(
+pub(crate) fn request_out(
     body_out: &mut pt_buffer,
     content_type_out: &mut *const c_char,
     body: &[u8],
@@ -99,6 +105,11 @@ fn make_request<T: TokenType>(
 /// that implement only RFC 9578 reject): **`count` 1 is a batch of one, not "one token"**.
 /// `token_key` (NULL: the challenge's `token-key`) is the issuer key from its directory.
 ///
+/// Type 0x0002 (blind RSA): `count` must be 0 (one token; `PT_BATCH` otherwise) and the key is
+/// the RSA-PSS SubjectPublicKeyInfo DER of the directory's `token-key` (`PT_INVALID_KEY`
+/// otherwise). Type 0xDA7A needs extensions: `pt_create_extended_token_request`
+/// (`PT_INVALID_ARGUMENT` here).
+///
 /// `PT_UNSUPPORTED_VALUE` for other token types (ARC has `pt_create_credential_request`),
 /// `PT_MISSING_KEY` without a key, `PT_INVALID_POINT`/`PT_INVALID_LENGTH` for a bad key,
 /// `PT_BATCH` for a count above 65535.
@@ -143,6 +154,9 @@ pub unsafe extern "C" fn pt_create_token_request(
                 RequestState::T5,
                 RequestState::T5Batch,
             )?,
+            PT_TOKEN_TYPE_2 if count != 0 => return Err(Error::Batch.into()),
+            PT_TOKEN_TYPE_2 => crate::blind_rsa::make_request(c, key, None)?,
+            PT_TOKEN_TYPE_DA7A => return fail(PT_INVALID_ARGUMENT),
             _ => return Err(Error::UnsupportedValue.into()),
         };
         request_out(body, ct, &b, count != 0);
@@ -189,6 +203,7 @@ pub unsafe extern "C" fn pt_token_request_state_finalize(
             RequestState::T5(_) => drop(TokenResponse::<Type5>::from_bytes(body)?),
             RequestState::T1Batch(s) => drop(s.response_from_bytes(body)?),
             RequestState::T5Batch(s) => drop(s.response_from_bytes(body)?),
+            RequestState::Rsa(_) => drop(rsa_pp::TokenResponse::from_bytes(body)?),
         }
         *out = match take_wiped(&mut st.inner).ok_or(Fail(PT_STATE_CONSUMED))? {
             RequestState::T1(s) => tokens(vec![s.finalize(&TokenResponse::from_bytes(body)?)?]),
@@ -200,6 +215,12 @@ pub unsafe extern "C" fn pt_token_request_state_finalize(
             RequestState::T5Batch(s) => {
                 let r = s.response_from_bytes(body)?;
                 tokens(s.finalize_batch(&r)?)
+            }
+            RequestState::Rsa(s) => {
+                let mut t = s.finalize(body)?;
+                let out = pt_buffer_list::new([Zeroizing::new(t.to_bytes())]);
+                wipe(&mut t);
+                out
             }
         };
         Ok(())
@@ -239,10 +260,11 @@ pub unsafe extern "C" fn pt_token_request_state_info(
 enum TokenInner {
     T1(PpToken<Type1>),
     T5(PpToken<Type5>),
+    Rsa(rsa_pp::Token),
     Arc(Zeroizing<Vec<u8>>),
 }
 
-/// A decoded token of type 0x0001, 0x0005 or 0xE5AC (`Token`), for reading its fields and its
+/// A decoded token of type 0x0001, 0x0002, 0x0005, 0xDA7A or 0xE5AC (`Token`), for reading its fields and its
 /// `Authorization` header. A bearer credential until spent: `pt_token_free` wipes it.
 /// Read-only after creation: any number of threads may read it at once.
 pub struct pt_token {
@@ -254,6 +276,7 @@ impl Drop for pt_token {
         match &mut self.inner {
             TokenInner::T1(t) => wipe(t),
             TokenInner::T5(t) => wipe(t),
+            TokenInner::Rsa(t) => wipe(t),
             // `Zeroizing` wipes itself.
             TokenInner::Arc(_) => {}
         }
@@ -279,6 +302,7 @@ impl pt_token {
         match &self.inner {
             TokenInner::T1(t) => Zeroizing::new(t.to_bytes().as_slice().to_vec()),
             TokenInner::T5(t) => Zeroizing::new(t.to_bytes().as_slice().to_vec()),
+            TokenInner::Rsa(t) => Zeroizing::new(t.to_bytes()),
             TokenInner::Arc(b) => b.clone(),
         }
     }
@@ -294,6 +318,7 @@ impl pt_token {
         Ok(Zeroizing::new(match &self.inner {
             TokenInner::T1(t) => t.token_input()[a..b].to_vec(),
             TokenInner::T5(t) => t.token_input()[a..b].to_vec(),
+            TokenInner::Rsa(t) => t.token_input()[a..b].to_vec(),
             TokenInner::Arc(bytes) => bytes
                 .get(arc.ok_or(Fail(PT_ABSENT))?)
                 .ok_or(Fail(PT_INVALID_LENGTH))?
@@ -302,7 +327,7 @@ impl pt_token {
     }
 }
 
-/// Strict decoding of a serialized token of type 0x0001, 0x0005 or 0xE5AC
+/// Strict decoding of a serialized token of type 0x0001, 0x0002, 0x0005, 0xDA7A or 0xE5AC
 /// (`PT_UNSUPPORTED_VALUE` for another type, the decoding codes otherwise).
 #[no_mangle]
 pub unsafe extern "C" fn pt_token_from_bytes(
@@ -317,6 +342,7 @@ pub unsafe extern "C" fn pt_token_from_bytes(
         let inner = match b {
             [0x00, 0x01, ..] => TokenInner::T1(PpToken::from_bytes(b)?),
             [0x00, 0x05, ..] => TokenInner::T5(PpToken::from_bytes(b)?),
+            [0x00, 0x02, ..] | [0xDA, 0x7A, ..] => TokenInner::Rsa(rsa_pp::Token::from_bytes(b)?),
             // Decoded to check it, then kept as its canonical serialization (presentation
             // nonce written as 0, as `to_bytes` gives it).
             [0xE5, 0xAC, ..] => {
@@ -334,9 +360,10 @@ pub unsafe extern "C" fn pt_token_from_bytes(
 #[no_mangle]
 pub unsafe extern "C" fn pt_token_type(token: *const pt_token, token_type: *mut u16) -> pt_status {
     read_value(token, token_type, 0, |t| {
-        Ok(match t.inner {
+        Ok(match &t.inner {
             TokenInner::T1(_) => PT_TOKEN_TYPE_1,
             TokenInner::T5(_) => PT_TOKEN_TYPE_5,
+            TokenInner::Rsa(t) => t.token_type(),
             TokenInner::Arc(_) => PT_TOKEN_TYPE_ARC,
         })
     })
@@ -377,7 +404,7 @@ pub unsafe extern "C" fn pt_token_key_id(token: *const pt_token, out: *mut pt_bu
     read_buffer(token, out, |t| t.input_range(66, 98, Some(ARC_KEY_ID)))
 }
 
-/// The client's 32-byte nonce (types 0x0001 and 0x0005, the origin's double-spend key);
+/// The client's 32-byte nonce (types 0x0001, 0x0002, 0x0005, 0xDA7A: the origin's double-spend key);
 /// `PT_ABSENT` for ARC, whose double-spend key is the tag `pt_arc_issuer_verify` returns.
 #[no_mangle]
 pub unsafe extern "C" fn pt_token_nonce(token: *const pt_token, out: *mut pt_buffer) -> pt_status {

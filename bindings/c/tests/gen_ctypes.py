@@ -33,6 +33,7 @@ POINTERS = {
     "size_t *": "ctypes.POINTER(ctypes.c_size_t)",
     "uint8_t *": "ctypes.POINTER(ctypes.c_uint8)",
     "uint16_t *": "ctypes.POINTER(ctypes.c_uint16)",
+    "const uint16_t *": "ctypes.POINTER(ctypes.c_uint16)",
     "uint32_t *": "ctypes.POINTER(ctypes.c_uint32)",
     "uint64_t *": "ctypes.POINTER(ctypes.c_uint64)",
 }

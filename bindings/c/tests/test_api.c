@@ -169,14 +169,14 @@ static void challenges(void) {
     pt_challenge_free(p);
     EXPECT(pt_challenge_list_find(list, 2, &p), PT_ABSENT); /* empty issuer name: no parse */
     pt_challenge_list_free(list);
-    /* find gives a challenge of that type whose bytes parse, supported or not (type 2, issuer
+    /* find gives a challenge of that type whose bytes parse, supported or not (type 3, issuer
      * name "x", empty redemption context and origin info) */
-    const char unk2[] = "PrivateToken challenge=AAIAAXgAAAA=";
+    const char unk2[] = "PrivateToken challenge=AAMAAXgAAAA=";
     OK(pt_parse_challenges(unk2, strlen(unk2), &list));
-    OK(pt_challenge_list_find(list, 2, &p));
+    OK(pt_challenge_list_find(list, 3, &p));
     OK(pt_challenge_token_type(p, &type));
     OK(pt_challenge_supported(p, &supported));
-    CHECK(type == 2 && !supported);
+    CHECK(type == 3 && !supported);
     pt_challenge_free(p);
     EXPECT(pt_challenge_list_find(list, PT_TOKEN_TYPE_1, &p), PT_ABSENT);
     CHECK(p == NULL);
@@ -566,7 +566,7 @@ static void privacy_pass_bad_input(void) {
     pt_token *tok = (pt_token *)1;
     EXPECT(pt_token_from_bytes((const uint8_t *)"\x00", 1, &tok), PT_INVALID_LENGTH);
     CHECK(tok == NULL);
-    EXPECT(pt_token_from_bytes((const uint8_t *)"\x00\x02\x00", 3, &tok), PT_UNSUPPORTED_VALUE);
+    EXPECT(pt_token_from_bytes((const uint8_t *)"\x00\x03\x00", 3, &tok), PT_UNSUPPORTED_VALUE);
     EXPECT(pt_token_from_bytes((const uint8_t *)"\x00\x01\x00", 3, &tok), PT_INVALID_LENGTH);
     EXPECT(pt_token_from_bytes((const uint8_t *)"\xe5\xac\x00", 3, &tok), PT_INVALID_LENGTH);
     bool valid = true;

@@ -74,17 +74,18 @@ export function harden(module) {
     }
     Object.defineProperty(C, '__privacyTokensGuarded', { value: true });
   }
-  // The origin check takes the challenge the origin sent as bytes or as the Challenge object.
-  const issuer = module.PrivacyPassIssuer;
-  if (issuer && !issuer.prototype.verifyToken.__acceptsChallenge) {
-    const verify = issuer.prototype.verifyToken;
-    const { Challenge } = module;
+  // The origin checks take the challenge the origin sent as bytes or as the Challenge object.
+  const { Challenge } = module;
+  for (const cls of [module.PrivacyPassIssuer, module.BlindRsaTokenKey]) {
+    if (!cls || cls.prototype.verifyToken.__acceptsChallenge) continue;
+    const verify = cls.prototype.verifyToken;
     const v = {
-      verifyToken(token, challenge) {
-        return verify.call(this, token, challenge instanceof Challenge ? challenge.toBytes() : challenge);
+      verifyToken(token, challenge, ...rest) {
+        return verify.call(this, token, challenge instanceof Challenge ? challenge.toBytes() : challenge, ...rest);
       },
     }.verifyToken;
+    Object.defineProperty(v, 'length', { value: verify.length });
     Object.defineProperty(v, '__acceptsChallenge', { value: true });
-    Object.defineProperty(issuer.prototype, 'verifyToken', { value: v, writable: true, configurable: true });
+    Object.defineProperty(cls.prototype, 'verifyToken', { value: v, writable: true, configurable: true });
   }
 }

@@ -22,3 +22,5 @@ export const authorizationHeader = guard(raw.authorizationHeader);
 export const base64urlEncode = guard(raw.base64urlEncode);
 export const base64urlDecode = guard(raw.base64urlDecode);
 export const parseIssuerDirectory = guard(raw.parseIssuerDirectory);
+export const encodeExtensions = guard(raw.encodeExtensions);
+export const decodeExtensions = guard(raw.decodeExtensions);

@@ -14,6 +14,11 @@ use crate::{bytes, integer, opt_bytes, opt_integer, option, string, JsResult, Or
 pub const TYPE_1: u16 = 0x0001;
 /// Privacy Pass type 0x0005: VOPRF(ristretto255, SHA-512).
 pub const TYPE_5: u16 = 0x0005;
+/// Privacy Pass type 0x0002: blind RSA (RSA-2048, SHA-384, PSS), RFC 9578 §6.
+pub const TYPE_2: u16 = 0x0002;
+/// Privacy Pass type 0xDA7A: partially blind RSA with public metadata (extensions),
+/// draft-ietf-privacypass-public-metadata-issuance.
+pub const TYPE_DA7A: u16 = 0xDA7A;
 /// ARC (P-256), draft-ietf-privacypass-arc-protocol.
 pub const TYPE_ARC: u16 = 0xE5AC;
 
@@ -161,18 +166,18 @@ impl Challenge {
         Self::from_bytes(crate::u8a(&bytes), options)
     }
 
-    /// The token type (`0x0001`, `0x0005`, `0xE5AC`, or another the origin named).
+    /// The token type (`0x0001`, `0x0002`, `0x0005`, `0xDA7A`, `0xE5AC`, or another the origin named).
     #[wasm_bindgen(getter, js_name = tokenType)]
     pub fn token_type(&self) -> u16 {
         u16::from_be_bytes([self.bytes[0], self.bytes[1]])
     }
 
-    /// Whether this package can answer the challenge (types 0x0001, 0x0005 and 0xE5AC whose
-    /// bytes parse).
+    /// Whether this package can answer the challenge (types 0x0001, 0x0002, 0x0005, 0xDA7A and
+    /// 0xE5AC whose bytes parse).
     #[wasm_bindgen(getter)]
     pub fn supported(&self) -> bool {
         match &self.fields {
-            Fields::Basic(c) => matches!(c.token_type(), TYPE_1 | TYPE_5),
+            Fields::Basic(c) => matches!(c.token_type(), TYPE_1 | TYPE_2 | TYPE_5 | TYPE_DA7A),
             Fields::Arc(_) => true,
             Fields::Opaque => false,
         }

@@ -5,6 +5,7 @@
 //!
 //! JavaScript sees them as static methods of the `hazmat` class: `hazmat.voprfBlind(...)`.
 
+use privacy_tokens::blind_rsa::privacy_pass as rsa_pp;
 use privacy_tokens::voprf::privacy_pass::generic::Client;
 use privacy_tokens::voprf::privacy_pass::{TokenType, Type1, Type5, NONCE_LEN};
 use privacy_tokens::voprf::PublicKey;
@@ -12,7 +13,8 @@ use wasm_bindgen::prelude::*;
 
 use crate::challenge::{Challenge, TYPE_1, TYPE_5};
 use crate::privacy_pass::{
-    request_result, RequestState, TokenRequestState, BATCH_REQUEST_MEDIA_TYPE, REQUEST_MEDIA_TYPE,
+    request_result, rsa_request_result, RequestState, TokenRequestState, BATCH_REQUEST_MEDIA_TYPE,
+    REQUEST_MEDIA_TYPE,
 };
 use crate::{bytes, bytes_list, error, lib_error, JsResult, OrThrow};
 
@@ -120,6 +122,46 @@ impl Hazmat {
                 &format!("token type {t:#06x}"),
             )),
         }
+    }
+
+    /// A blind RSA request (type 0x0002, or 0xDA7A with `extensions`, the encoded list) with
+    /// the caller's nonce (32 bytes), PSS salt (48 bytes) and blind `r` (big-endian, below the
+    /// modulus). Reproduces RFC 9578 Appendix A.2 and the public-metadata draft's vectors.
+    #[wasm_bindgen(js_name = createBlindRsaTokenRequest, unchecked_return_type = "TokenRequest")]
+    pub fn create_blind_rsa_token_request(
+        challenge: &Challenge,
+        #[wasm_bindgen(js_name = tokenKey, unchecked_param_type = "Uint8Array")] token_key: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array | undefined")] extensions: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] nonce: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] salt: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] blind: JsValue,
+    ) -> JsResult<JsValue> {
+        let key = rsa_pp::TokenKey::from_spki(&bytes(&token_key, "tokenKey")?).or_throw()?;
+        let ext = if extensions.is_undefined() || extensions.is_null() {
+            None
+        } else {
+            Some(rsa_pp::Extensions::from_bytes(&bytes(&extensions, "extensions")?).or_throw()?)
+        };
+        let nonce = <[u8; NONCE_LEN]>::try_from(bytes(&nonce, "nonce")?.as_slice())
+            .map_err(|_| lib_error(privacy_tokens::Error::InvalidLength))?;
+        let salt = bytes(&salt, "salt")?;
+        let blind = bytes(&blind, "blind")?;
+        let (req, st) = rsa_pp::Client::request_with(
+            &key,
+            &challenge.to_bytes(),
+            ext.as_ref(),
+            &nonce,
+            &salt,
+            &blind,
+        )
+        .or_throw()?;
+        // `request_with` gives the bare `TokenRequest`; a 0xDA7A request is it followed by the
+        // extensions (`ExtendedTokenRequest`, which has no public constructor).
+        let mut body = req.to_bytes();
+        if let Some(e) = &ext {
+            body.extend_from_slice(e.as_bytes());
+        }
+        Ok(rsa_request_result(&body, st, req.token_type()))
     }
 }
 

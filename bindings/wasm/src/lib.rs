@@ -4,6 +4,9 @@
 //! Everything here is a thin layer over the library's public API:
 //! - [`challenge`]: `WWW-Authenticate` challenges, `Authorization` headers;
 //! - [`privacy_pass`]: Privacy Pass token types 0x0001 and 0x0005, client and issuer;
+//! - [`blind_rsa`]: Privacy Pass token types 0x0002 and 0xDA7A (blind RSA, partially blind
+//!   RSA with extensions): `Extensions` encoding, the issuer and the origin's key (their client
+//!   is [`privacy_pass`]'s `createTokenRequest`);
 //! - [`arc`]: ARC (0xE5AC) credentials, presentations and the issuer;
 //! - [`oprf`]: OPRF, VOPRF and POPRF on the five RFC 9497 suites (feature `oprf`);
 //! - `hazmat` (feature `hazmat`, only in the test flavour): deterministic entry points for
@@ -33,6 +36,7 @@ use wasm_bindgen::JsCast;
 use zeroize::{Zeroize, Zeroizing};
 
 pub mod arc;
+pub mod blind_rsa;
 pub mod challenge;
 #[cfg(feature = "hazmat")]
 pub mod hazmat;

@@ -1,8 +1,11 @@
 //! Privacy Pass privately verifiable tokens: type 0x0001 (VOPRF P-384, RFC 9578) and type
 //! 0x0005 (VOPRF ristretto255), single and amortized batched issuance
-//! (draft-ietf-privacypass-batched-tokens), and the token type shared with ARC.
+//! (draft-ietf-privacypass-batched-tokens), the token type shared with ARC, and the client
+//! side of the blind RSA types 0x0002 and 0xDA7A (their issuer and origin are in
+//! [`crate::blind_rsa`]).
 
 use privacy_tokens::arc::privacy_pass as arc_pp;
+use privacy_tokens::blind_rsa::privacy_pass as rsa_pp;
 use privacy_tokens::http;
 use privacy_tokens::voprf::privacy_pass::generic::{
     BatchClientState, BatchTokenResponse, Client, ClientState, Token as PpToken, TokenResponse,
@@ -12,7 +15,7 @@ use privacy_tokens::voprf::PublicKey;
 use privacy_tokens::Error;
 use wasm_bindgen::prelude::*;
 
-use crate::challenge::{Challenge, TYPE_1, TYPE_5, TYPE_ARC};
+use crate::challenge::{Challenge, TYPE_1, TYPE_2, TYPE_5, TYPE_ARC, TYPE_DA7A};
 use crate::{
     bytes, error, lib_error, object, option, secret_bytes, u8a, wipe_enabled, wiped, JsResult,
     OrThrow, Secret,
@@ -35,6 +38,8 @@ pub(crate) enum RequestState {
     T5(ClientState<Type5>),
     T1Batch(BatchClientState<Type1>),
     T5Batch(BatchClientState<Type5>),
+    /// Types 0x0002 and 0xDA7A (one token per request).
+    Rsa(rsa_pp::ClientState),
 }
 
 crate::state_zeroize!(RequestState);
@@ -99,7 +104,7 @@ fn make_request<T: TokenType>(
     })
 }
 
-/// A token request for a challenge of type 0x0001 or 0x0005:
+/// A token request for a challenge of type 0x0001, 0x0002, 0x0005 or 0xDA7A:
 /// `{ body, contentType, state }`. POST `body` to the issuer's `issuer-request-uri` with
 /// `Content-Type: contentType`, then call `state.finalize(responseBody)`.
 ///
@@ -111,6 +116,12 @@ fn make_request<T: TokenType>(
 /// `token-key` (a key from the issuer directory); given as `undefined` or `null` (a failed
 /// directory lookup) it is an `INVALID_ARGUMENT` error, not a silent fallback to the
 /// challenge's key.
+///
+/// Blind RSA (0x0002, 0xDA7A): one token per request (`count` above 1 or `batch: true` is
+/// `BATCH`); the key is the directory's `token-key` (the RSA-PSS SubjectPublicKeyInfo DER,
+/// `INVALID_KEY` otherwise); type 0xDA7A needs `extensions` (the encoded `Extensions`, from
+/// `encodeExtensions`), which the request carries to the issuer and the origin needs again to
+/// verify the token; type 0x0002 refuses them.
 ///
 /// Throws `UNSUPPORTED_VALUE` for other token types (ARC has `createCredentialRequest`),
 /// `MISSING_KEY` without a key, `INVALID_POINT`/`INVALID_LENGTH` for a bad key, `BATCH` for a
@@ -176,6 +187,22 @@ pub fn create_token_request(
                 RequestState::T5Batch,
             )
         }
+        t @ (TYPE_2 | TYPE_DA7A) => {
+            if count.is_some() {
+                return Err(error(
+                    crate::code_of(Error::Batch),
+                    "blind RSA (0x0002, 0xDA7A) requests hold one token: make one request per token",
+                ));
+            }
+            let key = challenge.key(&options)?;
+            let ext = option(&options, "extensions")?;
+            let ext = if ext.is_undefined() || ext.is_null() {
+                None
+            } else {
+                Some(bytes(&ext, "options.extensions")?)
+            };
+            rsa_request(challenge, &key, t, ext.as_deref())
+        }
         TYPE_ARC => Err(error(
             crate::code_of(Error::UnsupportedValue),
             "token type 0xE5AC (ARC): use createCredentialRequest and Credential.present",
@@ -185,6 +212,62 @@ pub fn create_token_request(
             &format!("token type {t:#06x} is not supported"),
         )),
     }
+}
+
+/// A blind RSA request: type 0x0002 without extensions, 0xDA7A with them (the encoded
+/// `Extensions`, as `encodeExtensions` gives them; required).
+fn rsa_request(
+    challenge: &Challenge,
+    key: &[u8],
+    token_type: u16,
+    extensions: Option<&[u8]>,
+) -> JsResult<JsValue> {
+    let key = rsa_pp::TokenKey::from_spki(key).or_throw()?;
+    let extensions = match (token_type, extensions) {
+        (TYPE_2, None) => None,
+        (TYPE_2, Some(_)) => {
+            return Err(crate::bad_arg(
+                "options.extensions",
+                "token type 0x0002 has no extensions (0xDA7A carries them)",
+            ))
+        }
+        (_, Some(e)) => Some(rsa_pp::Extensions::from_bytes(e).or_throw()?),
+        (_, None) => {
+            return Err(crate::bad_arg(
+                "options.extensions",
+                "required for token type 0xDA7A: the encoded Extensions (encodeExtensions)",
+            ))
+        }
+    };
+    crate::with_rng(|rng| {
+        let (body, state) = match &extensions {
+            None => {
+                let (req, st) = rsa_pp::Client::request(&key, &challenge.bytes, rng).or_throw()?;
+                (req.to_bytes(), st)
+            }
+            Some(e) => {
+                let (req, st) =
+                    rsa_pp::Client::request_with_extensions(&key, &challenge.bytes, e, rng)
+                        .or_throw()?;
+                (req.to_bytes(), st)
+            }
+        };
+        Ok(rsa_request_result(&body, state, token_type))
+    })
+}
+
+/// `{ body, contentType, state }` of a blind RSA request.
+pub(crate) fn rsa_request_result(
+    body: &[u8],
+    state: rsa_pp::ClientState,
+    token_type: u16,
+) -> JsValue {
+    let state = TokenRequestState {
+        inner: Some(RequestState::Rsa(state)),
+        count: 1,
+        token_type,
+    };
+    request_result(body, REQUEST_MEDIA_TYPE, state.into())
 }
 
 // The tokens become JavaScript objects inside the wiped frame: what crosses out of it is only
@@ -245,6 +328,9 @@ impl TokenRequestState {
             RequestState::T5Batch(s) => {
                 s.response_from_bytes(&body).or_throw()?;
             }
+            RequestState::Rsa(_) => {
+                rsa_pp::TokenResponse::from_bytes(&body).or_throw()?;
+            }
         }
         // Taken inside the wiped frame: a move out of the object is a copy on the stack.
         wiped(
@@ -258,6 +344,10 @@ impl TokenRequestState {
                 RequestState::T5Batch(s) => {
                     let r = s.response_from_bytes(&body).or_throw()?;
                     finalize_batch(s, r, TokenInner::T5)
+                }
+                RequestState::Rsa(s) => {
+                    let t = s.finalize(&body).or_throw()?;
+                    Ok(Array::of1(&Token::object(TokenInner::Rsa(t))))
                 }
             },
         )
@@ -290,6 +380,8 @@ impl TokenRequestState {
 pub(crate) enum TokenInner {
     T1(PpToken<Type1>),
     T5(PpToken<Type5>),
+    /// Types 0x0002 and 0xDA7A (wiped on drop by the library).
+    Rsa(rsa_pp::Token),
     /// The serialized ARC token: the library's ARC token has no `Zeroize`, so this keeps its
     /// bytes (wiped on drop) and decodes them on demand, in a wiped frame.
     Arc(Vec<u8>),
@@ -309,6 +401,7 @@ impl Drop for Token {
             match &mut self.inner {
                 TokenInner::T1(t) => t.zeroize(),
                 TokenInner::T5(t) => t.zeroize(),
+                TokenInner::Rsa(t) => t.zeroize(),
                 TokenInner::Arc(b) => b.zeroize(),
             }
         }
@@ -322,6 +415,7 @@ impl Token {
         Secret(match &self.inner {
             TokenInner::T1(t) => t.to_bytes().as_slice().to_vec(),
             TokenInner::T5(t) => t.to_bytes().as_slice().to_vec(),
+            TokenInner::Rsa(t) => t.to_bytes(),
             TokenInner::Arc(b) => b.clone(),
         })
     }
@@ -355,7 +449,7 @@ pub(crate) fn authorization_value(token: &[u8]) -> Secret<String> {
 
 #[wasm_bindgen]
 impl Token {
-    /// Strict decoding of a serialized token of type 0x0001, 0x0005 or 0xE5AC.
+    /// Strict decoding of a serialized token of type 0x0001, 0x0002, 0x0005, 0xDA7A or 0xE5AC.
     #[wasm_bindgen(js_name = fromBytes, unchecked_return_type = "Token")]
     pub fn from_bytes(
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] token: JsValue,
@@ -365,6 +459,9 @@ impl Token {
             let inner = match b.as_slice() {
                 [0x00, 0x01, ..] => TokenInner::T1(PpToken::from_bytes(&b).or_throw()?),
                 [0x00, 0x05, ..] => TokenInner::T5(PpToken::from_bytes(&b).or_throw()?),
+                [0x00, 0x02, ..] | [0xDA, 0x7A, ..] => {
+                    TokenInner::Rsa(rsa_pp::Token::from_bytes(&b).or_throw()?)
+                }
                 [0xE5, 0xAC, ..] => {
                     arc_pp::Token::from_bytes(&b).or_throw()?;
                     TokenInner::Arc(b.to_vec())
@@ -382,6 +479,7 @@ impl Token {
         match &self.inner {
             TokenInner::T1(_) => TYPE_1,
             TokenInner::T5(_) => TYPE_5,
+            TokenInner::Rsa(t) => t.token_type(),
             TokenInner::Arc(_) => TYPE_ARC,
         }
     }
@@ -406,6 +504,7 @@ impl Token {
         match &self.inner {
             TokenInner::T1(t) => t.challenge_digest.to_vec(),
             TokenInner::T5(t) => t.challenge_digest.to_vec(),
+            TokenInner::Rsa(t) => t.challenge_digest().to_vec(),
             TokenInner::Arc(b) => Self::arc_field(b, |t| t.challenge_digest().to_vec()),
         }
     }
@@ -416,11 +515,12 @@ impl Token {
         match &self.inner {
             TokenInner::T1(t) => t.token_key_id.to_vec(),
             TokenInner::T5(t) => t.token_key_id.to_vec(),
+            TokenInner::Rsa(t) => t.token_key_id().to_vec(),
             TokenInner::Arc(b) => Self::arc_field(b, |t| t.issuer_key_id().to_vec()),
         }
     }
 
-    /// The client's 32-byte nonce (types 0x0001 and 0x0005; `undefined` for ARC, whose
+    /// The client's 32-byte nonce (types 0x0001, 0x0002, 0x0005, 0xDA7A; `undefined` for ARC, whose
     /// double-spend key is the tag `ArcIssuer.verify` returns).
     /// (Copied straight into a `Uint8Array`, without a buffer in WebAssembly memory.)
     #[wasm_bindgen(getter)]
@@ -428,6 +528,7 @@ impl Token {
         match &self.inner {
             TokenInner::T1(t) => Some(js_sys::Uint8Array::from(&t.nonce[..])),
             TokenInner::T5(t) => Some(js_sys::Uint8Array::from(&t.nonce[..])),
+            TokenInner::Rsa(t) => Some(js_sys::Uint8Array::from(&t.nonce()[..])),
             TokenInner::Arc(_) => None,
         }
     }
@@ -734,6 +835,8 @@ export interface TokenRequestOptions {
   batch?: boolean;
   /** The issuer key (from the issuer directory); when absent, the challenge's `token-key`. */
   tokenKey?: Uint8Array;
+  /** Type 0xDA7A only (required there): the encoded `Extensions` (`encodeExtensions`). */
+  extensions?: Uint8Array;
 }
 /** What `createTokenRequest` returns: POST `body` with `Content-Type: contentType`. */
 export interface TokenRequest { body: Uint8Array; contentType: string; state: TokenRequestState }

@@ -40,7 +40,8 @@ function challengeFor(tokenType, issuer, extra = {}) {
 
 test('exports: the full entry exposes the documented names; the client entry the client subset', () => {
   const full = [
-    'ArcIssuer', 'Challenge', 'Credential', 'CredentialRequestState', 'OprfClient', 'OprfClientState',
+    'ArcIssuer', 'BlindRsaIssuer', 'BlindRsaTokenKey', 'decodeExtensions', 'encodeExtensions',
+    'Challenge', 'Credential', 'CredentialRequestState', 'OprfClient', 'OprfClientState',
     'OprfServer', 'PoprfClient', 'PoprfClientState', 'PoprfServer', 'PrivacyPassIssuer',
     'PrivacyTokensError', 'Token', 'TokenRequestState', 'VoprfClient', 'VoprfClientState',
     'VoprfServer', 'authorizationHeader', 'base64urlDecode', 'base64urlEncode',
@@ -50,7 +51,7 @@ test('exports: the full entry exposes the documented names; the client entry the
   assert.deepEqual(Object.keys(pt).sort(), full.sort());
   const clientOnly = [
     'Challenge', 'Credential', 'CredentialRequestState', 'PrivacyTokensError', 'Token',
-    'TokenRequestState', 'authorizationHeader', 'base64urlDecode', 'base64urlEncode',
+    'TokenRequestState', 'decodeExtensions', 'encodeExtensions', 'authorizationHeader', 'base64urlDecode', 'base64urlEncode',
     'createCredentialRequest', 'createTokenRequest', 'default', 'initSync',
     'parseAuthorization', 'parseChallenges', 'parseIssuerDirectory',
   ];
@@ -65,12 +66,12 @@ test('parseChallenges: several challenges, other schemes, quoted values, unknown
   const i5 = PrivacyPassIssuer.generate(5);
   const c1 = challengeFor(1, i1);
   const c5 = challengeFor(5, i5, { redemptionContext: undefined });
-  const unknown = Challenge.create({ tokenType: 2, issuerName: 'rsa.example', tokenKey: new Uint8Array([1, 2]) });
+  const unknown = Challenge.create({ tokenType: 0x0003, issuerName: 'other.example', tokenKey: new Uint8Array([1, 2]) });
   const quoted = c5.toHeader().replace(/challenge=([^,]+)/, 'challenge="$1"') + ', extra="a, b"';
   const header = `Basic realm="x", ${c1.toHeader()}, ${quoted}, Bearer abc==, ${unknown.toHeader()}, PrivateToken challenge=!!!`;
   const cs = parseChallenges(header);
   assert.equal(cs.length, 3);
-  assert.deepEqual(cs.map((c) => c.tokenType), [1, 5, 2]);
+  assert.deepEqual(cs.map((c) => c.tokenType), [1, 5, 3]);
   assert.deepEqual(cs.map((c) => c.supported), [true, true, false]);
   assert.equal(cs[0].issuerName, 'issuer.example');
   assert.equal(cs[0].originInfo, 'origin.example');
@@ -242,7 +243,9 @@ for (const tokenType of [1, 5]) {
 test('createTokenRequest refuses ARC and unknown types with UNSUPPORTED_VALUE', () => {
   const arc = ArcIssuer.generate();
   throwsCode(() => createTokenRequest(challengeFor(TYPE_ARC, arc, { rateLimit: 3 })), 'UNSUPPORTED_VALUE', 'ARC');
-  throwsCode(() => createTokenRequest(Challenge.create({ tokenType: 2, issuerName: 'x', tokenKey: new Uint8Array(3) })), 'UNSUPPORTED_VALUE', 'type 2');
+  throwsCode(() => createTokenRequest(Challenge.create({ tokenType: 3, issuerName: 'x', tokenKey: new Uint8Array(3) })), 'UNSUPPORTED_VALUE', 'type 3');
+  // Type 2 (blind RSA) is supported: a key that is not an RSA-PSS SPKI is INVALID_KEY.
+  throwsCode(() => createTokenRequest(Challenge.create({ tokenType: 2, issuerName: 'x', tokenKey: new Uint8Array(3) })), 'INVALID_KEY', 'type 2, bad key');
   const pp = PrivacyPassIssuer.generate(1);
   throwsCode(() => createCredentialRequest(challengeFor(1, pp)), 'UNSUPPORTED_VALUE', 'type 1 for ARC');
 });
