@@ -647,6 +647,13 @@ fn control(ops: &mut Ops) {
         let p = group::to_affine::<NistP384>(&p);
         std::hint::black_box(group::vartime_mul::<NistP384>(&p, &k));
     });
+    ops.run("control/rsa-marked-key-export", |_| {
+        // The RSA key's marking is live: its PEM export (a base64 table indexed by the key's
+        // bytes, key serialization being variable time) must be reported.
+        let sk = privacy_tokens::blind_rsa::test_key().unwrap();
+        sk.mark_secret_for_validation();
+        std::hint::black_box(sk.to_pem());
+    });
 }
 
 #[test]
