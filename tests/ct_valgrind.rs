@@ -18,7 +18,9 @@
 //! types 0x0001 and 0x0005 (single and batched issuance, token verification); every Trust
 //! Token method (`pst_v1_voprf`, `pst_v1_pmb` with a secret private metadata bit, and the
 //! experiment methods) from key generation to redemption; ARC v2 (Privacy Pass ARC) and v1
-//! (legacy) from key generation to verification. Valgrind 3.19 hides ADX from `cpuid`, so the
+//! (legacy) from key generation to verification; RSA blind signatures (RFC 9474, partially
+//! blind with `info`) and Privacy Pass types 0x0002 and 0xDA7A issuance, on a key whose private
+//! values are marked undefined after it is loaded. Valgrind 3.19 hides ADX from `cpuid`, so the
 //! field arithmetic checked is the portable code (the line `ct-valgrind backend:` says which).
 //!
 //! Run by `bash scripts/ct-valgrind.sh` (which builds it with `--features ct-validation`), which

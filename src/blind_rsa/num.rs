@@ -118,8 +118,9 @@ impl Int {
         Choice::from(u8::from(eq))
     }
 
-    /// `self^-1 mod m` for a modulus of any parity (`None` when not invertible): constant time
-    /// in `self` and `m`.
+    /// `self^-1 mod m` for a modulus of any parity (`None` when not invertible). Variable time
+    /// in `m` (`crypto-bigint`'s division and even-modulus inversion branch on it; valgrind
+    /// reports them): for key loading and generation only, never on a loaded key's secrets.
     pub(crate) fn invert_mod(&self, m: &Int) -> Option<Int> {
         let bits = m.0.bits_precision().max(self.0.bits_precision());
         let m = public_presence(NonZero::new(fit(&m.0, bits)))?;
@@ -127,7 +128,8 @@ impl Int {
         public_presence(x.invert_mod(&m)).map(Int)
     }
 
-    /// `self mod m` (constant time).
+    /// `self mod m`: constant time in `self`, variable time in `m`'s bit length (`crypto-bigint`'s
+    /// division): for key loading only, or a public `m`.
     pub(crate) fn rem(&self, m: &Int) -> Option<Int> {
         let m = public_presence(NonZero::new(m.0.clone()))?;
         let bits = self.0.bits_precision().max(m.bits_precision());
