@@ -206,7 +206,8 @@ impl PublicKey {
             rng.fill_bytes(&mut r_bytes);
             // 128 bits more than n, reduced: statistically uniform; zero has no inverse.
             let r = self.n.reduce(&Int::from_be(&r_bytes));
-            if bool::from(r.is_zero()) {
+            // Only the (negligible) retry is public.
+            if crate::group::declassify(r.is_zero()) {
                 continue;
             }
             break self.blind_with_r(variant, msg, &salt, r);
@@ -228,15 +229,19 @@ impl PublicKey {
         }
         let em = pss::encode(msg, self.n.bits() - 1, salt)?;
         let m = self.n.reduce(&Int::from_be(&em));
-        if !bool::from(m.coprime_to_odd(self.n.value())) {
+        // The outcome is public (an error; only a malformed key fails).
+        if !crate::group::declassify(m.coprime_to_odd(self.n.value())) {
             return Err(Error::Blinding);
         }
         let inv = self.n.invert(&r).ok_or(Error::Blinding)?;
         let x = self.rsavp1(&r);
         r.zeroize();
         let z = self.n.mul(&m, &x);
+        let mut blinded = self.n.encode(&z);
+        // Sent to the signer: public (the blind hides m).
+        crate::group::validation::publish(blinded.as_mut_slice());
         Ok((
-            BlindedMessage(self.n.encode(&z)),
+            BlindedMessage(blinded),
             BlindingState {
                 key: self.clone(),
                 variant,
@@ -298,7 +303,9 @@ impl SecretKey {
         let n = &self.public.n;
         let m = n.decode(blinded)?;
         let mut s = self.rsasp1(&m)?;
-        let out = n.encode(&s);
+        let mut out = n.encode(&s);
+        // The blind signature is sent to the client: public.
+        crate::group::validation::publish(out.as_mut_slice());
         s.zeroize();
         Ok(BlindSignature(out))
     }
@@ -320,7 +327,9 @@ impl BlindingState {
             _ => Error::InvalidSignature,
         })?;
         let s = n.mul(&z, &self.inv);
-        let sig = n.encode(&s);
+        let mut sig = n.encode(&s);
+        // The signature is the output (sent with the token); verified as public, as any.
+        crate::group::validation::publish(sig.as_mut_slice());
         self.key.verify(self.variant, &self.msg, &sig)?;
         Ok(Signature(sig))
     }

@@ -18,7 +18,9 @@
 //! types 0x0001 and 0x0005 (single and batched issuance, token verification); every Trust
 //! Token method (`pst_v1_voprf`, `pst_v1_pmb` with a secret private metadata bit, and the
 //! experiment methods) from key generation to redemption; ARC v2 (Privacy Pass ARC) and v1
-//! (legacy) from key generation to verification. Valgrind 3.19 hides ADX from `cpuid`, so the
+//! (legacy) from key generation to verification; RSA blind signatures (RFC 9474, partially
+//! blind with `info`) and Privacy Pass types 0x0002 and 0xDA7A issuance, on a key whose private
+//! values are marked undefined after it is loaded. Valgrind 3.19 hides ADX from `cpuid`, so the
 //! field arithmetic checked is the portable code (the line `ct-valgrind backend:` says which).
 //!
 //! Run by `bash scripts/ct-valgrind.sh` (which builds it with `--features ct-validation`), which
@@ -515,6 +517,120 @@ fn arc_legacy(ops: &mut Ops) {
     });
 }
 
+/// Marks an RSA key's private values undefined (the library's test hook, feature
+/// `ct-validation`; without it, nothing).
+fn mark_rsa_key(sk: &privacy_tokens::blind_rsa::SecretKey) {
+    #[cfg(feature = "ct-validation")]
+    sk.mark_secret_for_validation();
+    #[cfg(not(feature = "ct-validation"))]
+    let _ = sk;
+}
+
+/// RSA blind signatures (RFC 9474) and partially blind RSA: the signer's `BlindSign` (the CRT
+/// private operation and its fault check) with the key's `p`, `q`, `d`, `dp`, `dq`, `qinv` and
+/// `phi` marked undefined (the key is loaded from published test values, in variable time, then
+/// marked: `SecretKey::mark_secret_for_validation`), and the client's `Blind` (the blind `r`
+/// and the salt from the secret RNG, the inverse, the multiplication) and `Finalize` (the
+/// inverse secret). The library publishes the blinded message, the blind signature and the
+/// signature, and declassifies only the outcomes of its checks. The prepared message is
+/// public here (it is sent with the token); the Randomized variants' prefix comes from a public
+/// RNG for that reason. Then Privacy Pass type 0x0002 and 0xDA7A issuance (`Issuer::issue`,
+/// `issue_extended`) on the same secret key.
+fn blind_rsa(ops: &mut Ops) {
+    use privacy_tokens::blind_rsa::privacy_pass::{
+        Client, Extension, Extensions, Issuer, TokenKey,
+    };
+    use privacy_tokens::blind_rsa::{prepare, test_key, Variant};
+    let sk = test_key().unwrap();
+    ops.run("blind-rsa/mark-key-secret", |_| mark_rsa_key(&sk));
+    let pk = sk.public_key().clone();
+    // Extensions whose derived key exists for this key (not made of safe primes: `e'` may
+    // share a factor with phi), found outside the counted operations on an unmarked copy.
+    let extensions = (0u8..64)
+        .map(|i| {
+            Extensions::new(vec![Extension {
+                extension_type: 1,
+                data: vec![b'm', i],
+            }])
+            .unwrap()
+        })
+        .find(|e| test_key().unwrap().derive(e.as_bytes()).is_ok())
+        .unwrap();
+    let info = extensions.as_bytes().to_vec();
+    for variant in [Variant::PssRandomized, Variant::PssZeroDeterministic] {
+        let name = variant.name();
+        let msg = prepare(
+            variant,
+            b"ct-valgrind message",
+            &mut StdRng::seed_from_u64(1),
+        );
+        let mut blinded = None;
+        ops.run(&format!("blind-rsa/{name}/blind"), |rng| {
+            blinded = Some(pk.blind(variant, &msg, rng).unwrap());
+        });
+        let (blinded, state) = blinded.unwrap();
+        let mut blind_sig = None;
+        ops.run(&format!("blind-rsa/{name}/blind_sign"), |_| {
+            blind_sig = Some(sk.blind_sign(blinded.as_bytes()).unwrap());
+        });
+        let blind_sig = blind_sig.unwrap();
+        ops.run(&format!("blind-rsa/{name}/finalize+verify"), |_| {
+            let sig = state.finalize(blind_sig.as_bytes()).unwrap();
+            pk.verify(variant, &msg, sig.as_bytes()).unwrap();
+        });
+    }
+    let variant = Variant::PssDeterministic;
+    let mut blinded = None;
+    ops.run("blind-rsa/with_info/blind", |rng| {
+        blinded = Some(pk.blind_with_info(variant, b"msg", &info, rng).unwrap());
+    });
+    let (blinded, state) = blinded.unwrap();
+    let mut blind_sig = None;
+    ops.run("blind-rsa/with_info/blind_sign (derive+CRT)", |_| {
+        blind_sig = Some(sk.blind_sign_with_info(blinded.as_bytes(), &info).unwrap());
+    });
+    let blind_sig = blind_sig.unwrap();
+    ops.run("blind-rsa/with_info/finalize+verify", |_| {
+        let sig = state.finalize(blind_sig.as_bytes()).unwrap();
+        pk.verify_with_info(variant, b"msg", &info, sig.as_bytes())
+            .unwrap();
+    });
+    // Privacy Pass: the issuer's steps on the secret key. The client's request is made with a
+    // public RNG (its nonce becomes public with the token).
+    let issuer = Issuer::new(sk).unwrap();
+    let token_key = TokenKey::from_spki(issuer.token_key().to_spki()).unwrap();
+    let mut plain = StdRng::seed_from_u64(2);
+    let challenge = |t: u16| {
+        privacy_tokens::voprf::privacy_pass::TokenChallenge::new(
+            t,
+            b"issuer.example".to_vec(),
+            vec![],
+            b"origin.example".to_vec(),
+        )
+        .unwrap()
+        .to_bytes()
+    };
+    let (request, state) = Client::request(&token_key, &challenge(0x0002), &mut plain).unwrap();
+    let mut response = None;
+    ops.run("privacy-pass/0x0002/issue", |_| {
+        response = Some(issuer.issue(&request.to_bytes()).unwrap().to_bytes());
+    });
+    state.finalize(&response.unwrap()).unwrap();
+    let (request, state) =
+        Client::request_with_extensions(&token_key, &challenge(0xDA7A), &extensions, &mut plain)
+            .unwrap();
+    let mut response = None;
+    ops.run("privacy-pass/0xDA7A/issue_extended", |_| {
+        response = Some(
+            issuer
+                .issue_extended(&request.to_bytes(), |_| true)
+                .unwrap()
+                .to_bytes(),
+        );
+    });
+    state.finalize(&response.unwrap()).unwrap();
+}
+
 /// The control: a branch and a table index on a secret byte, and a variable-time multiplication
 /// by a secret scalar; memcheck must report them.
 fn control(ops: &mut Ops) {
@@ -539,6 +655,13 @@ fn control(ops: &mut Ops) {
             group::mul_generator::<NistP384>(&group::random_scalar::<NistP384>(&mut rand::rng()));
         let p = group::to_affine::<NistP384>(&p);
         std::hint::black_box(group::vartime_mul::<NistP384>(&p, &k));
+    });
+    ops.run("control/rsa-marked-key-export", |_| {
+        // The RSA key's marking is live: its PEM export (a base64 table indexed by the key's
+        // bytes, key serialization being variable time) must be reported.
+        let sk = privacy_tokens::blind_rsa::test_key().unwrap();
+        mark_rsa_key(&sk);
+        std::hint::black_box(sk.to_pem());
     });
 }
 
@@ -571,6 +694,7 @@ fn ct_valgrind() {
         }
         arc(&mut ops);
         arc_legacy(&mut ops);
+        blind_rsa(&mut ops);
     }
     let errors: u64 = ops.done.iter().map(|(_, e)| e).sum();
     println!("ct-valgrind backend: {}", group::arithmetic_backend());

@@ -610,6 +610,164 @@ fn privacy_pass_messages() -> Vec<Tally> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Privacy Pass with RSA blind signatures: types 0x0002 (RFC 9578) and 0xDA7A (partially blind,
+// public metadata in the request's extensions)
+
+fn blind_rsa_messages() -> Vec<Tally> {
+    use privacy_tokens::blind_rsa::privacy_pass as rsa;
+    use privacy_tokens::blind_rsa::test_key;
+    let issuer = rsa::Issuer::new(test_key().unwrap()).unwrap();
+    let key = issuer.token_key().clone();
+    // Extensions whose derived key exists for the test key (not made of safe primes, so `e'`
+    // may share a factor with phi).
+    let extensions = (0u8..64)
+        .map(|i| {
+            rsa::Extensions::new(vec![rsa::Extension {
+                extension_type: 1,
+                data: vec![b't', i],
+            }])
+            .unwrap()
+        })
+        .find(|e| test_key().unwrap().derive(e.as_bytes()).is_ok())
+        .unwrap();
+    let challenge = |t: u16| {
+        pp::TokenChallenge::new(
+            t,
+            b"issuer.example".to_vec(),
+            vec![0x5a; 32],
+            b"origin.example".to_vec(),
+        )
+        .unwrap()
+        .to_bytes()
+    };
+    let (ch2, ch_da7a) = (challenge(0x0002), challenge(0xDA7A));
+    let (d2, d_da7a) = (
+        pp::TokenChallenge::from_bytes(&ch2).unwrap().digest(),
+        pp::TokenChallenge::from_bytes(&ch_da7a).unwrap().digest(),
+    );
+    let nonce = [0x11u8; 32];
+    let salt = [0x22u8; 48];
+    let blind = [0x5au8; 200];
+    // The one-shot client states are rebuilt from a fixed nonce, salt and blind for every case.
+    let fresh = |ext: Option<&rsa::Extensions>| {
+        let ch = if ext.is_some() { &ch_da7a } else { &ch2 };
+        rsa::Client::request_with(&key, ch, ext, &nonce, &salt, &blind).unwrap()
+    };
+    let snapshot = || {
+        hexs(&[
+            issuer.token_key().to_spki(),
+            key.id(),
+            test_key().unwrap().to_pkcs8_der().as_slice(),
+        ])
+    };
+    // The origin's check: the token key's verdict (with the extensions it expects for 0xDA7A),
+    // then `challenge_digest` against the challenge it sent (the caller's check).
+    let origin = |t: &rsa::Token, ext: Option<&rsa::Extensions>| -> Received<Vec<u8>> {
+        key.verify(t, ext).map_err(at("origin verify"))?;
+        let digest = if ext.is_some() { d_da7a } else { d2 };
+        verdict(
+            "origin challenge_digest check",
+            *t.challenge_digest() == digest,
+        )?;
+        Ok(t.to_bytes().to_vec())
+    };
+    let finish = |resp: &[u8], ext: Option<&rsa::Extensions>| -> Received<Vec<u8>> {
+        let token = fresh(ext).1.finalize(resp).map_err(at("client finalize"))?;
+        origin(&token, ext)
+    };
+    let request = fresh(None).0.to_bytes();
+    let response = issuer.issue(&request).unwrap().to_bytes();
+    let token = fresh(None).1.finalize(&response).unwrap().to_bytes();
+    let ext_request = [
+        fresh(Some(&extensions)).0.to_bytes().as_slice(),
+        extensions.as_bytes(),
+    ]
+    .concat();
+    assert_eq!(
+        rsa::ExtendedTokenRequest::from_bytes(&ext_request)
+            .unwrap()
+            .extensions(),
+        &extensions
+    );
+    let ext_response = issuer
+        .issue_extended(&ext_request, |_| true)
+        .unwrap()
+        .to_bytes();
+    let ext_token = fresh(Some(&extensions))
+        .1
+        .finalize(&ext_response)
+        .unwrap()
+        .to_bytes();
+    vec![
+        tamper(
+            "blind-rsa/0x0002/TokenRequest".into(),
+            &request,
+            &[],
+            &snapshot,
+            &|b| {
+                let resp = issuer.issue(b).map_err(at("issuer issue"))?;
+                finish(&resp.to_bytes(), None)
+            },
+        ),
+        tamper(
+            "blind-rsa/0x0002/TokenResponse".into(),
+            &response,
+            &[],
+            &snapshot,
+            &|b| finish(b, None),
+        ),
+        tamper(
+            "blind-rsa/0x0002/Token".into(),
+            &token,
+            &[],
+            &snapshot,
+            &|b| origin(&rsa::Token::from_bytes(b).map_err(at("decode"))?, None),
+        ),
+        tamper(
+            "blind-rsa/0xDA7A/ExtendedTokenRequest".into(),
+            &ext_request,
+            &[],
+            &snapshot,
+            &|b| {
+                let resp = issuer
+                    .issue_extended(b, |_| true)
+                    .map_err(at("issuer issue_extended"))?;
+                finish(&resp.to_bytes(), Some(&extensions))
+            },
+        ),
+        tamper(
+            "blind-rsa/0xDA7A/TokenResponse".into(),
+            &ext_response,
+            &[],
+            &snapshot,
+            &|b| finish(b, Some(&extensions)),
+        ),
+        tamper(
+            "blind-rsa/0xDA7A/Token".into(),
+            &ext_token,
+            &[],
+            &snapshot,
+            &|b| {
+                origin(
+                    &rsa::Token::from_bytes(b).map_err(at("decode"))?,
+                    Some(&extensions),
+                )
+            },
+        ),
+        tamper(
+            "blind-rsa/0xDA7A/Extensions (origin's)".into(),
+            extensions.as_bytes(),
+            &[],
+            &snapshot,
+            &|b| {
+                let ext = rsa::Extensions::from_bytes(b).map_err(at("decode"))?;
+                origin(&rsa::Token::from_bytes(&ext_token).unwrap(), Some(&ext))
+            },
+        ),
+    ]
+}
+
+// ---------------------------------------------------------------------------------------------
 // Trust Tokens / Private State Tokens (BoringSSL wire formats)
 
 const CLIENT_DATA: &[u8] = b"tamper client data";
@@ -1200,6 +1358,7 @@ const GROUPS: &[(&str, Group)] = &[
     ("poprf P-384", oprf_messages::<P384Sha384, Poprf>),
     ("voprf P-384", oprf_messages::<P384Sha384, Voprf>),
     ("privacy pass", privacy_pass_messages),
+    ("privacy pass blind rsa", blind_rsa_messages),
     ("trust token pst_v1_voprf", || {
         trust_token_messages(tt::Method::PstV1Voprf)
     }),

@@ -12,6 +12,7 @@
 pub mod adapt;
 pub mod arc;
 pub mod arith;
+pub mod blind_rsa;
 pub mod fixtures;
 pub mod privacy_pass;
 pub mod seeds;

@@ -34,6 +34,8 @@ pub const TARGETS: &[(&str, fn(&[u8]), fn() -> Seeds)] = &[
     ("arc_verify", crate::arc::verify_target, arc_verify),
     ("arc_issue", crate::arc::issue_target, arc_issue),
     ("serde_json", crate::serde_json_rt::target, serde_json),
+    ("rsa_decode", crate::blind_rsa::decode_target, rsa_decode),
+    ("rsa_issuer", crate::blind_rsa::issuer_target, rsa_issuer),
     (
         "diff_p256_field",
         crate::arith::field_target::<p256::NistP256, crate::arith::P256RefFe>,
@@ -347,4 +349,35 @@ fn diff_hash_to_curve() -> Seeds {
         }
     }
     out
+}
+
+/// `rsa_decode`: one valid encoding per decoder (the fixture's messages and the test key's
+/// encodings); the vector files' messages and keys of the same lengths join them.
+fn rsa_decode() -> Seeds {
+    use privacy_tokens::blind_rsa::test_key;
+    let f = crate::blind_rsa::fix();
+    let sk = test_key().expect("test key");
+    let pk = sk.public_key();
+    vec![
+        with_sel(0, f.request.clone()),
+        with_sel(1, f.extended_request.clone()),
+        with_sel(2, f.response.clone()),
+        with_sel(3, f.token.clone()),
+        with_sel(4, f.extensions.as_bytes().to_vec()),
+        with_sel(5, pk.to_spki()),
+        with_sel(6, pk.to_pkcs1_der()),
+        with_sel(7, f.token_key.to_spki().to_vec()),
+        with_sel(8, sk.to_pkcs8_der().to_vec()),
+        with_sel(9, sk.to_pem().as_bytes().to_vec()),
+    ]
+}
+
+/// `rsa_issuer`: the fixture's request and extended request (and the vectors' of the same
+/// lengths).
+fn rsa_issuer() -> Seeds {
+    let f = crate::blind_rsa::fix();
+    vec![
+        with_sel(0, f.request.clone()),
+        with_sel(1, f.extended_request.clone()),
+    ]
 }

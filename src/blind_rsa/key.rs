@@ -357,6 +357,18 @@ impl SecretKey {
         Ok(key)
     }
 
+    /// Marks the private values (`p`, `q`, `d`, `dp`, `dq`, `qinv`, `phi`) undefined for
+    /// memcheck: the test hook of `tests/ct_valgrind.rs` (feature `ct-validation`).
+    #[cfg(feature = "ct-validation")]
+    #[doc(hidden)]
+    pub fn mark_secret_for_validation(&self) {
+        self.p.mark_secret();
+        self.q.mark_secret();
+        for x in [&self.d, &self.dp, &self.dq, &self.qinv, &self.phi] {
+            x.mark_secret();
+        }
+    }
+
     /// The public key.
     pub fn public_key(&self) -> &PublicKey {
         &self.public
@@ -398,7 +410,8 @@ impl SecretKey {
         ] {
             v.zeroize();
         }
-        if !bool::from(self.public.rsavp1(&s).ct_eq(m)) {
+        // The check's outcome is public (an error or a signature).
+        if !crate::group::declassify(self.public.rsavp1(&s).ct_eq(m)) {
             return Err(Error::SigningFailure);
         }
         Ok(s)
@@ -410,10 +423,12 @@ impl SecretKey {
     /// modulus whose byte length is not a power of two.
     pub fn derive(&self, info: &[u8]) -> Result<SecretKey> {
         let public = self.public.derive(info)?;
-        let d = public.e.invert_mod(&self.phi).ok_or(Error::DeriveKeyPair)?;
+        // Inverses of the public odd e' modulo the secret phi, p - 1, q - 1 (constant time in
+        // them; `d' mod (p - 1)` is e'^-1 mod (p - 1)).
+        let d = Int::invert_public_odd(&public.e, &self.phi).ok_or(Error::DeriveKeyPair)?;
         let (p1, q1) = (self.p.value().minus_one(), self.q.value().minus_one());
-        let dp = d.rem(&p1).ok_or(Error::DeriveKeyPair)?;
-        let dq = d.rem(&q1).ok_or(Error::DeriveKeyPair)?;
+        let dp = Int::invert_public_odd(&public.e, &p1).ok_or(Error::DeriveKeyPair)?;
+        let dq = Int::invert_public_odd(&public.e, &q1).ok_or(Error::DeriveKeyPair)?;
         Ok(Self {
             public,
             p: self.p.clone(),

@@ -5,7 +5,7 @@
 //! byte strings are big-endian and fixed-length (I2OSP / OS2IP, RFC 8017 §4).
 
 use crypto_bigint::modular::{BoxedMontyForm, BoxedMontyParams};
-use crypto_bigint::{BoxedUint, ConcatenatingMul, CtLt, Gcd, Integer, NonZero, Odd};
+use crypto_bigint::{BoxedUint, ConcatenatingMul, CtLt, CtOption, Integer, NonZero, Odd};
 use subtle::{Choice, ConstantTimeEq};
 use zeroize::Zeroize;
 
@@ -19,6 +19,14 @@ fn fit(x: &BoxedUint, bits: u32) -> BoxedUint {
         *o = *w;
     }
     out
+}
+
+/// The `Option` of a `CtOption` whose presence is public (a zero or non-invertible value is
+/// refused with an error). For memcheck (feature `ct-validation`) only the struct's own bytes
+/// are declassified: the presence flag and the heap pointer, never the limbs it points to.
+fn public_presence<T>(mut x: CtOption<T>) -> Option<T> {
+    crate::group::validation::publish(&mut x);
+    x.into_option()
 }
 
 /// A non-negative integer (a thin wrapper, so that no other file names the big-integer crate).
@@ -66,6 +74,12 @@ impl Int {
         self.0.bit_width_vartime()
     }
 
+    /// Marks the limbs undefined for memcheck (the test hook of `tests/ct_valgrind.rs`).
+    #[cfg(feature = "ct-validation")]
+    pub(crate) fn mark_secret(&self) {
+        crate::group::validation::mark_secret(self.0.as_words());
+    }
+
     /// Whether the value is odd.
     pub(crate) fn is_odd(&self) -> Choice {
         self.0.is_odd().into()
@@ -104,28 +118,55 @@ impl Int {
         Choice::from(u8::from(eq))
     }
 
-    /// `self^-1 mod m` for a modulus of any parity (`None` when not invertible): constant time
-    /// in `self` and `m`.
+    /// `self^-1 mod m` for a modulus of any parity (`None` when not invertible). Variable time
+    /// in `m` (`crypto-bigint`'s division and even-modulus inversion branch on it; valgrind
+    /// reports them): for key loading and generation only, never on a loaded key's secrets.
     pub(crate) fn invert_mod(&self, m: &Int) -> Option<Int> {
         let bits = m.0.bits_precision().max(self.0.bits_precision());
-        let m = NonZero::new(fit(&m.0, bits)).into_option()?;
+        let m = public_presence(NonZero::new(fit(&m.0, bits)))?;
         let x = fit(&self.0, bits).rem(&m);
-        x.invert_mod(&m).into_option().map(Int)
+        public_presence(x.invert_mod(&m)).map(Int)
     }
 
-    /// `self mod m` (constant time).
+    /// `self mod m`: constant time in `self`, variable time in `m`'s bit length (`crypto-bigint`'s
+    /// division): for key loading only, or a public `m`.
     pub(crate) fn rem(&self, m: &Int) -> Option<Int> {
-        let m = NonZero::new(m.0.clone()).into_option()?;
+        let m = public_presence(NonZero::new(m.0.clone()))?;
         let bits = self.0.bits_precision().max(m.bits_precision());
         Some(Int(fit(&fit(&self.0, bits).rem(&m), m.bits_precision())))
     }
 
-    /// `gcd(self, m) == 1` for an odd `m`, constant time.
+    /// `gcd(self, m) == 1` for an odd `m` above 1, constant time: whether `self` is invertible
+    /// modulo `m` (safegcd inversion; `crypto-bigint`'s `gcd` shifts by secret amounts).
     pub(crate) fn coprime_to_odd(&self, m: &Int) -> Choice {
         let bits = m.0.bits_precision().max(self.0.bits_precision());
-        let g = fit(&m.0, bits).gcd(&fit(&self.0, bits));
-        let one = BoxedUint::one_with_precision(bits);
-        Choice::from(u8::from(g.limbs_eq(&one)))
+        let Some(odd) = Odd::new(fit(&m.0, bits)).into_option() else {
+            return Choice::from(0);
+        };
+        let x = match NonZero::new(odd.as_ref().clone()).into_option() {
+            Some(nz) => fit(&self.0, bits).rem(&nz),
+            None => return Choice::from(0),
+        };
+        Choice::from(x.invert_odd_mod(&odd).is_some().to_u8())
+    }
+
+    /// `a^-1 mod m` for a public odd `a > 1` and a secret `m > 1` of any parity, constant time
+    /// in `m` (`crypto-bigint`'s `invert_mod` for an even modulus branches on it): with
+    /// `k = m^-1 mod a` (safegcd modulo the public `a`), `(1 + m (a - k)) / a`, an exact
+    /// division by the public `a` whose result is below `m`. `None` when `gcd(a, m) != 1` (a
+    /// public outcome).
+    pub(crate) fn invert_public_odd(a: &Int, m: &Int) -> Option<Int> {
+        let a_prec = a.0.bits_precision();
+        let a_odd = Odd::new(a.0.clone()).into_option()?;
+        let a_nz = NonZero::new(a.0.clone()).into_option()?;
+        let bits = a_prec.max(m.0.bits_precision());
+        let m_mod_a = fit(&fit(&m.0, bits).rem(&a_nz), a_prec);
+        let k = public_presence(m_mod_a.invert_odd_mod(&a_odd))?;
+        let t = a.0.wrapping_sub(&k);
+        let prod = m.0.concatenating_mul(&t);
+        let prod = prod.wrapping_add(BoxedUint::one_with_precision(prod.bits_precision()));
+        let (q, _) = prod.div_rem(&a_nz);
+        Some(Int(fit(&q, m.0.bits_precision())))
     }
 }
 
@@ -191,6 +232,15 @@ impl Modulus {
         })
     }
 
+    /// Marks a secret modulus (a prime factor) undefined for memcheck: its value and the
+    /// modulus of its Montgomery parameters (their `R mod p` and `R^2 mod p` are not reachable
+    /// through `crypto-bigint`'s API and stay marked defined).
+    #[cfg(feature = "ct-validation")]
+    pub(crate) fn mark_secret(&self) {
+        self.n.mark_secret();
+        crate::group::validation::mark_secret(self.params.modulus().as_ref().as_words());
+    }
+
     /// The modulus.
     pub(crate) fn value(&self) -> &Int {
         &self.n
@@ -231,16 +281,33 @@ impl Modulus {
         x.to_be(self.len).unwrap_or_else(|| vec![0u8; self.len])
     }
 
-    /// The value reduced modulo `n`, at the modulus's precision (constant time).
+    /// The value reduced modulo `n`, at the modulus's precision: constant time in `x` and in
+    /// `n` (a secret prime factor too). By Montgomery multiplications, Horner's rule on the
+    /// value's words in chunks of the modulus's precision `w`, with `2^w mod n` as the radix:
+    /// `crypto-bigint`'s division is variable time in the divisor's bit length.
     pub(crate) fn reduce(&self, x: &Int) -> Int {
-        let nz = NonZero::new(self.n.0.clone()).into_option();
-        match nz {
-            Some(nz) => {
-                let bits = x.0.bits_precision().max(self.precision());
-                Int(fit(&fit(&x.0, bits).rem(&nz), self.precision()))
-            }
-            None => Int(BoxedUint::zero_with_precision(self.precision())),
+        let prec = self.precision();
+        let words = (prec / 64) as usize;
+        // 2^(w-1), then doubled: 2^w mod n.
+        let mut half = BoxedUint::zero_with_precision(prec);
+        if let Some(top) = half.as_mut_words().last_mut() {
+            *top = 1 << 63;
         }
+        let half = BoxedMontyForm::new(half, &self.params);
+        let radix = half.add(&half);
+        let mut acc = BoxedMontyForm::zero(&self.params);
+        for chunk in x.0.as_words().chunks(words.max(1)).rev() {
+            let mut c = BoxedUint::zero_with_precision(prec);
+            for (o, w) in c.as_mut_words().iter_mut().zip(chunk) {
+                *o = *w;
+            }
+            let mut c = BoxedMontyForm::new(c, &self.params);
+            acc = acc.mul(&radix).add(&c);
+            c.zeroize();
+        }
+        let out = Int(acc.retrieve());
+        acc.zeroize();
+        out
     }
 
     fn monty(&self, x: &Int) -> BoxedMontyForm {
@@ -284,7 +351,7 @@ impl Modulus {
 
     /// `a - b mod n` for `a`, `b` below `n`, constant time.
     pub(crate) fn sub(&self, a: &Int, b: &Int) -> Int {
-        match NonZero::new(self.n.0.clone()).into_option() {
+        match public_presence(NonZero::new(self.n.0.clone())) {
             Some(nz) => Int(self.reduce(a).0.sub_mod(&self.reduce(b).0, &nz)),
             None => Int(BoxedUint::zero_with_precision(self.precision())),
         }
@@ -298,8 +365,8 @@ impl Modulus {
 
     /// `x^-1 mod n`, constant time; `None` when `x` and `n` share a factor.
     pub(crate) fn invert(&self, x: &Int) -> Option<Int> {
-        let odd = Odd::new(self.n.0.clone()).into_option()?;
-        self.reduce(x).0.invert_odd_mod(&odd).into_option().map(Int)
+        let odd = public_presence(Odd::new(self.n.0.clone()))?;
+        public_presence(self.reduce(x).0.invert_odd_mod(&odd)).map(Int)
     }
 }
 

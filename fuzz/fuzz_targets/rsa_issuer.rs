@@ -1,0 +1,5 @@
+#![no_main]
+privacy_tokens_fuzz::target!(
+    "rsa_issuer",
+    privacy_tokens_fuzz::blind_rsa::issuer_target
+);
