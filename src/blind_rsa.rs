@@ -341,6 +341,18 @@ impl BlindingState {
     }
 }
 
+/// How a test gives the blind of [`crate::hazmat::blind_rsa_blind_with`]: `r` itself (RFC 9578 and the
+/// partially blind draft's vectors, `blind` / `r`) or its inverse `r^-1 mod n` (RFC 9474's
+/// vectors, `inv`). Big-endian, any length; the value must be below `n` and invertible.
+#[derive(Clone, Copy, Debug)]
+#[doc(hidden)]
+pub enum RsaBlind<'a> {
+    /// `r`.
+    R(&'a [u8]),
+    /// `r^-1 mod n`.
+    Inv(&'a [u8]),
+}
+
 /// `Blind` with a chosen salt and blind ([`crate::hazmat::blind_rsa_blind_with`]).
 pub(crate) fn blind_for_vectors(
     pk: &PublicKey,
@@ -348,7 +360,7 @@ pub(crate) fn blind_for_vectors(
     msg: &[u8],
     info: Option<&[u8]>,
     salt: &[u8],
-    blind: crate::hazmat::RsaBlind<'_>,
+    blind: RsaBlind<'_>,
 ) -> Result<(BlindedMessage, BlindingState)> {
     let (key, msg) = match info {
         Some(info) => (pk.derive(info)?, metadata_message(info, msg)?),
@@ -362,8 +374,8 @@ pub(crate) fn blind_for_vectors(
         Ok(x)
     };
     let r = match blind {
-        crate::hazmat::RsaBlind::R(r) => decode(r)?,
-        crate::hazmat::RsaBlind::Inv(inv) => key.n.invert(&decode(inv)?).ok_or(Error::Blinding)?,
+        RsaBlind::R(r) => decode(r)?,
+        RsaBlind::Inv(inv) => key.n.invert(&decode(inv)?).ok_or(Error::Blinding)?,
     };
     key.blind_with_r(variant, &msg, salt, r)
 }

@@ -90,16 +90,7 @@ pub const fn element_len<S: Suite>() -> usize {
 /// Deterministic ARC entry points and the sigma-protocols test DRNG.
 pub use crate::arc::hazmat as arc;
 
-/// How a test gives the blind of [`blind_rsa_blind_with`]: `r` itself (RFC 9578 and the
-/// partially blind draft's vectors, `blind` / `r`) or its inverse `r^-1 mod n` (RFC 9474's
-/// vectors, `inv`). Big-endian, any length; the value must be below `n` and invertible.
-#[derive(Clone, Copy, Debug)]
-pub enum RsaBlind<'a> {
-    /// `r`.
-    R(&'a [u8]),
-    /// `r^-1 mod n`.
-    Inv(&'a [u8]),
-}
+pub use crate::blind_rsa::RsaBlind;
 
 /// RSA `Blind` (RFC 9474 §4.2, or the partially blind draft's §4.2 with `info`) with a chosen
 /// salt and blind, for test vectors. `msg` is the prepared message (prefix included for the

@@ -42,6 +42,7 @@ pub struct RsaFix {
 pub fn fix() -> &'static RsaFix {
     static F: OnceLock<RsaFix> = OnceLock::new();
     F.get_or_init(|| {
+        // ok: the fixture, built once from the published test key and fixed valid inputs
         let issuer = Issuer::new(test_key().expect("test key")).expect("issuer");
         let token_key = issuer.token_key().clone();
         let challenge = |t: u16| {
@@ -51,21 +52,27 @@ pub fn fix() -> &'static RsaFix {
                 vec![],
                 b"origin.example".to_vec(),
             )
+            // ok: the fixture, built once from the published test key and fixed valid inputs
             .expect("challenge")
             .to_bytes()
         };
         let mut r = rng(31);
+        // ok: the fixture, built once from the published test key and fixed valid inputs
         let (req, state) = Client::request(&token_key, &challenge(0x0002), &mut r).expect("req");
         let request = req.to_bytes();
+        // ok: the fixture, built once from the published test key and fixed valid inputs
         let response = issuer.issue(&request).expect("issue").to_bytes();
+        // ok: the fixture, built once from the published test key and fixed valid inputs
         let token = state.finalize(&response).expect("finalize").to_bytes();
         let extensions = Extensions::new(vec![Extension {
             extension_type: 1,
             data: b"fuzz".to_vec(),
         }])
+        // ok: the fixture, built once from the published test key and fixed valid inputs
         .expect("extensions");
         let (ext_req, _) =
             Client::request_with_extensions(&token_key, &challenge(0xDA7A), &extensions, &mut r)
+                // ok: the fixture, built once from the published test key and fixed valid inputs
                 .expect("extended request");
         RsaFix {
             issuer,
@@ -104,7 +111,9 @@ pub fn decode_target(data: &[u8]) {
                 assert_eq!(PublicKey::from_spki(&again).as_ref(), Ok(&pk));
             }
         }
-        6 => drop(roundtrip(d, PublicKey::from_pkcs1_der, |v| v.to_pkcs1_der())),
+        6 => drop(roundtrip(d, PublicKey::from_pkcs1_der, |v| {
+            v.to_pkcs1_der()
+        })),
         7 => drop(roundtrip(d, TokenKey::from_spki, |v| v.to_spki().to_vec())),
         8 => {
             if let Ok(sk) = SecretKey::from_pkcs8_der(d) {
@@ -125,6 +134,7 @@ pub fn decode_target(data: &[u8]) {
 /// the input was in that form, and its PEM decodes to the same public key.
 fn check_secret_key(sk: &SecretKey, der: Option<&[u8]>) {
     let out = sk.to_pkcs8_der();
+    // ok: a fuzz assertion (a panic here is the finding the target looks for)
     let back = SecretKey::from_pkcs8_der(&out).expect("own PKCS#8 decodes");
     assert_eq!(back.public_key(), sk.public_key());
     assert_eq!(hex::encode(&*back.to_pkcs8_der()), hex::encode(&*out));
@@ -134,6 +144,7 @@ fn check_secret_key(sk: &SecretKey, der: Option<&[u8]>) {
         }
     }
     let pem = sk.to_pem();
+    // ok: a fuzz assertion (a panic here is the finding the target looks for)
     let back = SecretKey::from_pem(&pem).expect("own PEM decodes");
     assert_eq!(back.public_key(), sk.public_key());
 }

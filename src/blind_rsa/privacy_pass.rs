@@ -76,12 +76,11 @@ impl TokenKey {
     /// caller): id-RSASSA-PSS with RFC 9578's parameters, a 2048-bit modulus and `e = 65537`
     /// (`InvalidKey` otherwise). The key id is over these exact bytes.
     pub fn from_spki(spki: &[u8]) -> Result<Self> {
-        let (_, _, alg) = super::der::parse_spki(spki)?;
+        let (n, e, alg) = super::der::parse_spki(spki)?;
         if alg != super::der::SpkiAlgorithm::PssSha384 {
             return Err(Error::InvalidKey);
         }
-        let key = PublicKey::from_spki(spki)?;
-        Self::new(key)
+        Self::new(PublicKey::from_components(&n, &e)?)
     }
 
     /// The token key of an RSA public key (2048-bit, `e = 65537`; `InvalidKey` otherwise).
@@ -522,14 +521,7 @@ impl Client {
         blind: &[u8],
     ) -> Result<(TokenRequest, ClientState)> {
         request(key, challenge, extensions, nonce, |pk, input, info| {
-            super::blind_for_vectors(
-                pk,
-                VARIANT,
-                input,
-                info,
-                salt,
-                crate::hazmat::RsaBlind::R(blind),
-            )
+            super::blind_for_vectors(pk, VARIANT, input, info, salt, super::RsaBlind::R(blind))
         })
     }
 }
