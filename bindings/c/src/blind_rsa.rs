@@ -162,9 +162,6 @@ pub unsafe extern "C" fn pt_extended_token_request_extensions(
 /// Thread safety: every function but `_free` may run on several threads at once.
 pub struct pt_blind_rsa_issuer {
     issuer: rsa_pp::Issuer,
-    /// The library's `Issuer` does not give its key back: this copy (wiped on drop) is what
-    /// `pt_blind_rsa_issuer_private_key_der` serializes.
-    key: SecretKey,
     token_type: u16,
 }
 
@@ -185,10 +182,9 @@ fn token_type_arg(t: u16) -> R<u16> {
 }
 
 fn new_issuer(out: HandleOut<'_, pt_blind_rsa_issuer>, key: SecretKey, t: u16) -> R {
-    let issuer = rsa_pp::Issuer::new(key.clone())?;
+    let issuer = rsa_pp::Issuer::new(key)?;
     out.set(pt_blind_rsa_issuer {
         issuer,
-        key,
         token_type: t,
     });
     Ok(())
@@ -282,7 +278,7 @@ pub unsafe extern "C" fn pt_blind_rsa_issuer_private_key_der(
     issuer: *const pt_blind_rsa_issuer,
     out: *mut pt_buffer,
 ) -> pt_status {
-    read_buffer(issuer, out, |i| Ok(i.key.to_pkcs8_der()))
+    read_buffer(issuer, out, |i| Ok(i.issuer.secret_key().to_pkcs8_der()))
 }
 
 /// The private key as PKCS#8 PEM text (not NUL-terminated), **secret**.
@@ -292,7 +288,9 @@ pub unsafe extern "C" fn pt_blind_rsa_issuer_private_key_pem(
     out: *mut pt_buffer,
 ) -> pt_status {
     read_buffer(issuer, out, |i| {
-        Ok(Zeroizing::new(i.key.to_pem().as_bytes().to_vec()))
+        Ok(Zeroizing::new(
+            i.issuer.secret_key().to_pem().as_bytes().to_vec(),
+        ))
     })
 }
 

@@ -154,8 +154,8 @@ fn a_trimmed_buffer_or_list_is_freed_with_its_allocated_size() {
     // Control: the check sees a block freed with the wrong size.
     let layout = Layout::from_size_align(16, 1).expect("layout");
     let errors = freed_with_wrong_size(|| {
-        // SAFETY: a 16-byte block, freed once, as 15 bytes: undefined behaviour in general, but
-        // `System` (malloc/free) ignores the size; this is the control of the check.
+        // The control of the check: `System` (malloc/free) ignores the size.
+        // SAFETY: a 16-byte block freed once, as 15 bytes: harmless under `System` (above).
         unsafe {
             std::alloc::dealloc(
                 black_box(std::alloc::alloc(layout)),

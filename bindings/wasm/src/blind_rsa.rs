@@ -104,19 +104,12 @@ mod issuer {
     #[wasm_bindgen]
     pub struct BlindRsaIssuer {
         issuer: rsa_pp::Issuer,
-        /// The library's `Issuer` does not give its key back: this copy (wiped on drop) is what
-        /// `privateKeyPem()` serializes.
-        key: SecretKey,
         token_type: u16,
     }
 
     fn make(key: SecretKey, token_type: u16) -> JsResult<BlindRsaIssuer> {
-        let issuer = rsa_pp::Issuer::new(key.clone()).or_throw()?;
-        Ok(BlindRsaIssuer {
-            issuer,
-            key,
-            token_type,
-        })
+        let issuer = rsa_pp::Issuer::new(key).or_throw()?;
+        Ok(BlindRsaIssuer { issuer, token_type })
     }
 
     #[wasm_bindgen]
@@ -187,13 +180,13 @@ mod issuer {
         /// internal copies are wiped; only the returned string remains.
         #[wasm_bindgen(js_name = privateKeyPem, unchecked_return_type = "string")]
         pub fn private_key_pem(&self) -> JsValue {
-            wiped(|| JsValue::from_str(&self.key.to_pem()))
+            wiped(|| JsValue::from_str(&self.issuer.secret_key().to_pem()))
         }
 
         /// The private key as PKCS#8 DER, **secret** (`fill(0)` the array when done).
         #[wasm_bindgen(js_name = privateKeyDer)]
         pub fn private_key_der(&self) -> Uint8Array {
-            wiped(|| Uint8Array::from(self.key.to_pkcs8_der().as_slice()))
+            wiped(|| Uint8Array::from(self.issuer.secret_key().to_pkcs8_der().as_slice()))
         }
 
         /// Answers a token request body: `{ body, contentType }` to send back.
