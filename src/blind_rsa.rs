@@ -44,12 +44,14 @@ mod key;
 mod num;
 pub mod privacy_pass;
 mod pss;
+mod seeded;
 
 use rand_core::CryptoRng;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 pub use key::{PublicKey, SecretKey, MAX_MODULUS_BITS, MIN_MODULUS_BITS};
 use num::Int;
+pub use seeded::MAX_SEED_PRIMES;
 
 use crate::{Error, Result};
 

@@ -32,6 +32,14 @@ fn is_tchar(c: u8) -> bool {
 /// parameters are ignored; parameter names are case-insensitive. `None` for another scheme, a
 /// malformed header, a missing token parameter or invalid base64url.
 pub fn parse_authorization(value: &[u8]) -> Option<Vec<u8>> {
+    parse_authorization_with_extensions(value).map(|(token, _)| token)
+}
+
+/// The `token` parameter and, if present, the `extensions` parameter (base64url of an
+/// `Extensions` structure, draft-ietf-privacypass-auth-scheme-extensions) of
+/// `Authorization: PrivateToken`, decoded; `None` as for [`parse_authorization`], or when
+/// `extensions` is not base64url or appears twice.
+pub fn parse_authorization_with_extensions(value: &[u8]) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
     if value.len() > MAX_AUTHORIZATION_LEN {
         return None;
     }
@@ -41,11 +49,19 @@ pub fn parse_authorization(value: &[u8]) -> Option<Vec<u8>> {
         return None;
     }
     let params = parse_params(rest.as_bytes())?;
-    let token = params
-        .into_iter()
+    let token = &params
+        .iter()
         .find(|(k, _)| k.eq_ignore_ascii_case("token"))?
         .1;
-    B64URL.decode(token).ok()
+    let mut ext = params
+        .iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case("extensions"));
+    let extensions = match (ext.next(), ext.next()) {
+        (None, _) => None,
+        (Some((_, v)), None) => Some(B64URL.decode(v).ok()?),
+        (Some(_), Some(_)) => return None,
+    };
+    Some((B64URL.decode(token).ok()?, extensions))
 }
 
 /// `name = value` pairs separated by commas, values a token (plus `=`, as deployed; RFC 9577

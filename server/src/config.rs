@@ -12,6 +12,11 @@ pub const TYPE_VOPRF: u16 = privacy_tokens::voprf::privacy_pass::TOKEN_TYPE;
 pub const TYPE_VOPRF5: u16 = privacy_tokens::voprf::privacy_pass::type5::TOKEN_TYPE;
 /// Privacy Pass token type 0xE5AC, ARC (P-256) (draft-ietf-privacypass-arc-protocol).
 pub const TYPE_ARC: u16 = privacy_tokens::arc::privacy_pass::TOKEN_TYPE;
+/// Privacy Pass token type 0x0002, blind RSA (RSABSSA-SHA384-PSS-Deterministic, RFC 9578 §6).
+pub const TYPE_BLIND_RSA: u16 = privacy_tokens::blind_rsa::privacy_pass::TOKEN_TYPE_BLIND_RSA;
+/// Privacy Pass token type 0xDA7A, partially blind RSA with public metadata (extensions,
+/// draft-ietf-privacypass-public-metadata-issuance).
+pub const TYPE_PBRSA: u16 = privacy_tokens::blind_rsa::privacy_pass::TOKEN_TYPE_PARTIALLY_BLIND_RSA;
 
 /// The server configuration. Every field has a default, so an empty file (or none) is valid.
 #[derive(Clone, Debug, Deserialize)]
@@ -22,8 +27,10 @@ pub struct Config {
     pub issuer_name: String,
     /// The origin's `origin_info` in challenges (RFC 9577 §2.1); empty for any origin.
     pub origin_info: String,
-    /// The Privacy Pass token types served: 1 (VOPRF P-384), 5 (VOPRF ristretto255) and/or
-    /// 58796 (0xE5AC, ARC).
+    /// The Privacy Pass token types served: 1 (VOPRF P-384), 5 (VOPRF ristretto255), 2 (blind
+    /// RSA), 55930 (0xDA7A, partially blind RSA with extensions) and/or 58796 (0xE5AC, ARC).
+    /// The RSA types are off by default: their keys take a while to derive at start (see
+    /// [`crate::keys`]).
     pub token_types: Vec<u16>,
     /// The Private State Token methods served: `"pst_v1_voprf"` and/or `"pst_v1_pmb"`.
     pub pst_methods: Vec<String>,
@@ -35,6 +42,8 @@ pub struct Config {
     pub challenge: ChallengeConfig,
     /// ARC (0xE5AC) options.
     pub arc: ArcConfig,
+    /// Type 0xDA7A options (its extensions).
+    pub pbrsa: PbrsaConfig,
     /// Private State Token options.
     pub pst: PstConfig,
     /// Spent-token store options.
@@ -160,6 +169,38 @@ pub struct ArcConfig {
     pub rate_limit: u32,
 }
 
+/// Type 0xDA7A options: which extensions the issuer signs and the origin accepts.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PbrsaConfig {
+    /// The extension types allowed (each extension of a request or token must be of one of
+    /// them); absent: any type.
+    pub allowed_extension_types: Option<Vec<u16>>,
+    /// The longest encoded `Extensions` taken (its 2-byte length prefix included), at most
+    /// 65537; a longer request is refused before it is read.
+    pub max_extensions_bytes: usize,
+}
+
+impl Default for PbrsaConfig {
+    fn default() -> Self {
+        Self {
+            allowed_extension_types: None,
+            max_extensions_bytes: 1024,
+        }
+    }
+}
+
+impl PbrsaConfig {
+    /// Whether every extension of `e` is of an allowed type.
+    pub fn allows(&self, e: &privacy_tokens::blind_rsa::privacy_pass::Extensions) -> bool {
+        e.as_bytes().len() <= self.max_extensions_bytes
+            && self
+                .allowed_extension_types
+                .as_ref()
+                .is_none_or(|allowed| e.list().iter().all(|x| allowed.contains(&x.extension_type)))
+    }
+}
+
 /// Private State Token options.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -186,6 +227,7 @@ impl Default for Config {
             keys: KeySchedule::default(),
             challenge: ChallengeConfig::default(),
             arc: ArcConfig::default(),
+            pbrsa: PbrsaConfig::default(),
             pst: PstConfig::default(),
             store: StoreConfig::default(),
             issuance: IssuanceConfig::default(),
@@ -273,11 +315,16 @@ impl Config {
         if self.origin_info.len() > 4096 {
             return bad("origin_info must be at most 4096 bytes");
         }
-        if let Some(t) = self
-            .token_types
-            .iter()
-            .find(|t| ![TYPE_VOPRF, TYPE_VOPRF5, TYPE_ARC].contains(t))
-        {
+        if let Some(t) = self.token_types.iter().find(|t| {
+            ![
+                TYPE_VOPRF,
+                TYPE_VOPRF5,
+                TYPE_BLIND_RSA,
+                TYPE_PBRSA,
+                TYPE_ARC,
+            ]
+            .contains(t)
+        }) {
             return bad(&format!("unsupported token type {t}"));
         }
         if let Some(m) = self
@@ -319,18 +366,25 @@ impl Config {
         if self.arc.rate_limit < 2 {
             return bad("arc.rate_limit must be at least 2");
         }
+        if !(2..=65_537).contains(&self.pbrsa.max_extensions_bytes) {
+            return bad("pbrsa.max_extensions_bytes must be 2 to 65537");
+        }
         Ok(())
     }
 
     /// The largest request body the issuer reads: a generic batch of `max_batch` type 0x0001
     /// requests (the largest valid request), with room for its length prefix; an amortized
-    /// batch of `max_batch` P-384 elements and its header is smaller.
+    /// batch of `max_batch` P-384 elements and its header is smaller; an RSA request (0xDA7A's
+    /// with its longest extensions) may be larger.
     pub fn max_body_bytes(&self) -> usize {
         use privacy_tokens::voprf::privacy_pass::{NE, TOKEN_REQUEST_LEN};
         let batch = 3 + 8 + usize::from(self.max_batch) * NE;
         let generic = 8 + usize::from(self.max_batch) * TOKEN_REQUEST_LEN;
+        let rsa = privacy_tokens::blind_rsa::privacy_pass::TOKEN_REQUEST_LEN
+            + self.pbrsa.max_extensions_bytes;
         batch
             .max(generic)
+            .max(rsa)
             .max(privacy_tokens::arc::privacy_pass::CredentialRequest::LEN)
     }
 }
@@ -354,11 +408,12 @@ mod tests {
         assert_eq!((c.max_batch, c.keys.lifetime_secs), (10, 600));
         let open = "\n[issuance]\nauth = \"open\"\n";
         for bad in [
-            format!("token_types = [2]{open}"),
+            format!("token_types = [3]{open}"),
             format!("max_batch = 0{open}"),
             format!("pst_methods = [\"experiment_v1\"]{open}"),
             format!("[keys]\nredeem_epochs = 0{open}"),
             format!("[arc]\nrate_limit = 1{open}"),
+            format!("[pbrsa]\nmax_extensions_bytes = 1{open}"),
             format!("unknown = 1{open}"),
             format!("issuer_name = \"\"{open}"),
             "[issuance]\nauth = \"api-keys\"".to_string(),

@@ -25,15 +25,16 @@ use serde_json::json;
 use sha2::{Digest as _, Sha256};
 
 use crate::auth::b64url;
-use crate::config::{TYPE_ARC, TYPE_VOPRF, TYPE_VOPRF5};
+use crate::config::{TYPE_ARC, TYPE_BLIND_RSA, TYPE_PBRSA, TYPE_VOPRF, TYPE_VOPRF5};
 use crate::hex::hex_lower;
-use crate::keys::{KeyRing, KeyTimes, VoprfKey, VoprfType};
+use crate::keys::{KeyRing, KeyTimes, RsaKey, VoprfKey, VoprfType};
 use crate::rng::{with_rng, IssueRng, RngUnavailable};
 use crate::{key_failure, text, AppState};
 
-/// Media type of a type 0x0001 or 0x0005 token request (RFC 9578 §8.3).
+/// Media type of a type 0x0001, 0x0005 or 0x0002 token request (RFC 9578 §8.3), and of a type
+/// 0xDA7A extended token request (draft-ietf-privacypass-public-metadata-issuance).
 pub const TOKEN_REQUEST: &str = "application/private-token-request";
-/// Media type of a type 0x0001 token response.
+/// Media type of a type 0x0001, 0x0005, 0x0002 or 0xDA7A token response.
 pub const TOKEN_RESPONSE: &str = "application/private-token-response";
 /// Media type of an amortized batch request (draft-ietf-privacypass-batched-tokens).
 pub const BATCH_REQUEST: &str = "application/private-token-amortized-batch-request";
@@ -176,6 +177,15 @@ fn issue(
     now: u64,
 ) -> Result<Response, RngUnavailable> {
     let five = body.get(..2) == Some(&TYPE_VOPRF5.to_be_bytes()[..]);
+    // Blind RSA takes no randomness from the server (a deterministic signature).
+    match (
+        kind,
+        body.get(..2).map(|t| u16::from_be_bytes([t[0], t[1]])),
+    ) {
+        (Kind::Single, Some(TYPE_BLIND_RSA)) => return Ok(issue_rsa(st, ring, body, now)),
+        (Kind::Single, Some(TYPE_PBRSA)) => return Ok(issue_pbrsa(st, ring, body, now)),
+        _ => {}
+    }
     with_rng(|rng| match kind {
         Kind::Single if five => issue_single::<Type5>(st, ring, body, now, rng),
         Kind::Single => issue_single::<Type1>(st, ring, body, now, rng),
@@ -298,6 +308,53 @@ fn issue_generic(
         .into_response()
 }
 
+/// The RSA key of a ring that issues at `now` under a truncated key id.
+fn issuing_rsa_key(keys: &[Arc<RsaKey>], truncated: u8, now: u64) -> Option<&RsaKey> {
+    keys.iter()
+        .map(|k| &**k)
+        .find(|k| issues(&k.times, now) && k.issuer.token_key().truncated_id() == truncated)
+}
+
+/// A type 0x0002 token (RFC 9578 §6): a request of another length is malformed (422).
+fn issue_rsa(st: &AppState, ring: &KeyRing, body: &[u8], now: u64) -> Response {
+    let Ok(req) = privacy_tokens::blind_rsa::privacy_pass::TokenRequest::from_bytes(body) else {
+        return unprocessable("malformed token request\n");
+    };
+    let Some(key) = issuing_rsa_key(&ring.rsa, req.truncated_token_key_id(), now) else {
+        return unprocessable("unknown token key\n");
+    };
+    match key.issuer.issue(body) {
+        Ok(resp) => {
+            st.metrics.issued("2", 1);
+            ok(TOKEN_RESPONSE, resp.to_bytes())
+        }
+        Err(_) => unprocessable("token request refused\n"),
+    }
+}
+
+/// A type 0xDA7A token: an extended token request whose extensions `pbrsa` allows, signed
+/// under the key derived for them.
+fn issue_pbrsa(st: &AppState, ring: &KeyRing, body: &[u8], now: u64) -> Response {
+    use privacy_tokens::blind_rsa::privacy_pass::ExtendedTokenRequest;
+    let Ok(req) = ExtendedTokenRequest::from_bytes(body) else {
+        return unprocessable("malformed token request\n");
+    };
+    if !st.config.pbrsa.allows(req.extensions()) {
+        return unprocessable("extensions not allowed\n");
+    }
+    let Some(key) = issuing_rsa_key(&ring.pbrsa, req.request().truncated_token_key_id(), now)
+    else {
+        return unprocessable("unknown token key\n");
+    };
+    match key.issuer.issue_extended(body, |_| true) {
+        Ok(resp) => {
+            st.metrics.issued("55930", 1);
+            ok(TOKEN_RESPONSE, resp.to_bytes())
+        }
+        Err(_) => unprocessable("token request refused\n"),
+    }
+}
+
 /// An ARC credential.
 fn issue_arc(st: &AppState, ring: &KeyRing, body: &[u8], now: u64, rng: &mut IssueRng) -> Response {
     let Ok(req) = privacy_tokens::arc::privacy_pass::CredentialRequest::from_bytes(body) else {
@@ -346,6 +403,15 @@ pub async fn directory(State(st): State<Arc<AppState>>, headers: HeaderMap) -> R
     let mut keys = Vec::new();
     directory_keys::<Type1>(&ring, &mut keys);
     directory_keys::<Type5>(&ring, &mut keys);
+    for (t, rsa) in [(TYPE_BLIND_RSA, &ring.rsa), (TYPE_PBRSA, &ring.pbrsa)] {
+        for k in rsa.iter().filter(|k| k.times.epoch >= e) {
+            keys.push(json!({
+                "token-type": t,
+                "token-key": b64url(k.issuer.token_key().to_spki()),
+                "not-before": k.times.not_before,
+            }));
+        }
+    }
     for k in ring.arc.iter().filter(|k| k.times.epoch >= e) {
         keys.push(json!({
             "token-type": TYPE_ARC,

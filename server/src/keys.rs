@@ -16,6 +16,8 @@
 //! | `voprf-p384` | 48 | type 0x0001: `DeriveKeyPair(seed, "PrivacyPass")` (RFC 9578 §6.5, RFC 9497 §3.2.1) |
 //! | `voprf-ristretto255` | 32 | type 0x0005: `DeriveKeyPair(seed, "PrivacyPass")` over ristretto255 |
 //! | `arc-p256` | 128 | ARC `x0 ‖ x1 ‖ x2 ‖ x0Blinding`, a new attempt if a scalar is not canonical |
+//! | `blind-rsa-2048` | 32 | type 0x0002: `SecretKey::from_seed(seed, 2048, plain primes)` (attempt 0) |
+//! | `pbrsa-2048` | 32 | type 0xDA7A: `SecretKey::from_seed(seed, 2048, safe primes)` (attempt 0) |
 //! | `pst_v1_voprf`, `pst_v1_pmb` | 32 | `TRUST_TOKEN_derive_key_from_secret(method, key_id, seed)` |
 //! | `challenge` | 32 | the HMAC key of the origin's redemption contexts (attempt 0, epoch 0) |
 //! | `redemption-record` | 32 | the HMAC key of PST redemption records (attempt 0, epoch 0) |
@@ -35,6 +37,19 @@
 //! offset keeps the ids growing when `pst.key_lifetime_secs` is raised (see
 //! [`crate::history`], which refuses a start that would lower them).
 //!
+//! # RSA keys (types 0x0002 and 0xDA7A)
+//! Derived like the others, not generated and stored: every instance holding the master secret
+//! finds the same key of every epoch with no key file to copy, rotate or back up, and no
+//! instance can serve a key the others do not know. `SecretKey::from_seed` is a fixed
+//! derivation (the least prime at or above HKDF-derived starting points, pairs of primes tried in
+//! a fixed order, the first whose truncated id is `≡ k (mod N)` kept), so the key does not
+//! depend on the library's prime sieve or version. The cost is time: a plain RSA-2048 key takes
+//! about 0.1 s, a safe-prime key (0xDA7A) several seconds, and about `N / 2` more primes for the
+//! truncated-id rule (`examples/rsa_keygen.rs` measures it; figures in `docs/blind-rsa.md`).
+//! So the keys of a ring are derived on parallel threads, a key already in the previous ring is
+//! carried over rather than derived again, and the next rotation's ring is derived ahead in the
+//! background ([`crate::AppState::spawn_rotation`]): only a start pays for every live key.
+//!
 //! Secrets: the master secret and every seed are `Zeroizing`; the library's key types zeroize
 //! on drop. Only public keys leave this module.
 
@@ -45,6 +60,8 @@ use std::path::Path;
 use hkdf::Hkdf;
 use privacy_tokens::arc::privacy_pass::Issuer as ArcIssuer;
 use privacy_tokens::arc::{ArcV2P256, ServerPrivateKey};
+use privacy_tokens::blind_rsa::privacy_pass::{Issuer as RsaIssuer, TokenKey as RsaTokenKey};
+use privacy_tokens::blind_rsa::SecretKey as RsaSecretKey;
 use privacy_tokens::trust_token::{self, derive_key_from_secret, Method};
 use privacy_tokens::voprf::privacy_pass::generic::Issuer as GenericIssuer;
 use privacy_tokens::voprf::privacy_pass::{TokenType, Type1, Type5};
@@ -390,6 +407,77 @@ pub fn derive_arc(
     Err(KeyError::Derivation("arc-p256"))
 }
 
+/// A blind RSA key (type 0x0002 or 0xDA7A) of one epoch.
+pub struct RsaKey {
+    /// Its time window.
+    pub times: KeyTimes,
+    /// The issuer with the key.
+    pub issuer: RsaIssuer,
+}
+
+/// The HKDF label and the safe-prime flag of an RSA token type's keys.
+fn rsa_label(token_type: u16) -> (&'static str, bool) {
+    if token_type == crate::config::TYPE_PBRSA {
+        ("pbrsa-2048", true)
+    } else {
+        ("blind-rsa-2048", false)
+    }
+}
+
+/// Derives the RSA key of `token_type` (0x0002 or 0xDA7A) of epoch `k`: the first candidate of
+/// `SecretKey::from_seed` whose truncated token key id is `≡ k (mod N)`.
+///
+/// # Errors
+/// [`KeyError::Derivation`] if the library finds no such key.
+pub fn derive_rsa(
+    master: &MasterSecret,
+    schedule: &KeySchedule,
+    token_type: u16,
+    k: u64,
+) -> Result<RsaKey, KeyError> {
+    let (label, safe) = rsa_label(token_type);
+    let n = schedule.window();
+    let seed = master.expand::<32>(label, &schedule.binding(), k, 0);
+    let key = RsaSecretKey::from_seed(seed.as_ref(), 2048, safe, |pk| {
+        RsaTokenKey::new(pk.clone()).is_ok_and(|t| u64::from(t.truncated_id()) % n == k % n)
+    })
+    .map_err(|_| KeyError::Derivation(label))?;
+    let issuer = RsaIssuer::new(key).map_err(|_| KeyError::Derivation(label))?;
+    Ok(RsaKey {
+        times: schedule.times(k),
+        issuer,
+    })
+}
+
+/// The RSA keys of `token_type` live at epoch `e`, oldest first: those of `previous` carried
+/// over, the others derived on one thread each.
+fn derive_rsa_live(
+    master: &MasterSecret,
+    schedule: &KeySchedule,
+    token_type: u16,
+    e: u64,
+    previous: &[std::sync::Arc<RsaKey>],
+) -> Result<Vec<std::sync::Arc<RsaKey>>, KeyError> {
+    std::thread::scope(|scope| {
+        let jobs: Vec<_> = schedule
+            .live_epochs(e)
+            .map(|k| match previous.iter().find(|p| p.times.epoch == k) {
+                Some(p) => Ok(p.clone()),
+                None => Err(scope.spawn(move || derive_rsa(master, schedule, token_type, k))),
+            })
+            .collect();
+        jobs.into_iter()
+            .map(|j| match j {
+                Ok(kept) => Ok(kept),
+                Err(handle) => handle
+                    .join()
+                    .map_err(|_| KeyError::Derivation(rsa_label(token_type).0))?
+                    .map(std::sync::Arc::new),
+            })
+            .collect()
+    })
+}
+
 /// The u32 PST key id of epoch `k`: `k + offset` (mod 2^32).
 pub fn pst_key_id(k: u64, offset: u32) -> u32 {
     (k as u32).wrapping_add(offset)
@@ -439,6 +527,10 @@ pub struct KeyRing {
     pub voprf5: Vec<VoprfKey<Type5>>,
     /// ARC keys of the live epochs, oldest first (empty if the type is off).
     pub arc: Vec<ArcKey>,
+    /// Type 0x0002 keys of the live epochs, oldest first (empty if the type is off).
+    pub rsa: Vec<std::sync::Arc<RsaKey>>,
+    /// Type 0xDA7A keys of the live epochs, oldest first (empty if the type is off).
+    pub pbrsa: Vec<std::sync::Arc<RsaKey>>,
     /// PST keys per configured method.
     pub pst: Vec<PstKeys>,
 }
@@ -449,6 +541,20 @@ impl KeyRing {
     /// # Errors
     /// [`KeyError::Derivation`] if the library refuses a key.
     pub fn derive(master: &MasterSecret, config: &Config, now: u64) -> Result<Self, KeyError> {
+        Self::derive_after(master, config, now, None)
+    }
+
+    /// Derives every key live at `now`, carrying over the RSA keys of `previous` (a ring of
+    /// the same master secret and configuration) that are still live.
+    ///
+    /// # Errors
+    /// [`KeyError::Derivation`] if the library refuses a key.
+    pub fn derive_after(
+        master: &MasterSecret,
+        config: &Config,
+        now: u64,
+        previous: Option<&KeyRing>,
+    ) -> Result<Self, KeyError> {
         let s = &config.keys;
         let e = s.epoch(now);
         let pst_schedule = pst_schedule(config);
@@ -459,8 +565,18 @@ impl KeyRing {
             voprf: Vec::new(),
             voprf5: Vec::new(),
             arc: Vec::new(),
+            rsa: Vec::new(),
+            pbrsa: Vec::new(),
             pst: Vec::new(),
         };
+        if config.token_types.contains(&crate::config::TYPE_BLIND_RSA) {
+            let kept = previous.map_or(&[][..], |p| &p.rsa[..]);
+            ring.rsa = derive_rsa_live(master, s, crate::config::TYPE_BLIND_RSA, e, kept)?;
+        }
+        if config.token_types.contains(&crate::config::TYPE_PBRSA) {
+            let kept = previous.map_or(&[][..], |p| &p.pbrsa[..]);
+            ring.pbrsa = derive_rsa_live(master, s, crate::config::TYPE_PBRSA, e, kept)?;
+        }
         if config.token_types.contains(&crate::config::TYPE_VOPRF) {
             for k in s.live_epochs(e) {
                 ring.voprf
@@ -525,6 +641,39 @@ mod tests {
             lifetime_secs: 100,
             redeem_epochs: 1,
             issue_grace_secs: 10,
+        }
+    }
+
+    /// A ring derived after another carries over the RSA keys both hold (the same `Arc`), and
+    /// they equal what a fresh derivation gives (the control: a fresh ring's keys are equal
+    /// but not shared); the new epoch's key is new.
+    #[test]
+    fn rsa_keys_are_carried_over_and_equal_a_fresh_derivation() {
+        let master = MasterSecret::from_bytes(&[3; 32]);
+        let mut config = Config::default();
+        config.token_types = vec![crate::config::TYPE_BLIND_RSA];
+        config.pst_methods.clear();
+        let p = config.keys.lifetime_secs;
+        let first = KeyRing::derive(&master, &config, 10 * p).unwrap(); // ok: test
+        let next = KeyRing::derive_after(&master, &config, 11 * p, Some(&first)).unwrap(); // ok: test
+        let fresh = KeyRing::derive(&master, &config, 11 * p).unwrap(); // ok: test
+        let epochs = |r: &KeyRing| r.rsa.iter().map(|k| k.times.epoch).collect::<Vec<_>>();
+        assert_eq!(epochs(&first), vec![9, 10, 11]);
+        assert_eq!(epochs(&next), vec![10, 11, 12]);
+        for (i, k) in next.rsa.iter().enumerate() {
+            let spki = |k: &RsaKey| k.issuer.token_key().to_spki().to_vec();
+            assert_eq!(spki(k), spki(&fresh.rsa[i]));
+            assert!(!std::sync::Arc::ptr_eq(k, &fresh.rsa[i]));
+            if i < 2 {
+                assert!(std::sync::Arc::ptr_eq(k, &first.rsa[i + 1]));
+            }
+        }
+        let n = config.keys.window();
+        for k in &next.rsa {
+            assert_eq!(
+                u64::from(k.issuer.token_key().truncated_id()) % n,
+                k.times.epoch % n
+            );
         }
     }
 

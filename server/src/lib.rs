@@ -209,13 +209,24 @@ impl AppState {
         Some(next)
     }
 
-    /// Derives the ring of `at` on a blocking thread (the closure holds the secret and the
-    /// configuration only, not the store).
+    /// Derives the ring of `at` on a blocking thread (the closure holds the secret, the
+    /// configuration and the latest ring, not the store).
     async fn derive_off_thread(&self, at: u64) -> Result<Arc<KeyRing>, KeyError> {
         let (master, config) = (self.master.clone(), self.config.clone());
-        tokio::task::spawn_blocking(move || KeyRing::derive(&master, &config, at).map(Arc::new))
-            .await
-            .map_err(|_| KeyError::Derivation("key derivation task"))?
+        // The RSA keys still live are carried over from the latest ring (slow to derive).
+        let previous = {
+            let next = self
+                .next_ring
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone();
+            next.unwrap_or_else(|| self.ring.read().unwrap_or_else(|e| e.into_inner()).clone())
+        };
+        tokio::task::spawn_blocking(move || {
+            KeyRing::derive_after(&master, &config, at, Some(&previous)).map(Arc::new)
+        })
+        .await
+        .map_err(|_| KeyError::Derivation("key derivation task"))?
     }
 
     /// Derives the ring of the next rotation ahead when it is at most `within` seconds away.

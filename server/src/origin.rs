@@ -24,9 +24,9 @@ use privacy_tokens::voprf::privacy_pass::generic::Token;
 use privacy_tokens::voprf::privacy_pass::{TokenChallenge, Type1, Type5};
 use sha2::{Digest as _, Sha256};
 
-use crate::auth::{parse_authorization, www_authenticate};
-use crate::config::{TYPE_ARC, TYPE_VOPRF, TYPE_VOPRF5};
-use crate::keys::{KeyRing, VoprfType};
+use crate::auth::{parse_authorization_with_extensions, www_authenticate};
+use crate::config::{TYPE_ARC, TYPE_BLIND_RSA, TYPE_PBRSA, TYPE_VOPRF, TYPE_VOPRF5};
+use crate::keys::{KeyRing, RsaKey, VoprfType};
 use crate::pool::Busy;
 use crate::store::Spend;
 use crate::{key_failure, text, AppState};
@@ -58,7 +58,7 @@ impl AppState {
         self.token_challenge(TYPE_VOPRF, window)
     }
 
-    /// The challenge of a VOPRF token type (0x0001, 0x0005) for `window`.
+    /// The challenge of a token type (0x0001, 0x0005, 0x0002, 0xDA7A) for `window`.
     pub fn token_challenge(&self, token_type: u16, window: u64) -> Option<TokenChallenge> {
         TokenChallenge::new(
             token_type,
@@ -112,6 +112,25 @@ fn voprf_line<T: VoprfType>(st: &AppState, ring: &KeyRing, w: u64, max_age: u64)
     ))
 }
 
+/// The `WWW-Authenticate` line of RSA type `token_type` with its current key, if it is served.
+fn rsa_line(
+    st: &AppState,
+    token_type: u16,
+    keys: &[Arc<RsaKey>],
+    epoch: u64,
+    w: u64,
+    max_age: u64,
+) -> Option<String> {
+    let c = st.token_challenge(token_type, w)?;
+    let k = keys.iter().find(|k| k.times.epoch == epoch)?;
+    Some(www_authenticate(
+        &c.to_bytes(),
+        k.issuer.token_key().to_spki(),
+        max_age,
+        None,
+    ))
+}
+
 /// The 401 answer: one `WWW-Authenticate` line per token type (so a client that knows only one
 /// type can parse its line), with the current issuing key.
 fn challenge_response(st: &AppState, ring: &KeyRing, reason: &'static str) -> Response {
@@ -123,6 +142,8 @@ fn challenge_response(st: &AppState, ring: &KeyRing, reason: &'static str) -> Re
     let mut lines: Vec<String> = [
         voprf_line::<Type1>(st, ring, w, max_age),
         voprf_line::<Type5>(st, ring, w, max_age),
+        rsa_line(st, TYPE_BLIND_RSA, &ring.rsa, ring.epoch, w, max_age),
+        rsa_line(st, TYPE_PBRSA, &ring.pbrsa, ring.epoch, w, max_age),
     ]
     .into_iter()
     .flatten()
@@ -157,8 +178,9 @@ enum Outcome {
 /// A verified token: its spend id and its key's last redemption instant.
 type Verified = Result<(Vec<u8>, u64), Outcome>;
 
-/// Parse, key, challenge and verify for one token type.
-type Check = fn(&AppState, &KeyRing, &[u8], u64) -> Verified;
+/// Parse, key, challenge and verify for one token type (the token, and the `extensions`
+/// parameter if the client sent one).
+type Check = fn(&AppState, &KeyRing, &[u8], Option<&[u8]>, u64) -> Verified;
 
 /// `GET /private`.
 pub async fn private(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Response {
@@ -169,7 +191,7 @@ pub async fn private(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Res
     let Some(auth) = headers.get(header::AUTHORIZATION) else {
         return challenge_response(&st, &ring, "token required\n");
     };
-    let Some(bytes) = parse_authorization(auth.as_bytes()) else {
+    let Some((bytes, extensions)) = parse_authorization_with_extensions(auth.as_bytes()) else {
         return challenge_response(&st, &ring, "malformed authorization\n");
     };
     let now = st.now();
@@ -183,6 +205,12 @@ pub async fn private(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Res
         Some(t) if t == TYPE_ARC.to_be_bytes() && !ring.arc.is_empty() => {
             Some(("58796", verify_arc))
         }
+        Some(t) if t == TYPE_BLIND_RSA.to_be_bytes() && !ring.rsa.is_empty() => {
+            Some(("2", verify_rsa))
+        }
+        Some(t) if t == TYPE_PBRSA.to_be_bytes() && !ring.pbrsa.is_empty() => {
+            Some(("55930", verify_rsa))
+        }
         _ => None,
     };
     let (label, outcome) = match check {
@@ -192,7 +220,10 @@ pub async fn private(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Res
         ),
         Some((label, check)) => {
             let (job, r) = (st.clone(), ring.clone());
-            let verified = st.pool.run(move || check(&job, &r, &bytes, now)).await;
+            let verified = st
+                .pool
+                .run(move || check(&job, &r, &bytes, extensions.as_deref(), now))
+                .await;
             let outcome = match verified {
                 Err(b) => Outcome::Busy(b),
                 Ok(Err(o)) => o,
@@ -248,7 +279,16 @@ fn spent_outcome(r: Result<Spend, ()>) -> Outcome {
 }
 
 /// Parse, key, challenge, verify of a VOPRF token, type 0x0001 or 0x0005 (on the crypto pool).
-fn verify_voprf<T: VoprfType>(st: &AppState, ring: &KeyRing, bytes: &[u8], now: u64) -> Verified {
+fn verify_voprf<T: VoprfType>(
+    st: &AppState,
+    ring: &KeyRing,
+    bytes: &[u8],
+    extensions: Option<&[u8]>,
+    now: u64,
+) -> Verified {
+    if extensions.is_some() {
+        return Err(Outcome::Refused("invalid", "unexpected extensions\n"));
+    }
     let Ok(token) = Token::<T>::from_bytes(bytes) else {
         return Err(Outcome::Refused("invalid", "malformed token\n"));
     };
@@ -276,7 +316,16 @@ fn verify_voprf<T: VoprfType>(st: &AppState, ring: &KeyRing, bytes: &[u8], now: 
 }
 
 /// Parse, key, challenge, verify of an ARC token (on the crypto pool).
-fn verify_arc(st: &AppState, ring: &KeyRing, bytes: &[u8], now: u64) -> Verified {
+fn verify_arc(
+    st: &AppState,
+    ring: &KeyRing,
+    bytes: &[u8],
+    extensions: Option<&[u8]>,
+    now: u64,
+) -> Verified {
+    if extensions.is_some() {
+        return Err(Outcome::Refused("invalid", "unexpected extensions\n"));
+    }
     let Ok(token) = ArcToken::from_bytes(bytes) else {
         return Err(Outcome::Refused("invalid", "malformed token\n"));
     };
@@ -308,5 +357,64 @@ fn verify_arc(st: &AppState, ring: &KeyRing, bytes: &[u8], now: u64) -> Verified
         challenge.presentation_context(key.issuer.key_id()),
     ));
     id.extend_from_slice(tag.as_bytes());
+    Ok((id, key.times.expires_at))
+}
+
+/// Parse, key, challenge, verify of a blind RSA token, type 0x0002 or 0xDA7A (on the crypto
+/// pool). A 0xDA7A token is verified under its `extensions` (the empty list when the client
+/// sent none), which `pbrsa` must allow; a 0x0002 token takes none.
+fn verify_rsa(
+    st: &AppState,
+    ring: &KeyRing,
+    bytes: &[u8],
+    extensions: Option<&[u8]>,
+    now: u64,
+) -> Verified {
+    use privacy_tokens::blind_rsa::privacy_pass::{Extensions, Token as RsaToken};
+    let Ok(token) = RsaToken::from_bytes(bytes) else {
+        return Err(Outcome::Refused("invalid", "malformed token\n"));
+    };
+    let t = token.token_type();
+    let extensions = match (t, extensions) {
+        (TYPE_BLIND_RSA, None) => None,
+        (TYPE_BLIND_RSA, Some(_)) => {
+            return Err(Outcome::Refused("invalid", "unexpected extensions\n"))
+        }
+        (_, e) => match Extensions::from_bytes(e.unwrap_or(&[0, 0])) {
+            Ok(e) if st.config.pbrsa.allows(&e) => Some(e),
+            Ok(_) => return Err(Outcome::Refused("invalid", "extensions not allowed\n")),
+            Err(_) => return Err(Outcome::Refused("invalid", "malformed extensions\n")),
+        },
+    };
+    let keys = if t == TYPE_PBRSA {
+        &ring.pbrsa
+    } else {
+        &ring.rsa
+    };
+    let Some(key) = keys
+        .iter()
+        .find(|k| k.issuer.token_key().id() == token.token_key_id() && now < k.times.expires_at)
+    else {
+        return Err(Outcome::Refused("unknown_key", "unknown token key\n"));
+    };
+    let known = st
+        .accepted_windows(now)
+        .into_iter()
+        .filter_map(|w| st.token_challenge(t, w))
+        .any(|c| &c.digest() == token.challenge_digest());
+    if !known {
+        return Err(Outcome::Refused("unknown_challenge", "unknown challenge\n"));
+    }
+    if key
+        .issuer
+        .token_key()
+        .verify(&token, extensions.as_ref())
+        .is_err()
+    {
+        return Err(Outcome::Refused("invalid", "invalid token\n"));
+    }
+    let mut id = Vec::with_capacity(34);
+    id.extend_from_slice(&t.to_be_bytes());
+    id.extend_from_slice(token.nonce());
     Ok((id, key.times.expires_at))
 }

@@ -237,7 +237,7 @@ impl SecretKey {
         Self::build(public, p, q, d)
     }
 
-    fn build(public: PublicKey, p: Int, q: Int, d: Int) -> Result<Self> {
+    pub(super) fn build(public: PublicKey, p: Int, q: Int, d: Int) -> Result<Self> {
         let half = public.n.bits() / 2;
         if p.bits_vartime() + 8 < half || q.bits_vartime() + 8 < half || bool::from(p.ct_eq(&q)) {
             return Err(Error::InvalidKey);

@@ -385,3 +385,50 @@ pub(crate) fn random_prime<R: rand_core::CryptoRng + ?Sized>(
         rng, flavor, bits,
     ))
 }
+
+/// The least prime `p >= start` (a safe prime with `safe`: `(p - 1) / 2` prime too) of at most
+/// `bits` bits, or `None` when there is none below `2^bits`. A function of `start` alone (the
+/// sieve only skips numbers with a small factor; `crypto-primes`' `is_prime`, Miller-Rabin base
+/// 2 and a strong Lucas test, is deterministic), so the same start gives the same prime whatever
+/// the sieve's or the crate's version. Variable time (key generation: the search's length
+/// depends on the secret start).
+pub(crate) fn next_prime_vartime(start: &Int, bits: u32, safe: bool) -> Option<Int> {
+    let flavor = if safe {
+        crypto_primes::Flavor::Safe
+    } else {
+        crypto_primes::Flavor::Any
+    };
+    let precision = bits.next_multiple_of(64);
+    let start = start.at_precision(precision)?;
+    let bits = core::num::NonZeroU32::new(bits)?;
+    let sieve = crypto_primes::hazmat::SmallFactorsSieve::new(start, bits, safe).ok()?;
+    sieve
+        .into_iter()
+        .find(|c| crypto_primes::is_prime(flavor, c))
+        .map(Int)
+}
+
+/// `is_prime` (a safe prime with `safe`), variable time: for tests of the derivation.
+#[cfg(test)]
+pub(crate) fn is_prime_vartime(x: &Int, safe: bool) -> bool {
+    let flavor = if safe {
+        crypto_primes::Flavor::Safe
+    } else {
+        crypto_primes::Flavor::Any
+    };
+    crypto_primes::is_prime(flavor, &x.0)
+}
+
+/// `a < b` at the larger precision.
+#[cfg(test)]
+pub(crate) fn lt(a: &Int, b: &Int) -> bool {
+    let bits = a.0.bits_precision().max(b.0.bits_precision());
+    fit(&a.0, bits) < fit(&b.0, bits)
+}
+
+/// `x + k` (the precision grows by a limb if needed).
+#[cfg(test)]
+pub(crate) fn add_u64(x: &Int, k: u64) -> Int {
+    let bits = x.0.bits_precision() + 64;
+    Int(fit(&x.0, bits).wrapping_add(fit(&BoxedUint::from(k), bits)))
+}
