@@ -629,6 +629,35 @@ fn blind_rsa(ops: &mut Ops) {
         );
     });
     state.finalize(&response.unwrap()).unwrap();
+    // The client's steps with everything from the secret RNG: the nonce (public only once the
+    // token is presented: a request that leaked it would link issuance to redemption), the
+    // PSS salt and the blind. Its request is public (sent), the response too.
+    for (t, ext) in [(0x0002u16, None), (0xDA7A, Some(&extensions))] {
+        let mut pending = None;
+        ops.run(&format!("privacy-pass/{t:#06x}/client-request"), |rng| {
+            pending = Some(match ext {
+                None => Client::request(&token_key, &challenge(t), rng)
+                    .map(|(r, s)| (r.to_bytes(), s))
+                    .unwrap(),
+                Some(e) => Client::request_with_extensions(&token_key, &challenge(t), e, rng)
+                    .map(|(r, s)| (r.to_bytes(), s))
+                    .unwrap(),
+            });
+        });
+        let (request, state) = pending.unwrap();
+        public(&request[..]);
+        let response = match ext {
+            None => issuer.issue(&request).unwrap().to_bytes(),
+            Some(_) => issuer
+                .issue_extended(&request, |_| true)
+                .unwrap()
+                .to_bytes(),
+        };
+        ops.run(&format!("privacy-pass/{t:#06x}/client-finalize"), |_| {
+            let token = state.finalize(&response).unwrap();
+            std::hint::black_box(token.to_bytes());
+        });
+    }
 }
 
 /// The control: a branch and a table index on a secret byte, and a variable-time multiplication

@@ -58,8 +58,9 @@ pub(crate) fn encode(msg: &[u8], em_bits: u32, salt: &[u8]) -> Result<Vec<u8>> {
 }
 
 /// `EMSA-PSS-VERIFY(msg, em, em_bits)` with the salt length `s_len`. The encoded message is
-/// public (it comes from a signature): the checks need not be constant time, but they are
-/// ordered so that each reads only what the previous one established.
+/// public (it comes from a signature): its checks need not be constant time, but they are
+/// ordered so that each reads only what the previous one established. The message's hash is
+/// compared in constant time.
 pub(crate) fn verify(msg: &[u8], em: &[u8], em_bits: u32, s_len: usize) -> bool {
     let em_len = (em_bits as usize).div_ceil(8);
     if em.len() != em_len || em_len < H_LEN + s_len + 2 || em[em_len - 1] != 0xbc {
@@ -76,7 +77,9 @@ pub(crate) fn verify(msg: &[u8], em: &[u8], em_bits: u32, s_len: usize) -> bool 
     db[0] &= !top_mask;
     let ps_len = db_len - s_len - 1;
     let ok_ps = db[..ps_len].iter().all(|&b| b == 0) && db[ps_len] == 0x01;
-    let ok = ok_ps && bool::from(h_of(msg, &db[db_len - s_len..]).ct_eq(h));
+    // The message may be secret until the signature is sent (a Privacy Pass client's token
+    // input holds its nonce): compared in constant time, only the outcome published.
+    let ok = ok_ps && crate::group::declassify(h_of(msg, &db[db_len - s_len..]).ct_eq(h));
     db.zeroize();
     ok
 }
