@@ -4,6 +4,8 @@
 // /private (200) and replayed (401): type 0x0001 single, an amortized batch of 10, type 0x0005
 // (ristretto255) single, and ARC 0xE5AC
 // presentations up to the rate limit with the credential persisted and restored mid-way.
+// Blind RSA (0x0002, 0xDA7A) against the server, with privacypass-ts's clients too, is in
+// server_blind_rsa.test.mjs (a server of its own: those types are off by default).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
