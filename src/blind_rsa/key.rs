@@ -442,6 +442,13 @@ impl SecretKey {
     }
 }
 
+impl SecretKey {
+    /// The primes `p`, `q` (for the checks of `seeded.rs`).
+    pub(super) fn primes(&self) -> (&Int, &Int) {
+        (self.p.value(), self.q.value())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -408,8 +408,8 @@ pub(crate) fn next_prime_vartime(start: &Int, bits: u32, safe: bool) -> Option<I
         .map(Int)
 }
 
-/// `is_prime` (a safe prime with `safe`), variable time: for tests of the derivation.
-#[cfg(test)]
+/// `is_prime` (a safe prime with `safe`: `(x - 1) / 2` prime too), variable time: for key
+/// checks at load and tests.
 pub(crate) fn is_prime_vartime(x: &Int, safe: bool) -> bool {
     let flavor = if safe {
         crypto_primes::Flavor::Safe

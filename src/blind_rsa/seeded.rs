@@ -35,6 +35,15 @@ const SALT: &[u8] = b"privacy-tokens/blind-rsa/from-seed/v1";
 pub const MAX_SEED_PRIMES: u32 = 64;
 
 impl SecretKey {
+    /// Whether both primes are safe primes (`p = 2p' + 1` with `p'` prime), as partially
+    /// blind RSA (type 0xDA7A) needs: with other primes some metadata has no derived key
+    /// ([`SecretKey::derive`] fails with `DeriveKeyPair`). Two primality tests per prime,
+    /// variable time in the primes (a check at key load, like generation): milliseconds.
+    pub fn has_safe_primes(&self) -> bool {
+        let (p, q) = self.primes();
+        super::num::is_prime_vartime(p, true) && super::num::is_prime_vartime(q, true)
+    }
+
     /// The key of `bits` bits (2048 to 4096, a multiple of 16) derived from `seed` (at least 32
     /// bytes, secret), with `e = 65537`: the first candidate of the derivation that `accept`
     /// takes (`|_| true` for the first). Deterministic: the same arguments give the same key
@@ -222,6 +231,16 @@ mod tests {
             assert!(super::super::num::lt(&p, &after));
             assert!(between < 1_000_000);
         }
+    }
+
+    /// Keys of plain primes are not taken for safe-prime keys: a plain derived key and the
+    /// RFC 9578 test key. (The positive case: the partially blind RSA draft's keys, checked by
+    /// the vector runner, `tests/support/blind_rsa.rs`.)
+    #[test]
+    fn plain_primes_are_not_safe() {
+        let plain = SecretKey::from_seed(&[5u8; 32], 2048, false, |_| true).unwrap(); // ok: test
+        assert!(!plain.has_safe_primes());
+        assert!(!crate::blind_rsa::test_key().unwrap().has_safe_primes()); // ok: test
     }
 
     /// Same seed, same key; another seed or `accept` another key; `accept` sees the

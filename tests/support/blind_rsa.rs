@@ -172,6 +172,10 @@ pub fn run_rfc9474(json: &Value) -> Result<Counts, String> {
             continue;
         };
         let sk = key(v)?;
+        // The control of the safe-prime check: RFC 9474's keys are of plain primes.
+        if sk.has_safe_primes() {
+            m.push("key: taken for a safe-prime key".into());
+        }
         let pk: &PublicKey = sk.public_key();
         let msg = hex0x(v, "msg")?;
         let prefix = hex0x(v, "msg_prefix")?;
@@ -219,6 +223,10 @@ pub fn run_pbrsa(json: &Value) -> Result<Counts, String> {
         let name = format!("pbrsa vector {i}");
         let mut m = Vec::new();
         let sk = key(v)?;
+        // The draft's keys are made of safe primes (its key generation requires them).
+        if !sk.has_safe_primes() {
+            m.push("key: not made of safe primes".into());
+        }
         let pk = sk.public_key();
         check(&mut m, "n", &pk.modulus(), &hex0x(v, "n")?);
         let info = hex0x(v, "info")?;
