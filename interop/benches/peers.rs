@@ -266,7 +266,11 @@ fn rsa(c: &mut Criterion) {
     let aws = RsaKey::from_pkcs8_der(&sk.to_pkcs8_der()).unwrap();
     let mut rng = rand::rng();
     let (blinded, _) = pk
-        .blind(blind_rsa::Variant::PssDeterministic, b"a token input", &mut rng)
+        .blind(
+            blind_rsa::Variant::PssDeterministic,
+            b"a token input",
+            &mut rng,
+        )
         .unwrap();
     let blinded = blinded.into_bytes();
     let mut out = vec![0u8; aws.size()];

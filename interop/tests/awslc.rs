@@ -276,7 +276,12 @@ fn rsa_private_op_equals_blind_sign() {
         let theirs = aws
             .private_op(x)
             .unwrap_or_else(|e| panic!("{e}: input {}", hex::encode(x)));
-        assert_eq!(hex::encode(&ours), hex::encode(&theirs), "input {}", hex::encode(x));
+        assert_eq!(
+            hex::encode(&ours),
+            hex::encode(&theirs),
+            "input {}",
+            hex::encode(x)
+        );
     }
 
     for fixed in [small(0), small(1), below_n(1)] {

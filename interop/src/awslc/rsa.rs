@@ -52,7 +52,9 @@ impl PrivateKey {
         }
         clear_errors();
         // SAFETY: `key.ptr` is a live `RSA`; the call only reads it.
-        check("RSA_check_key", unsafe { sys::RSA_check_key(key.ptr.as_ptr()) })?;
+        check("RSA_check_key", unsafe {
+            sys::RSA_check_key(key.ptr.as_ptr())
+        })?;
         Ok(key)
     }
 
