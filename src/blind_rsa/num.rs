@@ -252,9 +252,10 @@ impl Modulus {
         mont
     }
 
-    /// Marks a secret modulus (a prime factor) undefined for memcheck: its value and the
-    /// modulus of its Montgomery parameters (their `R mod p` and `R^2 mod p` are not reachable
-    /// through `crypto-bigint`'s API and stay marked defined).
+    /// Marks a secret modulus (a prime factor) undefined for memcheck: its value, the modulus
+    /// of its Montgomery parameters (their `R mod p` and `R^2 mod p` are not reachable through
+    /// `crypto-bigint`'s API and stay marked defined) and the engine's `p`, `R^2 mod p` and
+    /// `-p^-1` modulo the word base (the private operation's inputs).
     #[cfg(feature = "ct-validation")]
     pub(crate) fn mark_secret(&self) {
         self.n.mark_secret();
