@@ -1,5 +1,6 @@
 //! AWS-LC (`aws-lc-sys` 0.47.0): the wrappers of `src/peer/` over its `TRUST_TOKEN_*`
-//! functions, and its elliptic-curve layer ([`curve`], `EC_POINT_mul`) for the benches.
+//! functions, its elliptic-curve layer ([`curve`], `EC_POINT_mul`) and its RSA private
+//! operation ([`rsa`], `RSA_sign_raw` without padding) for the benches.
 //!
 //! AWS-LC's symbols carry the prefix `aws_lc_0_47_0_`, so it links beside BoringSSL in one
 //! binary. Its Trust Token code is BoringSSL's, forked before BoringSSL's C++ conversion; its
@@ -24,6 +25,7 @@ pub mod issuer;
 #[allow(clippy::duplicate_mod)]
 #[path = "peer/keys.rs"]
 pub mod keys;
+pub mod rsa;
 
 pub use client::Client;
 pub use issuer::Issuer;

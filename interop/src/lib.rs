@@ -7,7 +7,7 @@
 //! BoringSSL's and AWS-LC's, and its benches put the three implementations in one criterion run.
 //!
 //! All of the project's `unsafe` code lives here: in the wrappers under `src/peer/`, in
-//! [`boringssl::ed25519`] and in [`awslc::curve`]; every block carries a `// SAFETY:` comment.
+//! [`boringssl::ed25519`], in [`awslc::curve`] and in [`awslc::rsa`]; every block carries a `// SAFETY:` comment.
 //! The files under `src/peer/` are compiled once per library (`#[path]` modules of
 //! [`boringssl`] and [`awslc`], each with its own `sys` crate), since the two APIs are the same
 //! functions with the same signatures.

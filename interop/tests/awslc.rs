@@ -1,12 +1,14 @@
 //! AWS-LC's wrappers against BoringSSL, beyond the four current methods of `tests/interop.rs`:
 //! key derivation and generation of all five methods (BoringSSL's blobs are pinned by the KATs
 //! of `tests/boringssl.rs`), the key and batch limits, experiment v1 across the two libraries,
-//! the errors AWS-LC reports, and its curve layer (`EC_POINT_mul`) against ours.
+//! the errors AWS-LC reports, its curve layer (`EC_POINT_mul`) against ours, and its RSA
+//! private operation (`RSA_sign_raw` without padding) against our `blind_sign`.
 //!
 //! AWS-LC has all five methods of BoringSSL (`TRUST_TOKEN_experiment_v1`, `experiment_v2_*`,
 //! `pst_v1_*`); its API lacks only `TRUST_TOKEN_CLIENT_dup_for_testing` (a link-time absence,
 //! so there is no wrapper for it and nothing to run).
 
+use privacy_tokens::blind_rsa::{self, Variant};
 use privacy_tokens::group;
 use privacy_tokens::{P256Sha256, P384Sha384, Suite};
 use privacy_tokens_interop::awslc::curve::{Curve, Group};
@@ -220,4 +222,74 @@ fn curve_agrees<C: group::Curve>(curve: Curve) {
 fn curve_mul_equals_ours() {
     curve_agrees::<<P256Sha256 as Suite>::Group>(Curve::P256);
     curve_agrees::<<P384Sha384 as Suite>::Group>(Curve::P384);
+}
+
+/// AWS-LC's raw RSA private operation (the `rsa/awslc/2048/private_op` bench), on the key our
+/// `SecretKey::to_pkcs8_der` exports, gives byte for byte what our `SecretKey::blind_sign` (the
+/// `rsa/privacy-tokens/2048/blind_sign` bench) gives: on real blinded messages of the four
+/// variants, on random values below `n`, and on 2 and `n - 2`. A value not below `n` is refused
+/// by both. AWS-LC also refuses 0, 1 and `n - 1` (`DATA_TOO_LARGE_FOR_MODULUS`: its fixed
+/// points, which padding never produces); ours signs them (each is its own signature, `d` being
+/// odd), which the check against the public operation confirms.
+#[test]
+fn rsa_private_op_equals_blind_sign() {
+    let sk = blind_rsa::test_key().unwrap();
+    let pk = sk.public_key().clone();
+    let aws = awslc::rsa::PrivateKey::from_pkcs8_der(&sk.to_pkcs8_der()).unwrap();
+    assert_eq!(aws.size(), 256);
+    assert_eq!(pk.modulus_len(), 256);
+    let n = pk.modulus();
+    let mut rng = rand::rng();
+
+    let mut inputs: Vec<Vec<u8>> = Vec::new();
+    for variant in Variant::ALL {
+        for len in [0usize, 1, 32, 1000] {
+            let mut msg = vec![0u8; len];
+            rng.fill_bytes(&mut msg);
+            let (blinded, _) = pk.blind(variant, &msg, &mut rng).unwrap();
+            inputs.push(blinded.into_bytes());
+        }
+    }
+    for _ in 0..16 {
+        // Below n: a top byte below n's, then any bytes.
+        let mut x = vec![0u8; 256];
+        rng.fill_bytes(&mut x);
+        x[0] %= n[0];
+        inputs.push(x);
+    }
+    let small = |v: u8| {
+        let mut x = vec![0u8; 256];
+        x[255] = v;
+        x
+    };
+    // n is odd and its last byte is above 1 for this key: n - 1 and n - 2 only change it.
+    assert!(n[255] >= 3);
+    let below_n = |k: u8| {
+        let mut x = n.clone();
+        x[255] -= k;
+        x
+    };
+    inputs.extend([small(2), below_n(2)]);
+
+    for x in &inputs {
+        let ours = sk.blind_sign(x).unwrap().into_bytes();
+        let theirs = aws
+            .private_op(x)
+            .unwrap_or_else(|e| panic!("{e}: input {}", hex::encode(x)));
+        assert_eq!(
+            hex::encode(&ours),
+            hex::encode(&theirs),
+            "input {}",
+            hex::encode(x)
+        );
+    }
+
+    for fixed in [small(0), small(1), below_n(1)] {
+        assert!(aws.private_op(&fixed).is_err());
+        assert_eq!(sk.blind_sign(&fixed).unwrap().into_bytes(), fixed);
+    }
+    assert!(aws.private_op(&n).is_err());
+    assert!(sk.blind_sign(&n).is_err());
+    assert!(aws.private_op(&n[1..]).is_err());
+    assert!(awslc::rsa::PrivateKey::from_pkcs8_der(&sk.public_key().to_spki()).is_err());
 }

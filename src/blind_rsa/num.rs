@@ -10,6 +10,7 @@ use subtle::{Choice, ConstantTimeEq};
 use zeroize::Zeroize;
 
 use crate::{Error, Result};
+use mont::Mont;
 
 /// `x` at the precision `bits` (a multiple of 64): its low limbs, the others zero. Callers
 /// pass values that fit; no panic either way.
@@ -189,6 +190,8 @@ impl LimbsEq for BoxedUint {
 pub(crate) struct Modulus {
     n: Int,
     params: BoxedMontyParams,
+    /// The exponentiation engine (`None` above 4096 bits, where `crypto-bigint`'s serves).
+    mont: Option<Mont>,
     len: usize,
     bits: u32,
 }
@@ -224,21 +227,42 @@ impl Modulus {
         } else {
             BoxedMontyParams::new_vartime(odd)
         };
-        Some(Self {
+        let mut modulus = Self {
             n: Int(value),
             params,
+            mont: None,
             len: (bits as usize).div_ceil(8),
             bits,
-        })
+        };
+        modulus.mont = modulus.engine();
+        Some(modulus)
     }
 
-    /// Marks a secret modulus (a prime factor) undefined for memcheck: its value and the
-    /// modulus of its Montgomery parameters (their `R mod p` and `R^2 mod p` are not reachable
-    /// through `crypto-bigint`'s API and stay marked defined).
+    /// The engine of [`mont`] for this modulus: its size class `k` and `R^2 mod n` for
+    /// `R = 2^(64 k)`, reduced by [`Modulus::reduce`] (constant time in `n`).
+    fn engine(&self) -> Option<Mont> {
+        let words = self.n.0.as_words();
+        let k = Mont::class(words.len())?;
+        let wb = crypto_bigint::Word::BITS;
+        let mut r2 = BoxedUint::zero_with_precision(u32::try_from(2 * k + 1).ok()? * wb);
+        *r2.as_mut_words().get_mut(2 * k)? = 1;
+        let mut r2 = self.reduce(&Int(r2));
+        let mont = Mont::new(k, words, r2.0.as_words());
+        r2.zeroize();
+        mont
+    }
+
+    /// Marks a secret modulus (a prime factor) undefined for memcheck: its value, the modulus
+    /// of its Montgomery parameters (their `R mod p` and `R^2 mod p` are not reachable through
+    /// `crypto-bigint`'s API and stay marked defined) and the engine's `p`, `R^2 mod p` and
+    /// `-p^-1` modulo the word base (the private operation's inputs).
     #[cfg(feature = "ct-validation")]
     pub(crate) fn mark_secret(&self) {
         self.n.mark_secret();
         crate::group::validation::mark_secret(self.params.modulus().as_ref().as_words());
+        if let Some(mont) = &self.mont {
+            mont.mark_secret();
+        }
     }
 
     /// The modulus.
@@ -319,9 +343,38 @@ impl Modulus {
         BoxedMontyForm::new(x, &self.params)
     }
 
+    /// `x` as words of at most the engine's size (reduced first when its precision is above
+    /// the modulus's), for [`mont`].
+    fn engine_input(&self, x: &Int) -> Int {
+        if x.0.bits_precision() <= self.precision() {
+            x.clone()
+        } else {
+            self.reduce(x)
+        }
+    }
+
+    /// The engine's output (below `n`) at the modulus's precision.
+    fn engine_output(&self, mut words: Vec<crypto_bigint::Word>) -> Int {
+        let prec = self.precision();
+        let mut out = BoxedUint::zero_with_precision(prec);
+        for (o, w) in out.as_mut_words().iter_mut().zip(&words) {
+            *o = *w;
+        }
+        words.zeroize();
+        Int(out)
+    }
+
     /// `x^e mod n` for a secret exponent: constant time in `x` and `e` (every bit of the
     /// exponent's precision is processed).
     pub(crate) fn pow(&self, x: &Int, e: &Int) -> Int {
+        if let Some(mont) = &self.mont {
+            let mut input = self.engine_input(x);
+            let out = mont.pow_secret(input.0.as_words(), e.0.as_words());
+            input.zeroize();
+            if let Some(words) = out {
+                return self.engine_output(words);
+            }
+        }
         let mut m = self.monty(x);
         let mut r = m.pow(&e.0);
         let out = Int(r.retrieve());
@@ -330,9 +383,15 @@ impl Modulus {
         out
     }
 
-    /// `x^e mod n` for a public exponent: constant time in `x`, variable time in `e`'s length
-    /// only.
+    /// `x^e mod n` for a public exponent: constant time in `x`, variable time in `e` (square
+    /// and multiply on its bits).
     pub(crate) fn pow_public_exp(&self, x: &Int, e: &Int) -> Int {
+        if let Some(mont) = &self.mont {
+            let input = self.engine_input(x);
+            if let Some(words) = mont.pow_public(input.0.as_words(), e.0.as_words()) {
+                return self.engine_output(words);
+            }
+        }
         let m = self.monty(x);
         Int(m.pow_bounded_exp(&e.0, e.bits_vartime().max(1)).retrieve())
     }
@@ -367,6 +426,362 @@ impl Modulus {
     pub(crate) fn invert(&self, x: &Int) -> Option<Int> {
         let odd = public_presence(Odd::new(self.n.0.clone()))?;
         public_presence(self.reduce(x).0.invert_odd_mod(&odd)).map(Int)
+    }
+}
+
+/// The private operation's exponentiation engine: Montgomery arithmetic on fixed-size word
+/// arrays (`[Word; K]`, one instance per size class of 256 bits), constant time: no branch or
+/// memory index depends on an operand, the final subtraction is a mask, the exponent's windows
+/// are read at public positions and the table is read whole for each lookup.
+mod mont {
+    use crypto_bigint::{WideWord, Word};
+    use zeroize::Zeroize;
+
+    /// Bits per word.
+    const WB: usize = Word::BITS as usize;
+    /// The window of the secret-exponent ladder: 5 bits, a table of 32 powers.
+    const WINDOW: usize = 5;
+    const TABLE: usize = 1 << WINDOW;
+
+    /// The size classes, in words: 1024 to 4096 bits by steps of 256 up to 2048, then 512.
+    const C1024: usize = 1024 / WB;
+    const C1280: usize = 1280 / WB;
+    const C1536: usize = 1536 / WB;
+    const C1792: usize = 1792 / WB;
+    const C2048: usize = 2048 / WB;
+    const C2560: usize = 2560 / WB;
+    const C3072: usize = 3072 / WB;
+    const C3584: usize = 3584 / WB;
+    const C4096: usize = 4096 / WB;
+    const CLASSES: [usize; 9] = [
+        C1024, C1280, C1536, C1792, C2048, C2560, C3072, C3584, C4096,
+    ];
+
+    /// Runs `$f::<K>($args)` for the size class `K` equal to `$k` (`None` for another value).
+    macro_rules! by_class {
+        ($k:expr, $f:ident, $($arg:expr),*) => {
+            match $k {
+                C1024 => Some($f::<C1024>($($arg),*)),
+                C1280 => Some($f::<C1280>($($arg),*)),
+                C1536 => Some($f::<C1536>($($arg),*)),
+                C1792 => Some($f::<C1792>($($arg),*)),
+                C2048 => Some($f::<C2048>($($arg),*)),
+                C2560 => Some($f::<C2560>($($arg),*)),
+                C3072 => Some($f::<C3072>($($arg),*)),
+                C3584 => Some($f::<C3584>($($arg),*)),
+                C4096 => Some($f::<C4096>($($arg),*)),
+                _ => None,
+            }
+        };
+    }
+
+    /// An odd modulus `m` in a size class of `k` words, `R = 2^(k WB)`: `m`, `-m^-1 mod 2^WB`
+    /// and `R^2 mod m`. Wiped on drop (a prime factor is secret).
+    #[derive(Clone)]
+    pub(super) struct Mont {
+        k: usize,
+        m: Vec<Word>,
+        m0inv: Word,
+        r2: Vec<Word>,
+    }
+
+    impl Drop for Mont {
+        fn drop(&mut self) {
+            self.m.zeroize();
+            self.r2.zeroize();
+            self.m0inv.zeroize();
+        }
+    }
+
+    impl Mont {
+        /// The size class of a modulus of `words` words: the smallest class that holds it, or
+        /// `None` above 4096 bits.
+        pub(super) fn class(words: usize) -> Option<usize> {
+            CLASSES.into_iter().find(|&c| c >= words)
+        }
+
+        /// The engine for the odd modulus `m` (words, little-endian, at most `k` of them) with
+        /// `r2 = R^2 mod m` for `R = 2^(k WB)`, `k` a size class. Constant time in `m`.
+        pub(super) fn new(k: usize, m: &[Word], r2: &[Word]) -> Option<Self> {
+            if !CLASSES.contains(&k) || m.len() > k || r2.len() > k {
+                return None;
+            }
+            let pad = |x: &[Word]| {
+                let mut v = vec![0; k];
+                v[..x.len()].copy_from_slice(x);
+                v
+            };
+            let m = pad(m);
+            // m0^-1 mod 2^WB by Newton's iteration (each step doubles the correct low bits;
+            // `m0` itself is right to 3 bits for an odd `m0`).
+            let m0 = m[0];
+            let mut inv = m0;
+            for _ in 0..6 {
+                inv = inv.wrapping_mul((2 as Word).wrapping_sub(m0.wrapping_mul(inv)));
+            }
+            Some(Self {
+                k,
+                m,
+                m0inv: inv.wrapping_neg(),
+                r2: pad(r2),
+            })
+        }
+
+        /// Marks `m`, `R^2 mod m` and `-m^-1` undefined for memcheck.
+        #[cfg(feature = "ct-validation")]
+        pub(super) fn mark_secret(&self) {
+            crate::group::validation::mark_secret(self.m.as_slice());
+            crate::group::validation::mark_secret(self.r2.as_slice());
+            crate::group::validation::mark_secret(core::slice::from_ref(&self.m0inv));
+        }
+
+        /// `x^e mod m` for `x < R` (at most `k` words) and a secret exponent `e`, every bit of
+        /// whose words is processed: fixed 5-bit windows, each window's power read by a
+        /// constant-time scan of the whole table. `k` words, little-endian.
+        pub(super) fn pow_secret(&self, x: &[Word], e: &[Word]) -> Option<Vec<Word>> {
+            if x.len() > self.k {
+                return None;
+            }
+            by_class!(self.k, pow_secret, self, x, e)
+        }
+
+        /// `x^e mod m` for `x < R` and a public exponent `e` (left to right, square and
+        /// multiply: variable time in `e` only).
+        pub(super) fn pow_public(&self, x: &[Word], e: &[Word]) -> Option<Vec<Word>> {
+            if x.len() > self.k {
+                return None;
+            }
+            by_class!(self.k, pow_public, self, x, e)
+        }
+    }
+
+    /// A column accumulator of the product scanning: a double word and the carries above it.
+    #[derive(Default)]
+    struct Acc {
+        lo: WideWord,
+        top: Word,
+    }
+
+    impl Acc {
+        /// Adds `a b`.
+        #[inline(always)]
+        fn mac(&mut self, a: Word, b: Word) {
+            let (s, o) = self
+                .lo
+                .overflowing_add(WideWord::from(a) * WideWord::from(b));
+            self.lo = s;
+            self.top = self.top.wrapping_add(Word::from(o));
+        }
+
+        /// Adds another accumulator.
+        #[inline(always)]
+        fn add(&mut self, x: &Acc) {
+            let (s, o) = self.lo.overflowing_add(x.lo);
+            self.lo = s;
+            self.top = self.top.wrapping_add(x.top).wrapping_add(Word::from(o));
+        }
+
+        /// Doubles the accumulator (its value stays below `2^(3 WB)`).
+        #[inline(always)]
+        fn double(&mut self) {
+            self.top = (self.top << 1) | (self.lo >> (2 * WB - 1)) as Word;
+            self.lo <<= 1;
+        }
+
+        /// The low word.
+        #[inline(always)]
+        fn low(&self) -> Word {
+            self.lo as Word
+        }
+
+        /// Shifts out the low word (the next column).
+        #[inline(always)]
+        fn shift(&mut self) {
+            self.lo = (self.lo >> WB) | (WideWord::from(self.top) << WB);
+            self.top = 0;
+        }
+    }
+
+    /// `a - b - c` for a borrow `c` of 0 or 1, as (difference, borrow).
+    #[inline(always)]
+    fn sbb(a: Word, b: Word, c: Word) -> (Word, Word) {
+        let x = WideWord::from(a).wrapping_sub(WideWord::from(b) + WideWord::from(c));
+        (x as Word, ((x >> WB) as Word) & 1)
+    }
+
+    /// `t - m` if `hi:t >= m`, else `t` (for `hi:t < 2m`), by a mask: constant time.
+    #[inline(always)]
+    fn reduce_once<const K: usize>(t: &mut [Word; K], hi: Word, m: &[Word; K]) {
+        let mut d = [0; K];
+        let mut borrow = 0;
+        for j in 0..K {
+            (d[j], borrow) = sbb(t[j], m[j], borrow);
+        }
+        // Keep `t` when it was below `m`: no carry word and a borrow out.
+        let (_, keep) = sbb(hi, 0, borrow);
+        let keep = core::hint::black_box(keep.wrapping_neg());
+        for j in 0..K {
+            t[j] = (t[j] & keep) | (d[j] & !keep);
+        }
+        d.zeroize();
+    }
+
+    /// The Montgomery reduction's columns, shared by [`mul`] and [`sqr`]: `cols(i, acc)` adds
+    /// the product's column `i` (of `2K - 1`) to `acc`; the quotient words `u` are chosen
+    /// column by column (product scanning, the "FIPS" order), so that `(a b + u m) / R`, below
+    /// `2m`, comes out of the upper columns.
+    #[inline(always)]
+    fn redc_columns<const K: usize>(
+        m: &[Word; K],
+        m0inv: Word,
+        mut cols: impl FnMut(usize, &mut Acc),
+    ) -> [Word; K] {
+        let mut u = [0 as Word; K];
+        let mut t = [0 as Word; K];
+        let mut acc = Acc::default();
+        for i in 0..K {
+            cols(i, &mut acc);
+            for j in 0..i {
+                acc.mac(u[j], m[i - j]);
+            }
+            u[i] = acc.low().wrapping_mul(m0inv);
+            acc.mac(u[i], m[0]);
+            acc.shift();
+        }
+        for i in K..2 * K - 1 {
+            cols(i, &mut acc);
+            for j in i + 1 - K..K {
+                acc.mac(u[j], m[i - j]);
+            }
+            t[i - K] = acc.low();
+            acc.shift();
+        }
+        t[K - 1] = acc.low();
+        acc.shift();
+        let hi = acc.low();
+        u.zeroize();
+        reduce_once(&mut t, hi, m);
+        t
+    }
+
+    /// Montgomery multiplication: `a b R^-1 mod m` for `a b < R m`, the result below `m`.
+    fn mul<const K: usize>(a: &[Word; K], b: &[Word; K], m: &[Word; K], m0inv: Word) -> [Word; K] {
+        redc_columns(m, m0inv, |i, acc| {
+            let lo = (i + 1).saturating_sub(K);
+            for j in lo..=i.min(K - 1) {
+                acc.mac(a[j], b[i - j]);
+            }
+        })
+    }
+
+    /// Montgomery squaring: `a^2 R^-1 mod m` for `a < m`, the result below `m`: each cross
+    /// product once, doubled, plus the diagonal.
+    fn sqr<const K: usize>(a: &[Word; K], m: &[Word; K], m0inv: Word) -> [Word; K] {
+        redc_columns(m, m0inv, |i, acc| {
+            let lo = (i + 1).saturating_sub(K);
+            let mut cross = Acc::default();
+            // Pairs j < i - j.
+            for j in lo..i.div_ceil(2) {
+                cross.mac(a[j], a[i - j]);
+            }
+            cross.double();
+            acc.add(&cross);
+            if i % 2 == 0 {
+                acc.mac(a[i / 2], a[i / 2]);
+            }
+        })
+    }
+
+    /// `x` as `K` words (zero above its length).
+    fn load<const K: usize>(x: &[Word]) -> [Word; K] {
+        let mut out = [0; K];
+        for (o, w) in out.iter_mut().zip(x) {
+            *o = *w;
+        }
+        out
+    }
+
+    /// The `width` bits of `e` from bit `lo` (public positions), as a table index.
+    fn window(e: &[Word], lo: usize, width: usize) -> usize {
+        let (w, s) = (lo / WB, lo % WB);
+        let mut v = e.get(w).copied().unwrap_or(0) >> s;
+        if s + width > WB {
+            v |= e.get(w + 1).copied().unwrap_or(0) << (WB - s);
+        }
+        (v as usize) & ((1 << width) - 1)
+    }
+
+    /// `table[i]`, reading every entry: constant time in `i`.
+    fn lookup<const K: usize>(table: &[[Word; K]; TABLE], i: usize) -> [Word; K] {
+        let mut out = [0 as Word; K];
+        for (j, entry) in table.iter().enumerate() {
+            // All ones when `j == i`, without a branch.
+            let d = (j ^ i) as Word;
+            let mask = core::hint::black_box(((d | d.wrapping_neg()) >> (WB - 1)).wrapping_sub(1));
+            for (o, w) in out.iter_mut().zip(entry) {
+                *o |= w & mask;
+            }
+        }
+        out
+    }
+
+    /// `x^e mod m`, every bit of `e`'s words processed: fixed 5-bit windows from the top, each
+    /// window's power read by [`lookup`].
+    fn pow_secret<const K: usize>(mt: &Mont, x: &[Word], e: &[Word]) -> Vec<Word> {
+        let m: [Word; K] = load(&mt.m);
+        let mut r2: [Word; K] = load(&mt.r2);
+        let mut one = [0 as Word; K];
+        one[0] = 1;
+        let mut base: [Word; K] = load(x);
+        let mut table = [[0 as Word; K]; TABLE];
+        // R mod m (1 in Montgomery form), then x R mod m and its powers.
+        table[0] = mul(&r2, &one, &m, mt.m0inv);
+        table[1] = mul(&base, &r2, &m, mt.m0inv);
+        for i in 2..TABLE {
+            table[i] = mul(&table[i - 1], &table[1], &m, mt.m0inv);
+        }
+        let bits = e.len() * WB;
+        let windows = bits.div_ceil(WINDOW).max(1);
+        let top = (windows - 1) * WINDOW;
+        let width = bits.saturating_sub(top).min(WINDOW);
+        let mut acc = lookup(&table, window(e, top, width));
+        for i in (0..windows - 1).rev() {
+            for _ in 0..WINDOW {
+                acc = sqr(&acc, &m, mt.m0inv);
+            }
+            let mut p = lookup(&table, window(e, i * WINDOW, WINDOW));
+            acc = mul(&acc, &p, &m, mt.m0inv);
+            p.zeroize();
+        }
+        let mut out = mul(&acc, &one, &m, mt.m0inv);
+        let v = out.to_vec();
+        table.zeroize();
+        acc.zeroize();
+        base.zeroize();
+        r2.zeroize();
+        out.zeroize();
+        v
+    }
+
+    /// `x^e mod m` for a public `e`: square and multiply from its top set bit.
+    fn pow_public<const K: usize>(mt: &Mont, x: &[Word], e: &[Word]) -> Vec<Word> {
+        let m: [Word; K] = load(&mt.m);
+        let r2: [Word; K] = load(&mt.r2);
+        let mut one = [0 as Word; K];
+        one[0] = 1;
+        let base = mul(&load(x), &r2, &m, mt.m0inv);
+        let mut acc = mul(&r2, &one, &m, mt.m0inv);
+        let bits = e
+            .iter()
+            .rposition(|&w| w != 0)
+            .map_or(0, |i| i * WB + (WB - e[i].leading_zeros() as usize));
+        for i in (0..bits).rev() {
+            acc = sqr(&acc, &m, mt.m0inv);
+            if (e[i / WB] >> (i % WB)) & 1 == 1 {
+                acc = mul(&acc, &base, &m, mt.m0inv);
+            }
+        }
+        mul(&acc, &one, &m, mt.m0inv).to_vec()
     }
 }
 
@@ -431,4 +846,71 @@ pub(crate) fn lt(a: &Int, b: &Int) -> bool {
 pub(crate) fn add_u64(x: &Int, k: u64) -> Int {
     let bits = x.0.bits_precision() + 64;
     Int(fit(&x.0, bits).wrapping_add(fit(&BoxedUint::from(k), bits)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::Rng;
+
+    /// `bits` random bits (the top one set), as an odd `Int` when `odd`.
+    fn random(rng: &mut impl Rng, bits: usize, odd: bool) -> Int {
+        let mut bytes = vec![0u8; bits.div_ceil(8)];
+        rng.fill_bytes(&mut bytes);
+        let excess = bytes.len() * 8 - bits;
+        bytes[0] &= 0xff >> excess;
+        bytes[0] |= 0x80 >> excess;
+        if odd {
+            let last = bytes.len() - 1;
+            bytes[last] |= 1;
+        }
+        Int::from_be(&bytes)
+    }
+
+    /// The engine of `mont` (every size class, and moduli that fill their class or not)
+    /// computes what `crypto-bigint`'s Montgomery exponentiation computes, for secret and
+    /// public exponents, inputs below the modulus and inputs of a larger precision.
+    #[test]
+    fn engine_equals_crypto_bigint() {
+        let mut rng = rand::rng();
+        for bits in [
+            1016, 1024, 1100, 1280, 1500, 1536, 1792, 2000, 2048, 2560, 3072, 3584, 4000, 4096,
+        ] {
+            let n = random(&mut rng, bits, true);
+            let modulus = Modulus::new_secret(&n).unwrap_or_else(|| panic!("{bits}"));
+            assert!(modulus.mont.is_some(), "{bits}");
+            let public = Modulus::new_public(&n).unwrap_or_else(|| panic!("{bits}"));
+            let wide = random(&mut rng, bits + 300, false);
+            let x = modulus.reduce(&random(&mut rng, bits + 64, false));
+            for (base, e) in [
+                (x.clone(), random(&mut rng, bits, false)),
+                (x.clone(), Int::from_be(&[0x01, 0x00, 0x01])),
+                (x.clone(), Int::from_be(&[0])),
+                (wide.clone(), random(&mut rng, 100, true)),
+                (Int::from_be(&[0]), random(&mut rng, 64, false)),
+                (Int::from_be(&[1]), random(&mut rng, 64, false)),
+            ] {
+                let expected = {
+                    let m = modulus.monty(&base);
+                    Int(m.pow(&e.0).retrieve())
+                };
+                let ours = modulus.pow(&base, &e);
+                assert!(bool::from(ours.ct_eq(&expected)), "{bits} secret");
+                assert_eq!(ours.0.bits_precision(), modulus.precision());
+                let ours = public.pow_public_exp(&base, &e);
+                assert!(bool::from(ours.ct_eq(&expected)), "{bits} public");
+            }
+        }
+        // Above 4096 bits: no engine, crypto-bigint's exponentiation.
+        let n = random(&mut rng, 4160, true);
+        let modulus = Modulus::new_secret(&n).unwrap_or_else(|| panic!("4160"));
+        assert!(modulus.mont.is_none());
+        let x = random(&mut rng, 4000, false);
+        let e = random(&mut rng, 64, false);
+        assert!(bool::from(
+            modulus
+                .pow(&x, &e)
+                .ct_eq(&Int(modulus.monty(&x).pow(&e.0).retrieve()))
+        ));
+    }
 }
