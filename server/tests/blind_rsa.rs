@@ -105,6 +105,13 @@ async fn type2_flow_double_spend_tamper_and_directory() {
     assert_eq!(rsa.len(), 2);
     assert_eq!(rsa[0].to_spki(), key.to_spki());
     assert_ne!(rsa[0].truncated_id(), rsa[1].truncated_id());
+    // A type 0x0001 token takes no extensions either (refused before it is verified or spent).
+    let voprf = voprf_token(&c, &s).await;
+    assert_eq!(
+        redeem_with(&c, &s, &voprf, Some(&[0, 0])).await,
+        (401, "unexpected extensions\n".into())
+    );
+    assert_eq!(redeem(&c, &s, &voprf).await.0, 200);
     let m = metrics_text(&c, &s).await;
     assert!(m.contains("token_type=\"2\""), "{m}");
     s.stop().await.unwrap();
