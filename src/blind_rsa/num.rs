@@ -763,7 +763,11 @@ mod mont {
         v
     }
 
-    /// `x^e mod m` for a public `e`: square and multiply from its top set bit.
+    /// `x^e mod m` for a public `e`: constant time in `x` (the blind's `r^e'` is secret), variable
+    /// time in `e`. Square and multiply from its top set bit for a short `e` (`65537`); for a
+    /// long one (0xDA7A's `e'`, about 1022 bits) a sliding window of up to 5 bits over the odd
+    /// powers `x, x^3, …, x^31`, whose indices come from `e` alone: about a sixth as many
+    /// multiplications as squarings instead of half.
     fn pow_public<const K: usize>(mt: &Mont, x: &[Word], e: &[Word]) -> Vec<Word> {
         let m: [Word; K] = load(&mt.m);
         let r2: [Word; K] = load(&mt.r2);
@@ -775,11 +779,44 @@ mod mont {
             .iter()
             .rposition(|&w| w != 0)
             .map_or(0, |i| i * WB + (WB - e[i].leading_zeros() as usize));
-        for i in (0..bits).rev() {
-            acc = sqr(&acc, &m, mt.m0inv);
-            if (e[i / WB] >> (i % WB)) & 1 == 1 {
-                acc = mul(&acc, &base, &m, mt.m0inv);
+        let bit = |i: usize| (e[i / WB] >> (i % WB)) & 1 == 1;
+        if bits <= 64 {
+            for i in (0..bits).rev() {
+                acc = sqr(&acc, &m, mt.m0inv);
+                if bit(i) {
+                    acc = mul(&acc, &base, &m, mt.m0inv);
+                }
             }
+        } else {
+            let square = sqr(&base, &m, mt.m0inv);
+            let mut odd = [[0 as Word; K]; TABLE / 2];
+            odd[0] = base;
+            for i in 1..TABLE / 2 {
+                odd[i] = mul(&odd[i - 1], &square, &m, mt.m0inv);
+            }
+            // Bits i, i-1, … down to 0; a window is `[j, i]` with bits i and j set, at most
+            // WINDOW bits long.
+            let mut next = bits;
+            while next > 0 {
+                let i = next - 1;
+                if !bit(i) {
+                    acc = sqr(&acc, &m, mt.m0inv);
+                    next = i;
+                    continue;
+                }
+                let mut j = i.saturating_sub(WINDOW - 1);
+                while !bit(j) {
+                    j += 1;
+                }
+                let mut value = 0usize;
+                for k in (j..=i).rev() {
+                    acc = sqr(&acc, &m, mt.m0inv);
+                    value = (value << 1) | usize::from(bit(k));
+                }
+                acc = mul(&acc, &odd[value >> 1], &m, mt.m0inv);
+                next = j;
+            }
+            odd.zeroize();
         }
         mul(&acc, &one, &m, mt.m0inv).to_vec()
     }
@@ -889,6 +926,14 @@ mod tests {
                 (wide.clone(), random(&mut rng, 100, true)),
                 (Int::from_be(&[0]), random(&mut rng, 64, false)),
                 (Int::from_be(&[1]), random(&mut rng, 64, false)),
+                // Public exponents whose windows meet long zero runs, all ones, and the
+                // lowest bit alone.
+                (
+                    x.clone(),
+                    Int::from_be(&[0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0x21]),
+                ),
+                (x.clone(), Int::from_be(&[0xff; 40])),
+                (x.clone(), Int::from_be(&[0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0])),
             ] {
                 let expected = {
                     let m = modulus.monty(&base);
