@@ -166,6 +166,28 @@ pub fn authorization_header(token: &[u8]) -> String {
     s
 }
 
+/// `PrivateToken token=<padded base64url>, extensions=<padded base64url>`: the `Authorization`
+/// value that redeems a type 0xDA7A token with its encoded `Extensions`
+/// (draft-ietf-privacypass-auth-scheme-extensions). The bytes are written as given; a bearer
+/// secret like [`authorization_header`]'s value (one allocation of its final size).
+pub fn authorization_header_with_extensions(token: &[u8], extensions: &[u8]) -> String {
+    const PREFIX: &str = " token=";
+    const EXT: &str = ", extensions=";
+    let mut s = String::with_capacity(
+        SCHEME.len()
+            + PREFIX.len()
+            + token.len().div_ceil(3) * 4
+            + EXT.len()
+            + extensions.len().div_ceil(3) * 4,
+    );
+    s.push_str(SCHEME);
+    s.push_str(PREFIX);
+    base64url_encode_into(token, &mut s);
+    s.push_str(EXT);
+    base64url_encode_into(extensions, &mut s);
+    s
+}
+
 /// The decoded `token` parameter of an `Authorization: PrivateToken token=...` value
 /// (RFC 9577 §2.2.2): scheme and parameter names case-insensitive, the value quoted or not,
 /// padded or not, other parameters ignored.
@@ -181,6 +203,47 @@ pub fn authorization_header(token: &[u8]) -> String {
 pub fn parse_authorization(value: &str) -> Result<Vec<u8>> {
     let mut parsed = parse_challenges(value.as_bytes());
     let token = authorization_token(&parsed);
+    for (scheme, params) in &mut parsed {
+        scheme.zeroize();
+        for (name, value) in params {
+            name.zeroize();
+            value.zeroize();
+        }
+    }
+    token
+}
+
+/// The decoded `token` and, when present, `extensions` parameters of an `Authorization:
+/// PrivateToken` value (draft-ietf-privacypass-auth-scheme-extensions: the `Extensions` of a
+/// type 0xDA7A token, base64url), with [`parse_authorization`]'s rules and wiping. The
+/// extensions' bytes are returned as sent (decode them with
+/// `blind_rsa::privacy_pass::Extensions::from_bytes`); `None` when the parameter is absent.
+///
+/// # Errors
+/// [`parse_authorization`]'s, and [`Error::InvalidEncoding`] for several `extensions`
+/// parameters or one that is not canonical base64url.
+pub fn parse_authorization_with_extensions(value: &str) -> Result<(Vec<u8>, Option<Vec<u8>>)> {
+    let mut parsed = parse_challenges(value.as_bytes());
+    let token = authorization_token(&parsed).and_then(|token| {
+        let mut ext = parsed
+            .first()
+            .into_iter()
+            .flat_map(|(_, params)| params.iter())
+            .filter(|(k, _)| k == "extensions");
+        let extensions = match (ext.next(), ext.next()) {
+            (None, _) => Ok(None),
+            (Some((_, v)), None) => base64url_decode(v).map(Some),
+            (Some(_), Some(_)) => Err(Error::InvalidEncoding),
+        };
+        match extensions {
+            Ok(e) => Ok((token, e)),
+            Err(e) => {
+                let mut token = token;
+                token.zeroize();
+                Err(e)
+            }
+        }
+    });
     for (scheme, params) in &mut parsed {
         scheme.zeroize();
         for (name, value) in params {
@@ -463,6 +526,43 @@ pub fn base64url_decode(s: &str) -> Result<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
+
+    /// The extensions parameter: written after the token, read back (quoted or not, any case);
+    /// absent is `None`; twice, or not base64url, is refused; the control: `parse_authorization`
+    /// of the same header reads the same token.
+    #[test]
+    fn authorization_with_extensions() {
+        let (token, ext) = (vec![0xDA, 0x7A, 1, 2, 3], vec![0, 3, 0, 1, 0]);
+        let h = authorization_header_with_extensions(&token, &ext);
+        assert_eq!(h, "PrivateToken token=2noBAgM=, extensions=AAMAAQA=");
+        assert_eq!(
+            parse_authorization_with_extensions(&h),
+            Ok((token.clone(), Some(ext.clone())))
+        );
+        assert_eq!(parse_authorization(&h), Ok(token.clone()));
+        let quoted = "privatetoken Extensions=\"AAMAAQA\", token=\"2noBAgM\"";
+        assert_eq!(
+            parse_authorization_with_extensions(quoted),
+            Ok((token.clone(), Some(ext.clone())))
+        );
+        let plain = authorization_header(&token);
+        assert_eq!(
+            parse_authorization_with_extensions(&plain),
+            Ok((token, None))
+        );
+        for bad in [
+            "PrivateToken token=2noBAgM=, extensions=AAMAAQA=, extensions=AA==",
+            "PrivateToken token=2noBAgM=, extensions=A",
+            "PrivateToken extensions=AAMAAQA=",
+        ] {
+            assert_eq!(
+                parse_authorization_with_extensions(bad),
+                Err(Error::InvalidEncoding),
+                "{bad}"
+            );
+        }
+    }
+
     use super::*;
 
     #[test]
