@@ -1025,12 +1025,50 @@ pt_status pt_parse_authorization(const char *header,
                                  pt_buffer *token);
 
 /**
+ * The token and the extensions of an `Authorization: PrivateToken token=…, extensions=…`
+ * header value (text; origin side, draft-ietf-privacypass-auth-scheme-extensions): `*token`
+ * as `pt_parse_authorization` reads it, `*extensions` the decoded `extensions` parameter,
+ * checked to be one well-formed `Extensions` structure (the decoding codes otherwise), what
+ * `pt_blind_rsa_verify_token` takes. Without the parameter, `*extensions` is the empty list's
+ * encoding (the two bytes 0x0000) for a type 0xDA7A token, and empty (`NULL`, 0) for other
+ * types; extensions given with a token of another type are returned as given (the
+ * verification refuses them).
+ *
+ * `PT_UNSUPPORTED_VALUE` for another scheme; `PT_INVALID_ENCODING` for a malformed token, for
+ * a parameter that is not `name=value` (a value of token characters, `=` and `/`, or a quoted
+ * string; stricter than `pt_parse_authorization`, which skips such parameters), for
+ * `extensions` given twice or not base64url.
+ */
+pt_status pt_parse_authorization_with_extensions(const char *header,
+                                                 size_t header_len,
+                                                 pt_buffer *token,
+                                                 pt_buffer *extensions);
+
+/**
  * `PrivateToken token=<base64url>` (text): the `Authorization` value that redeems the
- * serialized token (any token type).
+ * serialized token (any token type). A type 0xDA7A token issued for extensions is redeemed
+ * with them: `pt_authorization_header_with_extensions`.
  */
 pt_status pt_authorization_header(const uint8_t *token,
                                   size_t token_len,
                                   pt_buffer *header);
+
+/**
+ * `PrivateToken token=<base64url>, extensions=<base64url>` (text): the `Authorization` value
+ * that redeems a serialized type 0xDA7A token with its extensions
+ * (draft-ietf-privacypass-auth-scheme-extensions; both padded base64url). `extensions` is
+ * required: their encoding, as given to `pt_create_extended_token_request` (from
+ * `pt_extensions_encode`). Without the parameter (`pt_authorization_header`) the origin reads
+ * the empty list. `PT_UNSUPPORTED_VALUE` for a token whose type (its first two bytes) is not
+ * 0xDA7A; the decoding codes (`PT_INVALID_LENGTH`, `PT_INVALID_ENCODING`) for extensions that
+ * are not one `Extensions` structure (`(NULL, 0)` included) or token bytes that are not a
+ * 0xDA7A token.
+ */
+pt_status pt_authorization_header_with_extensions(const uint8_t *token,
+                                                  size_t token_len,
+                                                  const uint8_t *extensions,
+                                                  size_t extensions_len,
+                                                  pt_buffer *header);
 
 /**
  * Padded base64url (RFC 4648 §5) of `data`, as text.
@@ -1629,10 +1667,24 @@ pt_status pt_token_to_bytes(const pt_token *token,
                             pt_buffer *out);
 
 /**
- * `PrivateToken token=<base64url>` (text): the `Authorization` value that redeems it.
+ * `PrivateToken token=<base64url>` (text): the `Authorization` value that redeems it. A type
+ * 0xDA7A token issued for extensions is redeemed with them:
+ * `pt_token_authorization_header_with_extensions`.
  */
 pt_status pt_token_authorization_header(const pt_token *token,
                                         pt_buffer *out);
+
+/**
+ * `PrivateToken token=<base64url>, extensions=<base64url>` (text): the `Authorization` value
+ * that redeems a type 0xDA7A token with its extensions (required: their encoding, as given to
+ * `pt_create_extended_token_request`), as `pt_authorization_header_with_extensions` writes
+ * it. `PT_UNSUPPORTED_VALUE` for a token of another type; `PT_INVALID_LENGTH` or
+ * `PT_INVALID_ENCODING` for extensions that are not one `Extensions` structure.
+ */
+pt_status pt_token_authorization_header_with_extensions(const pt_token *token,
+                                                        const uint8_t *extensions,
+                                                        size_t extensions_len,
+                                                        pt_buffer *out);
 
 /**
  * The 32-byte `challenge_digest` it was made for (`SHA-256` of the challenge).

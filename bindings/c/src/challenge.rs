@@ -1,9 +1,11 @@
 //! Token challenges (RFC 9577 §2.1) and the `PrivateToken` HTTP headers: `pt_challenge`,
-//! `pt_parse_challenges`, `pt_parse_authorization`, `pt_authorization_header`, base64url.
+//! `pt_parse_challenges`, `pt_parse_authorization` (and `_with_extensions`),
+//! `pt_authorization_header` (and `_with_extensions`), base64url.
 
 use core::ffi::c_char;
 
 use privacy_tokens::arc::privacy_pass as arc_pp;
+use privacy_tokens::blind_rsa::privacy_pass as rsa_pp;
 use privacy_tokens::http;
 use privacy_tokens::voprf::privacy_pass as pp;
 use privacy_tokens::Error;
@@ -517,19 +519,175 @@ pub unsafe extern "C" fn pt_parse_authorization(
     })
 }
 
-/// `PrivateToken token=<base64url>`, as `http::authorization_header` makes it, with every copy
-/// of the token's encoding wiped.
-pub(crate) fn authorization_value(token: &[u8]) -> Zeroizing<Vec<u8>> {
+/// The token and the extensions of an `Authorization: PrivateToken token=…, extensions=…`
+/// header value (text; origin side, draft-ietf-privacypass-auth-scheme-extensions): `*token`
+/// as `pt_parse_authorization` reads it, `*extensions` the decoded `extensions` parameter,
+/// checked to be one well-formed `Extensions` structure (the decoding codes otherwise), what
+/// `pt_blind_rsa_verify_token` takes. Without the parameter, `*extensions` is the empty list's
+/// encoding (the two bytes 0x0000) for a type 0xDA7A token, and empty (`NULL`, 0) for other
+/// types; extensions given with a token of another type are returned as given (the
+/// verification refuses them).
+///
+/// `PT_UNSUPPORTED_VALUE` for another scheme; `PT_INVALID_ENCODING` for a malformed token, for
+/// a parameter that is not `name=value` (a value of token characters, `=` and `/`, or a quoted
+/// string; stricter than `pt_parse_authorization`, which skips such parameters), for
+/// `extensions` given twice or not base64url.
+#[no_mangle]
+pub unsafe extern "C" fn pt_parse_authorization_with_extensions(
+    header: *const c_char,
+    header_len: usize,
+    token: *mut pt_buffer,
+    extensions: *mut pt_buffer,
+) -> pt_status {
+    guard(|| {
+        let outputs = [token.cast(), extensions.cast()];
+        let (t_out, e_out) = (out_buffer(token), out_buffer(extensions));
+        let (t_out, e_out) = (t_out?, e_out?);
+        distinct(&outputs)?;
+        // SAFETY: `(header, header_len)` is readable for the call (header contract).
+        let header = unsafe { text(header, header_len) }?;
+        let t = Zeroizing::new(http::parse_authorization(header)?);
+        let ext = match extensions_param(header)? {
+            Some(v) => {
+                let e = http::base64url_decode(&v)?;
+                rsa_pp::Extensions::from_bytes(&e)?;
+                Some(e)
+            }
+            None if t.starts_with(&PT_TOKEN_TYPE_DA7A.to_be_bytes()) => {
+                Some(rsa_pp::Extensions::new(Vec::new())?.as_bytes().to_vec())
+            }
+            None => None,
+        };
+        *t_out = pt_buffer::new(&t);
+        if let Some(e) = ext {
+            *e_out = pt_buffer::new(&e);
+        }
+        Ok(())
+    })
+}
+
+fn is_tchar(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&c)
+}
+
+/// The `extensions` parameter of an `Authorization: PrivateToken` value whose token
+/// `http::parse_authorization` read, unquoted: `None` when absent. Every parameter after the
+/// scheme must be `name = value` (a value of token characters, `=` and `/`, as the library's
+/// parser takes them, or a quoted string with `\` escapes), comma-separated (empty elements
+/// allowed), `extensions` at most once; `PT_INVALID_ENCODING` otherwise. Only the extensions'
+/// value is copied (public metadata), never the token's. (The WebAssembly package has the same
+/// function.)
+fn extensions_param(header: &str) -> R<Option<String>> {
+    let bad = || Fail::from(Error::InvalidEncoding);
+    let s = header.as_bytes();
+    let ws = |i: &mut usize| {
+        while *i < s.len() && (s[*i] == b' ' || s[*i] == b'\t') {
+            *i += 1;
+        }
+    };
+    let mut i = 0;
+    ws(&mut i);
+    // The scheme (`PrivateToken`: the token's parse checked it).
+    while i < s.len() && is_tchar(s[i]) {
+        i += 1;
+    }
+    let mut found = None;
+    loop {
+        ws(&mut i);
+        match s.get(i) {
+            None => return Ok(found),
+            Some(b',') => {
+                i += 1;
+                continue;
+            }
+            Some(_) => {}
+        }
+        let start = i;
+        while i < s.len() && is_tchar(s[i]) {
+            i += 1;
+        }
+        if i == start {
+            return Err(bad());
+        }
+        let wanted = header[start..i].eq_ignore_ascii_case("extensions");
+        ws(&mut i);
+        if s.get(i) != Some(&b'=') {
+            return Err(bad());
+        }
+        i += 1;
+        ws(&mut i);
+        let mut value = Vec::new();
+        if s.get(i) == Some(&b'"') {
+            i += 1;
+            loop {
+                match *s.get(i).ok_or_else(bad)? {
+                    b'"' => {
+                        i += 1;
+                        break;
+                    }
+                    b'\\' => {
+                        let c = *s.get(i + 1).ok_or_else(bad)?;
+                        if wanted {
+                            value.push(c);
+                        }
+                        i += 2;
+                    }
+                    c => {
+                        if wanted {
+                            value.push(c);
+                        }
+                        i += 1;
+                    }
+                }
+            }
+        } else {
+            let v = i;
+            while i < s.len() && (is_tchar(s[i]) || s[i] == b'=' || s[i] == b'/') {
+                i += 1;
+            }
+            if i == v {
+                return Err(bad());
+            }
+            if wanted {
+                value.extend_from_slice(&s[v..i]);
+            }
+        }
+        ws(&mut i);
+        if !matches!(s.get(i), None | Some(b',')) {
+            return Err(bad());
+        }
+        if wanted {
+            if found.is_some() {
+                return Err(bad());
+            }
+            found = Some(String::from_utf8(value).map_err(|_| bad())?);
+        }
+    }
+}
+
+/// `PrivateToken token=<base64url>`, as `http::authorization_header` makes it, then
+/// `, extensions=<base64url>` when `extensions` are given (both padded, as the server writes
+/// them), with every copy of the token's encoding wiped.
+pub(crate) fn authorization_value(token: &[u8], extensions: Option<&[u8]>) -> Zeroizing<Vec<u8>> {
     const PREFIX: &[u8] = b"PrivateToken token=";
+    const EXTENSIONS: &[u8] = b", extensions=";
     let b64 = Zeroizing::new(http::base64url_encode(token));
-    let mut v = Zeroizing::new(Vec::with_capacity(PREFIX.len() + b64.len()));
+    // Public metadata: not secret.
+    let ext = extensions.map(http::base64url_encode);
+    let ext_len = ext.as_ref().map_or(0, |e| EXTENSIONS.len() + e.len());
+    let mut v = Zeroizing::new(Vec::with_capacity(PREFIX.len() + b64.len() + ext_len));
     v.extend_from_slice(PREFIX);
     v.extend_from_slice(b64.as_bytes());
+    if let Some(e) = &ext {
+        v.extend_from_slice(EXTENSIONS);
+        v.extend_from_slice(e.as_bytes());
+    }
     v
 }
 
 /// `PrivateToken token=<base64url>` (text): the `Authorization` value that redeems the
-/// serialized token (any token type).
+/// serialized token (any token type). A type 0xDA7A token issued for extensions is redeemed
+/// with them: `pt_authorization_header_with_extensions`.
 #[no_mangle]
 pub unsafe extern "C" fn pt_authorization_header(
     token: *const u8,
@@ -540,7 +698,41 @@ pub unsafe extern "C" fn pt_authorization_header(
         let out = out_buffer(header)?;
         // SAFETY: `(token, token_len)` is readable for the call (header contract).
         let t = unsafe { bytes(token, token_len) }?;
-        *out = pt_buffer::new(&authorization_value(t));
+        *out = pt_buffer::new(&authorization_value(t, None));
+        Ok(())
+    })
+}
+
+/// `PrivateToken token=<base64url>, extensions=<base64url>` (text): the `Authorization` value
+/// that redeems a serialized type 0xDA7A token with its extensions
+/// (draft-ietf-privacypass-auth-scheme-extensions; both padded base64url). `extensions` is
+/// required: their encoding, as given to `pt_create_extended_token_request` (from
+/// `pt_extensions_encode`). Without the parameter (`pt_authorization_header`) the origin reads
+/// the empty list. `PT_UNSUPPORTED_VALUE` for a token whose type (its first two bytes) is not
+/// 0xDA7A; the decoding codes (`PT_INVALID_LENGTH`, `PT_INVALID_ENCODING`) for extensions that
+/// are not one `Extensions` structure (`(NULL, 0)` included) or token bytes that are not a
+/// 0xDA7A token.
+#[no_mangle]
+pub unsafe extern "C" fn pt_authorization_header_with_extensions(
+    token: *const u8,
+    token_len: usize,
+    extensions: *const u8,
+    extensions_len: usize,
+    header: *mut pt_buffer,
+) -> pt_status {
+    guard(|| {
+        let out = out_buffer(header)?;
+        // SAFETY: both `(ptr, len)` pairs are readable for the call (header contract).
+        let (t, ext) = unsafe { (bytes(token, token_len)?, bytes(extensions, extensions_len)?) };
+        match t {
+            [0xDA, 0x7A, ..] => {}
+            [_, _, ..] => return Err(Error::UnsupportedValue.into()),
+            _ => return Err(Error::InvalidLength.into()),
+        }
+        // Decoded to check it (a 0xDA7A token, strictly); wiped on drop by the library.
+        drop(rsa_pp::Token::from_bytes(t)?);
+        rsa_pp::Extensions::from_bytes(ext)?;
+        *out = pt_buffer::new(&authorization_value(t, Some(ext)));
         Ok(())
     })
 }

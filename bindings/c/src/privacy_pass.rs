@@ -378,14 +378,39 @@ pub unsafe extern "C" fn pt_token_to_bytes(
     read_buffer(token, out, |t| Ok(t.bytes()))
 }
 
-/// `PrivateToken token=<base64url>` (text): the `Authorization` value that redeems it.
+/// `PrivateToken token=<base64url>` (text): the `Authorization` value that redeems it. A type
+/// 0xDA7A token issued for extensions is redeemed with them:
+/// `pt_token_authorization_header_with_extensions`.
 #[no_mangle]
 pub unsafe extern "C" fn pt_token_authorization_header(
     token: *const pt_token,
     out: *mut pt_buffer,
 ) -> pt_status {
     read_buffer(token, out, |t| {
-        Ok(crate::challenge::authorization_value(&t.bytes()))
+        Ok(crate::challenge::authorization_value(&t.bytes(), None))
+    })
+}
+
+/// `PrivateToken token=<base64url>, extensions=<base64url>` (text): the `Authorization` value
+/// that redeems a type 0xDA7A token with its extensions (required: their encoding, as given to
+/// `pt_create_extended_token_request`), as `pt_authorization_header_with_extensions` writes
+/// it. `PT_UNSUPPORTED_VALUE` for a token of another type; `PT_INVALID_LENGTH` or
+/// `PT_INVALID_ENCODING` for extensions that are not one `Extensions` structure.
+#[no_mangle]
+pub unsafe extern "C" fn pt_token_authorization_header_with_extensions(
+    token: *const pt_token,
+    extensions: *const u8,
+    extensions_len: usize,
+    out: *mut pt_buffer,
+) -> pt_status {
+    read_buffer(token, out, |t| {
+        // SAFETY: `(extensions, extensions_len)` is readable for the call (header contract).
+        let ext = unsafe { bytes(extensions, extensions_len) }?;
+        if !matches!(&t.inner, TokenInner::Rsa(r) if r.token_type() == PT_TOKEN_TYPE_DA7A) {
+            return Err(Error::UnsupportedValue.into());
+        }
+        rsa_pp::Extensions::from_bytes(ext)?;
+        Ok(crate::challenge::authorization_value(&t.bytes(), Some(ext)))
     })
 }
 

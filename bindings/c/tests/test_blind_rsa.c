@@ -488,11 +488,152 @@ static void issuer_keys(void) {
     pt_blind_rsa_issuer_free(issuer);
 }
 
+/* Type 0xDA7A redemption with extensions: `PrivateToken token=..., extensions=...` written from
+ * the token's bytes and from a pt_token, parsed back (the origin's verification with what the
+ * parse gives), and the refusals: malformed extensions, other token types, a malformed header. */
+static void da7a_authorization_header(void) {
+    pt_blind_rsa_issuer *issuer = issuer_from(0xDA7A, DA7A_PEM);
+    pt_buffer key = {NULL, 0}, tb64 = {NULL, 0}, eb64 = {NULL, 0}, h = {NULL, 0}, h2 = {NULL, 0},
+              plain = {NULL, 0}, tok = {NULL, 0}, ext = {NULL, 0}, nonce = {NULL, 0};
+    pt_token *t = NULL, *t2 = NULL;
+    bool valid = false;
+    char expected[1024], text[1024];
+    OK(pt_blind_rsa_issuer_token_key(issuer, &key));
+    OK(pt_base64url_encode(DA7A_TOKEN, sizeof DA7A_TOKEN, &tb64));
+    OK(pt_base64url_encode(DA7A_EXTENSIONS, sizeof DA7A_EXTENSIONS, &eb64));
+    snprintf(expected, sizeof expected, "PrivateToken token=%s, extensions=%s", (const char *)tb64.data,
+             (const char *)eb64.data);
+    CHECK(strcmp((const char *)eb64.data, "AAcAAQADAQID") == 0);
+
+    /* Written: from the bytes and from a pt_token, the same padded text. */
+    OK(pt_authorization_header_with_extensions(DA7A_TOKEN, sizeof DA7A_TOKEN, DA7A_EXTENSIONS,
+                                               sizeof DA7A_EXTENSIONS, &h));
+    CHECK(buf_is(&h, expected));
+    OK(pt_token_from_bytes(DA7A_TOKEN, sizeof DA7A_TOKEN, &t));
+    OK(pt_token_authorization_header_with_extensions(t, DA7A_EXTENSIONS, sizeof DA7A_EXTENSIONS, &h2));
+    CHECK(buf_is(&h2, expected));
+    pt_buffer_free(&h2);
+
+    /* Parsed back: the token and the extensions, which verify; pt_parse_authorization reads the
+     * token alone. */
+    OK(pt_parse_authorization_with_extensions((const char *)h.data, h.len, &tok, &ext));
+    CHECK(buf_eq(&tok, DA7A_TOKEN, sizeof DA7A_TOKEN));
+    CHECK(buf_eq(&ext, DA7A_EXTENSIONS, sizeof DA7A_EXTENSIONS));
+    OK(pt_blind_rsa_verify_token(key.data, key.len, tok.data, tok.len, DA7A_CHALLENGE,
+                                 sizeof DA7A_CHALLENGE, ext.data, ext.len, &valid, &nonce));
+    CHECK(valid);
+    pt_buffer_free(&nonce);
+    pt_buffer_free(&tok);
+    pt_buffer_free(&ext);
+    OK(pt_parse_authorization((const char *)h.data, h.len, &tok));
+    CHECK(buf_eq(&tok, DA7A_TOKEN, sizeof DA7A_TOKEN));
+    pt_buffer_free(&tok);
+    /* Other spellings: quoted, capitals, unpadded, another parameter. */
+    snprintf(text, sizeof text, "privatetoken Extensions=\"%s\",token=\"%s\", other=\"a, \\\"b\\\"\"",
+             (const char *)eb64.data, (const char *)tb64.data);
+    OK(pt_parse_authorization_with_extensions(text, strlen(text), &tok, &ext));
+    CHECK(buf_eq(&tok, DA7A_TOKEN, sizeof DA7A_TOKEN));
+    CHECK(buf_eq(&ext, DA7A_EXTENSIONS, sizeof DA7A_EXTENSIONS));
+    pt_buffer_free(&tok);
+    pt_buffer_free(&ext);
+    /* Without the parameter: the empty list (0x0000), under which the token does not verify. */
+    OK(pt_authorization_header(DA7A_TOKEN, sizeof DA7A_TOKEN, &plain));
+    OK(pt_parse_authorization_with_extensions((const char *)plain.data, plain.len, &tok, &ext));
+    static const uint8_t empty[] = {0x00, 0x00};
+    CHECK(buf_eq(&ext, empty, sizeof empty));
+    OK(pt_blind_rsa_verify_token(key.data, key.len, tok.data, tok.len, DA7A_CHALLENGE,
+                                 sizeof DA7A_CHALLENGE, ext.data, ext.len, &valid, &nonce));
+    CHECK(!valid);
+    pt_buffer_free(&tok);
+    pt_buffer_free(&ext);
+
+    /* Refused when writing; the output is left empty. */
+    static const uint8_t short_ext[] = {0x00, 0x05, 0x00, 0x01, 0x00};
+    static const uint8_t unordered[] = {0x00, 0x08, 0x00, 0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00};
+    EXPECT(pt_authorization_header_with_extensions(DA7A_TOKEN, sizeof DA7A_TOKEN, short_ext,
+                                                   sizeof short_ext, &h2),
+           PT_INVALID_LENGTH);
+    CHECK(h2.data == NULL && h2.len == 0);
+    EXPECT(pt_authorization_header_with_extensions(DA7A_TOKEN, sizeof DA7A_TOKEN, unordered,
+                                                   sizeof unordered, &h2),
+           PT_INVALID_ENCODING);
+    EXPECT(pt_authorization_header_with_extensions(DA7A_TOKEN, sizeof DA7A_TOKEN, NULL, 0, &h2),
+           PT_INVALID_LENGTH);
+    EXPECT(pt_authorization_header_with_extensions(DA7A_TOKEN, sizeof DA7A_TOKEN, NULL, 2, &h2),
+           PT_NULL_ARGUMENT);
+    EXPECT(pt_authorization_header_with_extensions(DA7A_TOKEN, sizeof DA7A_TOKEN - 1, DA7A_EXTENSIONS,
+                                                   sizeof DA7A_EXTENSIONS, &h2),
+           PT_INVALID_LENGTH);
+    EXPECT(pt_authorization_header_with_extensions(DA7A_TOKEN, 1, DA7A_EXTENSIONS,
+                                                   sizeof DA7A_EXTENSIONS, &h2),
+           PT_INVALID_LENGTH);
+    EXPECT(pt_authorization_header_with_extensions(RFC9578_TOKEN, sizeof RFC9578_TOKEN, DA7A_EXTENSIONS,
+                                                   sizeof DA7A_EXTENSIONS, &h2),
+           PT_UNSUPPORTED_VALUE);
+    EXPECT(pt_authorization_header_with_extensions(DA7A_TOKEN, sizeof DA7A_TOKEN, DA7A_EXTENSIONS,
+                                                   sizeof DA7A_EXTENSIONS, NULL),
+           PT_NULL_ARGUMENT);
+    CHECK(h2.data == NULL && h2.len == 0);
+    EXPECT(pt_token_authorization_header_with_extensions(t, short_ext, sizeof short_ext, &h2),
+           PT_INVALID_LENGTH);
+    EXPECT(pt_token_authorization_header_with_extensions(t, unordered, sizeof unordered, &h2),
+           PT_INVALID_ENCODING);
+    EXPECT(pt_token_authorization_header_with_extensions(NULL, DA7A_EXTENSIONS, sizeof DA7A_EXTENSIONS,
+                                                         &h2),
+           PT_NULL_ARGUMENT);
+    OK(pt_token_from_bytes(RFC9578_TOKEN, sizeof RFC9578_TOKEN, &t2));
+    EXPECT(pt_token_authorization_header_with_extensions(t2, empty, sizeof empty, &h2),
+           PT_UNSUPPORTED_VALUE);
+    CHECK(h2.data == NULL && h2.len == 0);
+
+    /* Refused when parsing; both outputs left empty. */
+    const char *bad[][2] = {
+        {", extensions=AAA=", "twice"},
+        {", foo=bar baz", "a broken parameter"},
+        {", extensions=\"AAA=", "an unterminated quote"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "%s%s", (const char *)h.data, bad[i][0]);
+        EXPECT(pt_parse_authorization_with_extensions(text, strlen(text), &tok, &ext), PT_INVALID_ENCODING);
+        CHECK(tok.data == NULL && ext.data == NULL);
+    }
+    snprintf(text, sizeof text, "%s, extensions=!!", (const char *)plain.data);
+    EXPECT(pt_parse_authorization_with_extensions(text, strlen(text), &tok, &ext), PT_INVALID_ENCODING);
+    snprintf(text, sizeof text, "%s, extensions=AAUAAQA=", (const char *)plain.data);
+    EXPECT(pt_parse_authorization_with_extensions(text, strlen(text), &tok, &ext), PT_INVALID_LENGTH);
+    CHECK(tok.data == NULL && ext.data == NULL);
+    EXPECT(pt_parse_authorization_with_extensions("Bearer token=AAAA", 17, &tok, &ext), PT_UNSUPPORTED_VALUE);
+    EXPECT(pt_parse_authorization_with_extensions((const char *)h.data, h.len, &tok, &tok), PT_INVALID_ARGUMENT);
+    EXPECT(pt_parse_authorization_with_extensions((const char *)h.data, h.len, &tok, NULL), PT_NULL_ARGUMENT);
+    CHECK(tok.data == NULL);
+    /* pt_parse_authorization skips the broken parameter. */
+    snprintf(text, sizeof text, "%s, foo=bar baz", (const char *)h.data);
+    OK(pt_parse_authorization(text, strlen(text), &tok));
+    pt_buffer_free(&tok);
+    /* A 0x0002 token: no extensions without the parameter (empty output). */
+    OK(pt_token_authorization_header(t2, &h2));
+    OK(pt_parse_authorization_with_extensions((const char *)h2.data, h2.len, &tok, &ext));
+    CHECK(buf_eq(&tok, RFC9578_TOKEN, sizeof RFC9578_TOKEN));
+    CHECK(ext.data == NULL && ext.len == 0);
+    pt_buffer_free(&tok);
+    pt_buffer_free(&h2);
+
+    pt_token_free(t2);
+    pt_token_free(t);
+    pt_buffer_free(&plain);
+    pt_buffer_free(&h);
+    pt_buffer_free(&eb64);
+    pt_buffer_free(&tb64);
+    pt_buffer_free(&key);
+    pt_blind_rsa_issuer_free(issuer);
+}
+
 int main(void) {
     RUN(rfc9578_vector);
     RUN(da7a_vector);
     RUN(type2_round_trip);
     RUN(da7a_round_trip);
     RUN(issuer_keys);
+    RUN(da7a_authorization_header);
     return SUMMARY();
 }

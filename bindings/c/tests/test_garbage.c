@@ -139,6 +139,13 @@ static void headers_garbage(void) {
         pt_buffer t;
         SANE(pt_parse_authorization((const char *)buf, n, &t));
         pt_buffer_free(&t);
+        if (n > 37 && r % 8 == 3) memcpy(buf, "PrivateToken token=2noA, extensions=", 36);
+        pt_buffer e;
+        SANE(pt_parse_authorization_with_extensions((const char *)buf, n, &t, &e));
+        pt_buffer_free(&t);
+        pt_buffer_free(&e);
+        SANE(pt_authorization_header_with_extensions(buf, n, buf, n, &t));
+        pt_buffer_free(&t);
         SANE(pt_base64url_decode((const char *)buf, n, &t));
         pt_buffer_free(&t);
         pt_challenge *c = NULL;

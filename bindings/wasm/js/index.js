@@ -18,6 +18,7 @@ export const createTokenRequest = guard(raw.createTokenRequest);
 export const createCredentialRequest = guard(raw.createCredentialRequest);
 export const parseChallenges = guard(raw.parseChallenges);
 export const parseAuthorization = guard(raw.parseAuthorization);
+export const parseAuthorizationWithExtensions = guard(raw.parseAuthorizationWithExtensions);
 export const authorizationHeader = guard(raw.authorizationHeader);
 export const base64urlEncode = guard(raw.base64urlEncode);
 export const base64urlDecode = guard(raw.base64urlDecode);

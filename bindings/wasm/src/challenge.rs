@@ -2,6 +2,7 @@
 
 use js_sys::Object;
 use privacy_tokens::arc::privacy_pass as arc_pp;
+use privacy_tokens::blind_rsa::privacy_pass as rsa_pp;
 use privacy_tokens::http;
 use privacy_tokens::voprf::privacy_pass as pp;
 use sha2::Digest;
@@ -306,6 +307,8 @@ pub fn parse_challenges(
 
 /// The token of an `Authorization: PrivateToken token=…` header value, decoded (origin side).
 /// Throws `UNSUPPORTED_VALUE` for another scheme and `INVALID_ENCODING` for a malformed value.
+/// Other parameters are ignored: `parseAuthorizationWithExtensions` also reads a type 0xDA7A
+/// token's `extensions`.
 #[wasm_bindgen(js_name = parseAuthorization)]
 pub fn parse_authorization(
     #[wasm_bindgen(unchecked_param_type = "string")] header: JsValue,
@@ -315,16 +318,180 @@ pub fn parse_authorization(
     Ok(js_sys::Uint8Array::from(t.as_slice()))
 }
 
+/// The token and the extensions of an `Authorization: PrivateToken token=…, extensions=…`
+/// header value (origin side; draft-ietf-privacypass-auth-scheme-extensions):
+/// `{ token, extensions }`, what `BlindRsaTokenKey.verifyToken(token, challenge, extensions)`
+/// takes. `extensions` is the decoded parameter, checked to be one well-formed `Extensions`
+/// structure (`INVALID_LENGTH`, `INVALID_ENCODING` otherwise); without the parameter it is the
+/// empty list's encoding (`0x0000`, as `encodeExtensions([])` gives it) for a type 0xDA7A token,
+/// and `undefined` for other types. Extensions with a token of another type are returned as
+/// given (`verifyToken` refuses them).
+///
+/// The token is read as `parseAuthorization` reads it (`UNSUPPORTED_VALUE` for another scheme);
+/// the rest of the value is read strictly: `INVALID_ENCODING` for a parameter that is not
+/// `name=value` (a value of token characters, `=` and `/`, or a quoted string), for
+/// `extensions` given twice, or for extensions that are not base64url.
+#[wasm_bindgen(
+    js_name = parseAuthorizationWithExtensions,
+    unchecked_return_type = "AuthorizationWithExtensions"
+)]
+pub fn parse_authorization_with_extensions(
+    #[wasm_bindgen(unchecked_param_type = "string")] header: JsValue,
+) -> JsResult<JsValue> {
+    let h = zeroize::Zeroizing::new(string(&header, "header")?);
+    let t = zeroize::Zeroizing::new(http::parse_authorization(&h).or_throw()?);
+    let ext = match extensions_param(&h)? {
+        Some(v) => {
+            let e = http::base64url_decode(&v).or_throw()?;
+            rsa_pp::Extensions::from_bytes(&e).or_throw()?;
+            Some(e)
+        }
+        None if t.starts_with(&TYPE_DA7A.to_be_bytes()) => Some(
+            rsa_pp::Extensions::new(Vec::new())
+                .or_throw()?
+                .as_bytes()
+                .to_vec(),
+        ),
+        None => None,
+    };
+    Ok(crate::object(&[
+        ("token", js_sys::Uint8Array::from(t.as_slice()).into()),
+        (
+            "extensions",
+            ext.map_or(JsValue::UNDEFINED, |e| crate::u8a(&e)),
+        ),
+    ]))
+}
+
+fn is_tchar(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&c)
+}
+
+/// The `extensions` parameter of an `Authorization: PrivateToken` value whose token
+/// `http::parse_authorization` read, unquoted: `None` when absent. Every parameter after the
+/// scheme must be `name = value` (a value of token characters, `=` and `/`, as the library's
+/// parser takes them, or a quoted string with `\` escapes), comma-separated (empty elements
+/// allowed), `extensions` at most once; `INVALID_ENCODING` otherwise. Only the extensions'
+/// value is copied (public metadata), never the token's.
+fn extensions_param(header: &str) -> JsResult<Option<String>> {
+    let bad = || crate::lib_error(privacy_tokens::Error::InvalidEncoding);
+    let s = header.as_bytes();
+    let ws = |i: &mut usize| {
+        while *i < s.len() && (s[*i] == b' ' || s[*i] == b'\t') {
+            *i += 1;
+        }
+    };
+    let mut i = 0;
+    ws(&mut i);
+    // The scheme (`PrivateToken`: the token's parse checked it).
+    while i < s.len() && is_tchar(s[i]) {
+        i += 1;
+    }
+    let mut found = None;
+    loop {
+        ws(&mut i);
+        match s.get(i) {
+            None => return Ok(found),
+            Some(b',') => {
+                i += 1;
+                continue;
+            }
+            Some(_) => {}
+        }
+        let start = i;
+        while i < s.len() && is_tchar(s[i]) {
+            i += 1;
+        }
+        if i == start {
+            return Err(bad());
+        }
+        let wanted = header[start..i].eq_ignore_ascii_case("extensions");
+        ws(&mut i);
+        if s.get(i) != Some(&b'=') {
+            return Err(bad());
+        }
+        i += 1;
+        ws(&mut i);
+        let mut value = Vec::new();
+        if s.get(i) == Some(&b'"') {
+            i += 1;
+            loop {
+                match *s.get(i).ok_or_else(bad)? {
+                    b'"' => {
+                        i += 1;
+                        break;
+                    }
+                    b'\\' => {
+                        let c = *s.get(i + 1).ok_or_else(bad)?;
+                        if wanted {
+                            value.push(c);
+                        }
+                        i += 2;
+                    }
+                    c => {
+                        if wanted {
+                            value.push(c);
+                        }
+                        i += 1;
+                    }
+                }
+            }
+        } else {
+            let v = i;
+            while i < s.len() && (is_tchar(s[i]) || s[i] == b'=' || s[i] == b'/') {
+                i += 1;
+            }
+            if i == v {
+                return Err(bad());
+            }
+            if wanted {
+                value.extend_from_slice(&s[v..i]);
+            }
+        }
+        ws(&mut i);
+        if !matches!(s.get(i), None | Some(b',')) {
+            return Err(bad());
+        }
+        if wanted {
+            if found.is_some() {
+                return Err(bad());
+            }
+            found = Some(String::from_utf8(value).map_err(|_| bad())?);
+        }
+    }
+}
+
 /// `PrivateToken token=<base64url>`: the `Authorization` value that redeems serialized token
 /// bytes (what `Token.authorizationHeader()` returns).
+///
+/// With `extensions` (the encoded `Extensions` of a type 0xDA7A token, e.g. from
+/// `encodeExtensions`): `PrivateToken token=<base64url>, extensions=<base64url>`
+/// (draft-ietf-privacypass-auth-scheme-extensions; both padded), what
+/// `Token.authorizationHeader(extensions)` returns. With extensions, throws `INVALID_ARGUMENT`
+/// for a token whose type (its first two bytes) is not 0xDA7A, and `INVALID_LENGTH` or
+/// `INVALID_ENCODING` for extensions that are not one `Extensions` structure or token bytes that
+/// do not decode as a 0xDA7A token.
 #[wasm_bindgen(js_name = authorizationHeader, unchecked_return_type = "string")]
 pub fn authorization_header(
     #[wasm_bindgen(unchecked_param_type = "Uint8Array")] token: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Uint8Array")] extensions: JsValue,
 ) -> JsResult<JsValue> {
     let t = crate::secret_bytes(&token, "token")?;
-    Ok(JsValue::from_str(
-        &crate::privacy_pass::authorization_value(&t),
-    ))
+    let token_type = match t.as_slice() {
+        [a, b, ..] => u16::from_be_bytes([*a, *b]),
+        // Too short for a type: refused with extensions, written as given without.
+        _ => 0,
+    };
+    let ext = crate::privacy_pass::header_extensions(token_type, &extensions)?;
+    crate::wiped(|| {
+        if ext.is_some() {
+            // A type 0xDA7A token, strictly (wiped on drop by the library).
+            rsa_pp::Token::from_bytes(&t).or_throw()?;
+        }
+        Ok(JsValue::from_str(
+            &crate::privacy_pass::authorization_value(&t, ext.as_deref()),
+        ))
+    })
 }
 
 /// Padded base64url (RFC 4648 §5), as the headers and issuer directory use.
@@ -420,6 +587,17 @@ const TS_TYPES: &'static str = r#"
 export interface IssuerDirectory {
   issuerRequestUri: string;
   tokenKeys: { tokenType: number; tokenKey: Uint8Array; notBefore?: number }[];
+}
+/** What `parseAuthorizationWithExtensions` reads from an `Authorization` value. */
+export interface AuthorizationWithExtensions {
+  /** The serialized token. */
+  token: Uint8Array;
+  /**
+   * The encoded `Extensions` (`decodeExtensions` reads them): the `extensions` parameter, or
+   * for a type 0xDA7A token without it the empty list (`0x0000`); `undefined` for other types
+   * without the parameter.
+   */
+  extensions?: Uint8Array;
 }
 /** Options of `Challenge.fromBytes`. */
 export interface ChallengeOptions { tokenKey?: Uint8Array; maxAge?: number; rateLimit?: number }

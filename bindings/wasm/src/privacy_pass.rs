@@ -436,15 +436,48 @@ impl Token {
     }
 }
 
-/// `PrivateToken token=<base64url>` in a buffer wiped on drop, without the library's
-/// intermediate strings (each push into a string that grows leaves a freed copy behind).
-pub(crate) fn authorization_value(token: &[u8]) -> Secret<String> {
+/// `PrivateToken token=<base64url>`, then `, extensions=<base64url>` when `extensions` are
+/// given (draft-ietf-privacypass-auth-scheme-extensions; both padded, as the server writes
+/// them), in a buffer wiped on drop, without the library's intermediate strings (each push into
+/// a string that grows leaves a freed copy behind).
+pub(crate) fn authorization_value(token: &[u8], extensions: Option<&[u8]>) -> Secret<String> {
     const PREFIX: &str = "PrivateToken token=";
+    const EXTENSIONS: &str = ", extensions=";
     let b64 = Secret(http::base64url_encode(token));
-    let mut h = String::with_capacity(PREFIX.len() + b64.len());
+    // Public metadata: not secret.
+    let ext = extensions.map(http::base64url_encode);
+    let ext_len = ext.as_ref().map_or(0, |e| EXTENSIONS.len() + e.len());
+    let mut h = String::with_capacity(PREFIX.len() + b64.len() + ext_len);
     h.push_str(PREFIX);
     h.push_str(&b64);
+    if let Some(e) = &ext {
+        h.push_str(EXTENSIONS);
+        h.push_str(e);
+    }
     Secret(h)
+}
+
+/// The `extensions` argument of the `authorizationHeader`s: `None` for `undefined` or `null`;
+/// otherwise the bytes of one well-formed `Extensions` structure (`Extensions::from_bytes`:
+/// `INVALID_LENGTH`, `INVALID_ENCODING`), for a token of type 0xDA7A only (`INVALID_ARGUMENT`
+/// for another type: only 0xDA7A tokens are bound to extensions).
+pub(crate) fn header_extensions(
+    token_type: u16,
+    extensions: &JsValue,
+) -> JsResult<Option<Vec<u8>>> {
+    let Some(e) = crate::opt_bytes(extensions, "extensions")? else {
+        return Ok(None);
+    };
+    if token_type != TYPE_DA7A {
+        return Err(crate::bad_arg(
+            "extensions",
+            &format!(
+                "a token of type {token_type:#06x} has no extensions (0xDA7A tokens carry them)"
+            ),
+        ));
+    }
+    rsa_pp::Extensions::from_bytes(&e).or_throw()?;
+    Ok(Some(e))
 }
 
 #[wasm_bindgen]
@@ -493,9 +526,23 @@ impl Token {
 
     /// `PrivateToken token=<base64url>`, the `Authorization` header value that redeems it. The
     /// internal copies are wiped.
+    ///
+    /// Type 0xDA7A: pass the token's `extensions` (their encoding, as given to
+    /// `createTokenRequest`, e.g. from `encodeExtensions`) to redeem it with them:
+    /// `PrivateToken token=<base64url>, extensions=<base64url>`
+    /// (draft-ietf-privacypass-auth-scheme-extensions; both padded). Without them the origin
+    /// reads the empty list, which verifies only a token issued for no extensions. Throws
+    /// `INVALID_LENGTH` or `INVALID_ENCODING` for bytes that are not one `Extensions`
+    /// structure, `INVALID_ARGUMENT` for extensions with a token of another type.
     #[wasm_bindgen(js_name = authorizationHeader, unchecked_return_type = "string")]
-    pub fn authorization_header(&self) -> JsValue {
-        wiped(|| JsValue::from_str(&authorization_value(&self.bytes())))
+    pub fn authorization_header(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "Uint8Array")] extensions: JsValue,
+    ) -> JsResult<JsValue> {
+        let ext = header_extensions(self.token_type(), &extensions)?;
+        Ok(wiped(|| {
+            JsValue::from_str(&authorization_value(&self.bytes(), ext.as_deref()))
+        }))
     }
 
     /// The `challenge_digest` it was made for (`SHA-256` of the challenge).

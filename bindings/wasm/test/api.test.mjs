@@ -46,14 +46,14 @@ test('exports: the full entry exposes the documented names; the client entry the
     'PrivacyTokensError', 'Token', 'TokenRequestState', 'VoprfClient', 'VoprfClientState',
     'VoprfServer', 'authorizationHeader', 'base64urlDecode', 'base64urlEncode',
     'createCredentialRequest', 'createTokenRequest', 'default', 'initSync',
-    'parseAuthorization', 'parseChallenges', 'parseIssuerDirectory',
+    'parseAuthorization', 'parseAuthorizationWithExtensions', 'parseChallenges', 'parseIssuerDirectory',
   ];
   assert.deepEqual(Object.keys(pt).sort(), full.sort());
   const clientOnly = [
     'Challenge', 'Credential', 'CredentialRequestState', 'PrivacyTokensError', 'Token',
     'TokenRequestState', 'decodeExtensions', 'encodeExtensions', 'authorizationHeader', 'base64urlDecode', 'base64urlEncode',
     'createCredentialRequest', 'createTokenRequest', 'default', 'initSync',
-    'parseAuthorization', 'parseChallenges', 'parseIssuerDirectory',
+    'parseAuthorization', 'parseAuthorizationWithExtensions', 'parseChallenges', 'parseIssuerDirectory',
   ];
   assert.deepEqual(Object.keys(client).sort(), clientOnly.sort());
   // The deterministic entry points are only in the test flavour (BND-18).

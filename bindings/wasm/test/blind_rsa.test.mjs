@@ -1,7 +1,8 @@
 // Blind RSA token types 0x0002 (RFC 9578 §6) and 0xDA7A (partially blind RSA with extensions)
 // through the JavaScript API: round trips (client, issuer, origin), the published vectors
 // byte for byte (RFC 9578 A.2 and the public-metadata draft's, through the test flavour's
-// `hazmat.createBlindRsaTokenRequest`), the Extensions encoding, and refusals.
+// `hazmat.createBlindRsaTokenRequest`), the Extensions encoding, the `Authorization` value
+// with `extensions=` (written and parsed), and refusals.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -9,7 +10,8 @@ import { throwsCode } from './support/assert.mjs';
 
 const {
   Challenge, Token, BlindRsaIssuer, BlindRsaTokenKey, PrivacyPassIssuer, createTokenRequest,
-  encodeExtensions, decodeExtensions, hazmat,
+  encodeExtensions, decodeExtensions, hazmat, authorizationHeader, parseAuthorization,
+  parseAuthorizationWithExtensions,
 } = await import('../pkg-testing/node.js');
 
 const vectors = (name) =>
@@ -17,6 +19,11 @@ const vectors = (name) =>
 const hex = (s) => Uint8Array.from(Buffer.from(s, 'hex'));
 const toHex = (b) => Buffer.from(b).toString('hex');
 const pem = (v) => Buffer.from(v.skS, 'hex').toString('utf8');
+// Padded base64url, as the server writes it.
+const b64u = (bytes) => {
+  const t = Buffer.from(bytes).toString('base64url');
+  return t + '='.repeat((4 - (t.length % 4)) % 4);
+};
 
 const RFC9578 = vectors('privacypass-ts-pub_verif_rfc9578.go.json');
 const METADATA = vectors('privacypass-ts-pub_verif_with_metadata_v3.json');
@@ -215,4 +222,105 @@ test('BlindRsaIssuer.generate(0x0002): a fresh key that issues', { timeout: 600_
   const req = createTokenRequest(challenge);
   const [token] = req.state.finalize(issuer.issue(req.body).body);
   assert.equal(key.verifyToken(token.toBytes(), challenge), true);
+});
+
+test('type 0xDA7A Authorization with extensions=: Token.authorizationHeader(extensions), authorizationHeader(bytes, extensions), parseAuthorizationWithExtensions round trip; malformed extensions and other token types refused', () => {
+  const issuer = BlindRsaIssuer.fromPem(0xDA7A, pem(METADATA[0]));
+  const key = BlindRsaTokenKey.fromSpki(issuer.tokenKey);
+  const challenge = challengeFor(0xDA7A, issuer);
+  const ext = encodeExtensions([{ type: 7, data: Uint8Array.of(5, 6) }, { type: 1, data: Uint8Array.of(9) }]);
+  const req = createTokenRequest(challenge, { extensions: ext });
+  const [token] = req.state.finalize(issuer.issue(req.body, () => true).body);
+  const bytes = token.toBytes();
+
+  // Written: the token, then the extensions, both padded base64url.
+  const header = token.authorizationHeader(ext);
+  assert.equal(header, `PrivateToken token=${b64u(bytes)}, extensions=${b64u(ext)}`);
+  assert.match(header, /^PrivateToken token=[A-Za-z0-9_-]+=*, extensions=[A-Za-z0-9_-]+=*$/);
+  assert.equal(authorizationHeader(bytes, ext), header, 'the free function, on the bytes');
+  assert.equal(Token.fromBytes(bytes).authorizationHeader(ext), header, 'a parsed token');
+  // Without extensions: the token alone, as before.
+  const plain = `PrivateToken token=${b64u(bytes)}`;
+  for (const none of [undefined, null]) {
+    assert.equal(token.authorizationHeader(none), plain);
+    assert.equal(authorizationHeader(bytes, none), plain);
+  }
+  assert.equal(token.authorizationHeader(), plain);
+  // The explicit empty list is written as given.
+  assert.equal(token.authorizationHeader(encodeExtensions([])), `${plain}, extensions=AAA=`);
+
+  // Parsed back: what the origin verifies with.
+  const parsed = parseAuthorizationWithExtensions(header);
+  assert.deepEqual(parsed.token, bytes);
+  assert.deepEqual(parsed.extensions, ext);
+  assert.equal(key.verifyToken(parsed.token, challenge, parsed.extensions), true);
+  assert.deepEqual(parseAuthorization(header), bytes, 'parseAuthorization ignores extensions=');
+  // Control: the header with other extensions parses to them, and the token does not verify.
+  const other = encodeExtensions([{ type: 1, data: Uint8Array.of(9) }]);
+  const parsedOther = parseAuthorizationWithExtensions(authorizationHeader(bytes, other));
+  assert.deepEqual(parsedOther.extensions, other);
+  assert.equal(key.verifyToken(parsedOther.token, challenge, parsedOther.extensions), false);
+  // Without the parameter a 0xDA7A token's extensions are the empty list (which does not
+  // verify this token); for a 0x0002 token they are undefined.
+  const none = parseAuthorizationWithExtensions(plain);
+  assert.deepEqual(none.extensions, Uint8Array.of(0, 0));
+  assert.equal(key.verifyToken(none.token, challenge, none.extensions), false);
+  // Other spellings of the same value: quoted, a name in capitals, unpadded, spaces.
+  for (const h of [
+    `PrivateToken token="${b64u(bytes)}", extensions="${b64u(ext)}"`,
+    `privatetoken Extensions=${b64u(ext)},token=${b64u(bytes)}`,
+    `PrivateToken  token = ${b64u(bytes).replace(/=+$/, '')} ,  extensions=${b64u(ext).replace(/=+$/, '')} `,
+    `PrivateToken token=${b64u(bytes)}, , extensions=${b64u(ext)}, other="a, \\"b\\""`,
+  ]) {
+    const p = parseAuthorizationWithExtensions(h);
+    assert.deepEqual(p.token, bytes, h);
+    assert.deepEqual(p.extensions, ext, h);
+  }
+
+  // Refused when writing: bytes that are not one Extensions structure, not bytes.
+  for (const write of [(e) => token.authorizationHeader(e), (e) => authorizationHeader(bytes, e)]) {
+    throwsCode(() => write(hex('0005000100')), 'INVALID_LENGTH', 'short');
+    throwsCode(() => write(hex('000000')), 'INVALID_LENGTH', 'trailing byte');
+    throwsCode(() => write(new Uint8Array()), 'INVALID_LENGTH', 'empty bytes');
+    throwsCode(() => write(hex('0008' + '00020000' + '00010000')), 'INVALID_ENCODING', 'out of order');
+    throwsCode(() => write([0, 0]), 'INVALID_ARGUMENT', 'an array');
+    throwsCode(() => write(b64u(ext)), 'INVALID_ARGUMENT', 'a string');
+  }
+  throwsCode(() => authorizationHeader(bytes.subarray(0, bytes.length - 1), ext), 'INVALID_LENGTH', 'a truncated 0xDA7A token');
+  throwsCode(() => authorizationHeader(Uint8Array.of(0xda), ext), 'INVALID_ARGUMENT', 'one byte: no token type');
+  // Refused when parsing: extensions= twice, not base64url, not one structure, a broken
+  // parameter (which parseAuthorization skips), an unterminated quote, another scheme.
+  const refusals = [
+    [`${header}, extensions=${b64u(ext)}`, 'INVALID_ENCODING', 'extensions= twice'],
+    [`${plain}, extensions=!!`, 'INVALID_ENCODING', 'not base64url'],
+    [`${plain}, extensions=${b64u(hex('0005000100'))}`, 'INVALID_LENGTH', 'a short structure'],
+    [`${plain}, extensions=${b64u(hex('0008' + '00020000' + '00010000'))}`, 'INVALID_ENCODING', 'out of order'],
+    [`${header}, foo=bar baz`, 'INVALID_ENCODING', 'a broken parameter'],
+    [`${plain}, extensions="${b64u(ext)}`, 'INVALID_ENCODING', 'an unterminated quote'],
+    [`Bearer token=${b64u(bytes)}, extensions=${b64u(ext)}`, 'UNSUPPORTED_VALUE', 'another scheme'],
+  ];
+  for (const [h, code, what] of refusals) throwsCode(() => parseAuthorizationWithExtensions(h), code, what);
+  assert.deepEqual(parseAuthorization(`${header}, foo=bar baz`), bytes, 'parseAuthorization is lenient there');
+
+  // Other token types have no extensions: refused when writing; a 0x0002 header parses without.
+  const rsa = BlindRsaIssuer.fromPem(2, pem(RFC9578[0]));
+  const r2 = createTokenRequest(challengeFor(2, rsa));
+  const [t2] = r2.state.finalize(rsa.issue(r2.body).body);
+  throwsCode(() => t2.authorizationHeader(ext), 'INVALID_ARGUMENT', 'a 0x0002 token');
+  throwsCode(() => t2.authorizationHeader(encodeExtensions([])), 'INVALID_ARGUMENT', 'a 0x0002 token, the empty list');
+  throwsCode(() => authorizationHeader(t2.toBytes(), ext), 'INVALID_ARGUMENT', '0x0002 token bytes');
+  const p2 = parseAuthorizationWithExtensions(t2.authorizationHeader());
+  assert.deepEqual(p2.token, t2.toBytes());
+  assert.equal(p2.extensions, undefined);
+  assert.equal(BlindRsaTokenKey.fromSpki(rsa.tokenKey).verifyToken(p2.token, challengeFor(2, rsa), p2.extensions), true);
+  // Given anyway, they are returned as given, and the origin's check refuses them.
+  const p2ext = parseAuthorizationWithExtensions(`${t2.authorizationHeader()}, extensions=${b64u(ext)}`);
+  assert.deepEqual(p2ext.extensions, ext);
+  throwsCode(() => BlindRsaTokenKey.fromSpki(rsa.tokenKey).verifyToken(p2ext.token, challengeFor(2, rsa), p2ext.extensions), 'INVALID_INPUT');
+  const voprf = PrivacyPassIssuer.derive(1, new Uint8Array(32), new Uint8Array());
+  const r1 = createTokenRequest(Challenge.create({ tokenType: 1, issuerName: 'i', tokenKey: voprf.tokenKey }));
+  const [t1] = r1.state.finalize(voprf.issue(r1.body, r1.contentType).body);
+  throwsCode(() => t1.authorizationHeader(ext), 'INVALID_ARGUMENT', 'a 0x0001 token');
+  throwsCode(() => authorizationHeader(t1.toBytes(), ext), 'INVALID_ARGUMENT', '0x0001 token bytes');
+  assert.equal(parseAuthorizationWithExtensions(t1.authorizationHeader()).extensions, undefined);
 });

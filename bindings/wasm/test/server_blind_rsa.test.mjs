@@ -16,8 +16,9 @@
 // privacypass-ts 0.8.1's AuthorizationHeader.toString() drops the extensions it was given (it
 // writes only `token=`; its parser reads `extensions=`), so its header of a 0xDA7A token with
 // non-empty extensions is refused (401 invalid token): the test shows that and builds the header
-// with the parameter. Our Token.authorizationHeader() writes no `extensions=` either (it has no
-// extensions argument): the 0xDA7A header is built the same way.
+// with the parameter. Our Token.authorizationHeader(extensions) and authorizationHeader(bytes,
+// extensions) write it (the same padded form; privacypass-ts's parser and our
+// parseAuthorizationWithExtensions read it back): our 0xDA7A token is redeemed with that header.
 //
 // Every acceptance has refusals beside it, made before it so they are seen not to spend the
 // token: a flipped authenticator or nonce byte (401 invalid token), no / other / empty / not
@@ -30,6 +31,7 @@ import assert from 'node:assert/strict';
 import * as pp from '@cloudflare/privacypass-ts';
 import {
   parseChallenges, createTokenRequest, encodeExtensions, Token, BlindRsaTokenKey,
+  authorizationHeader, parseAuthorizationWithExtensions,
 } from 'privacy-tokens';
 import { startServer } from './support/server.mjs';
 import { webCryptoPublicKey } from './support/rsa_keys.mjs';
@@ -217,6 +219,11 @@ test('server (blind RSA): privacypass-ts\'s ClientWithMetadata gets a 0xDA7A tok
   const [parsed] = AuthorizationHeader.parse(pp.TOKEN_TYPES.PARTIALLY_BLIND_RSA, authorization);
   assert.deepEqual(parsed.token.serialize(), bytes);
   assert.deepEqual(parsed.extensions.serialize(), extBytes);
+  // Our writer gives the same header for the token's bytes; our parser reads it back.
+  assert.equal(authorizationHeader(bytes, extBytes), authorization);
+  const ours = parseAuthorizationWithExtensions(authorization);
+  assert.deepEqual(ours.token, bytes);
+  assert.deepEqual(ours.extensions, extBytes);
   // Refusals, none of which spends the token.
   await refused(tokenHeader(bytes), /invalid token/, 'no extensions=');
   await refused(tokenHeader(bytes, other.serialize()), /invalid token/, 'other (allowed) extensions');
@@ -306,13 +313,25 @@ test('server (blind RSA): our client, type 0xDA7A with extensions: redeemed once
   assert.deepEqual(ppExt.serialize(), ext);
   const ppToken = pp.Token.deserialize(pp.TOKEN_TYPES.PARTIALLY_BLIND_RSA, bytes);
   assert.equal(await new pv.OriginWithMetadata(BlindRSAMode.PSS, ppExt, [server.host]).verify(ppToken, await webCryptoPublicKey(c.tokenKey)), true);
-  // Our Token.authorizationHeader() is the token alone: without extensions= it is refused.
+  // Our Token.authorizationHeader(extensions): the token and extensions=, padded as the
+  // server writes them; privacypass-ts's parser and ours read it back.
+  const authorization = token.authorizationHeader(ext);
+  assert.equal(authorization, tokenHeader(bytes, ext));
+  assert.equal(authorizationHeader(bytes, ext), authorization, 'the free function on the bytes');
+  const [theirs] = AuthorizationHeader.parse(pp.TOKEN_TYPES.PARTIALLY_BLIND_RSA, authorization);
+  assert.deepEqual(theirs.token.serialize(), bytes);
+  assert.deepEqual(theirs.extensions.serialize(), ext);
+  const ours = parseAuthorizationWithExtensions(authorization);
+  assert.equal(BlindRsaTokenKey.fromSpki(c.tokenKey).verifyToken(ours.token, c, ours.extensions), true);
+  // Refusals, none of which spends the token: without extensions= (the empty list), with
+  // others, a flipped authenticator byte.
   const plain = token.authorizationHeader();
   assert.doesNotMatch(plain, /extensions=/);
   await refused(plain, /invalid token/, 'no extensions=');
-  await refused(tokenHeader(bytes, encodeExtensions([{ type: 1, data: Uint8Array.of(9) }])), /invalid token/, 'other extensions');
+  await refused(token.authorizationHeader(encodeExtensions([{ type: 1, data: Uint8Array.of(9) }])), /invalid token/, 'other extensions');
+  await refused(token.authorizationHeader(encodeExtensions([])), /invalid token/, 'the empty list, explicit');
   await refused(tokenHeader(flip(bytes, -1), ext), /invalid token/, 'flipped authenticator byte');
-  await redeemOnce(`${plain}, extensions=${b64u(ext)}`, 'our 0xDA7A token');
+  await redeemOnce(authorization, 'our 0xDA7A token');
 
   const refusedReq = createTokenRequest(c, { extensions: encodeExtensions([{ type: 2, data: Uint8Array.of(1) }]) });
   const r = await post(refusedReq.body, refusedReq.contentType);

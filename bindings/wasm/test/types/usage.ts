@@ -3,7 +3,8 @@
 // must be errors, or tsc fails).
 import init, {
   ArcIssuer, Challenge, Credential, PrivacyPassIssuer, PrivacyTokensError, Token, VoprfClient,
-  VoprfServer, createCredentialRequest, createTokenRequest, parseAuthorization,
+  VoprfServer, authorizationHeader, createCredentialRequest, createTokenRequest, encodeExtensions,
+  parseAuthorization, parseAuthorizationWithExtensions, type AuthorizationWithExtensions,
   parseChallenges, parseIssuerDirectory, type ErrorCode, type IssuerDirectory,
   type TokenRequest,
 } from 'privacy-tokens';
@@ -32,6 +33,14 @@ export async function flow(header: string): Promise<string> {
   const dir: IssuerDirectory = parseIssuerDirectory('{}');
   const key: Uint8Array = dir.tokenKeys[0].tokenKey;
   const bytes: Uint8Array = parseAuthorization(tokens[0].authorizationHeader());
+  const ext: Uint8Array = encodeExtensions([{ type: 1, data: bytes }]);
+  const withExt: string = tokens[0].authorizationHeader(ext) + authorizationHeader(bytes, ext)
+    + authorizationHeader(bytes);
+  const parsed: AuthorizationWithExtensions = parseAuthorizationWithExtensions(withExt);
+  const parsedToken: Uint8Array = parsed.token;
+  const parsedExt: Uint8Array | undefined = parsed.extensions;
+  // @ts-expect-error: the extensions are their encoding (encodeExtensions), not the list
+  tokens[0].authorizationHeader([{ type: 1, data: bytes }]);
 
   const arc = ArcIssuer.generate();
   const cr = createCredentialRequest(c);
@@ -60,5 +69,5 @@ export async function flow(header: string): Promise<string> {
   Token.fromBytes('AAEA');
   // @ts-expect-error: count is a number
   createTokenRequest(c, { count: '10' });
-  return `${maxAge} ${ok} ${tag.length} ${saved.length} ${String(out)} ${maxAge}`;
+  return `${maxAge} ${ok} ${tag.length} ${saved.length} ${String(out)} ${maxAge} ${parsedToken.length} ${parsedExt?.length}`;
 }
