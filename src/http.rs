@@ -221,7 +221,8 @@ pub fn parse_authorization(value: &str) -> Result<Vec<u8>> {
 ///
 /// # Errors
 /// [`parse_authorization`]'s, and [`Error::InvalidEncoding`] for several `extensions`
-/// parameters or one that is not canonical base64url.
+/// parameters, one that is not canonical base64url, or any parameter that does not parse
+/// (which [`parse_authorization`] skips: here it could be the extensions).
 pub fn parse_authorization_with_extensions(value: &str) -> Result<(Vec<u8>, Option<Vec<u8>>)> {
     let mut parsed = parse_challenges(value.as_bytes());
     let token = authorization_token(&parsed).and_then(|token| {
@@ -230,7 +231,13 @@ pub fn parse_authorization_with_extensions(value: &str) -> Result<(Vec<u8>, Opti
             .into_iter()
             .flat_map(|(_, params)| params.iter())
             .filter(|(k, _)| k == "extensions");
+        // Stricter than `parse_authorization`: a parameter that does not parse (marked "\0")
+        // could be the extensions themselves, so it is refused rather than skipped.
+        let broken = parsed
+            .first()
+            .is_some_and(|(_, params)| params.iter().any(|(k, _)| k == "\0"));
         let extensions = match (ext.next(), ext.next()) {
+            _ if broken => Err(Error::InvalidEncoding),
             (None, _) => Ok(None),
             (Some((_, v)), None) => base64url_decode(v).map(Some),
             (Some(_), Some(_)) => Err(Error::InvalidEncoding),
@@ -548,9 +555,14 @@ mod tests {
         let plain = authorization_header(&token);
         assert_eq!(
             parse_authorization_with_extensions(&plain),
-            Ok((token, None))
+            Ok((token.clone(), None))
         );
+        // A broken parameter is skipped by the plain parser (the control), refused here.
+        let broken = "PrivateToken token=2noBAgM=, extensions=\"AAMAAQA=";
+        assert_eq!(parse_authorization(broken), Ok(token.clone()));
         for bad in [
+            broken,
+            "PrivateToken token=2noBAgM=, foo=bar baz",
             "PrivateToken token=2noBAgM=, extensions=AAMAAQA=, extensions=AA==",
             "PrivateToken token=2noBAgM=, extensions=A",
             "PrivateToken extensions=AAMAAQA=",

@@ -528,9 +528,9 @@ pub unsafe extern "C" fn pt_parse_authorization(
 /// types; extensions given with a token of another type are returned as given (the
 /// verification refuses them).
 ///
-/// `PT_UNSUPPORTED_VALUE` for another scheme; `PT_INVALID_ENCODING` for a malformed token, for
-/// a parameter that is not `name=value` (a value of token characters, `=` and `/`, or a quoted
-/// string; stricter than `pt_parse_authorization`, which skips such parameters), for
+/// The library's `http::parse_authorization_with_extensions`: `PT_UNSUPPORTED_VALUE` for
+/// another scheme; `PT_INVALID_ENCODING` for a value that does not parse, for any parameter that
+/// does not (`pt_parse_authorization` skips those: here one could be the extensions), for
 /// `extensions` given twice or not base64url.
 #[no_mangle]
 pub unsafe extern "C" fn pt_parse_authorization_with_extensions(
@@ -546,10 +546,10 @@ pub unsafe extern "C" fn pt_parse_authorization_with_extensions(
         distinct(&outputs)?;
         // SAFETY: `(header, header_len)` is readable for the call (header contract).
         let header = unsafe { text(header, header_len) }?;
-        let t = Zeroizing::new(http::parse_authorization(header)?);
-        let ext = match extensions_param(header)? {
-            Some(v) => {
-                let e = http::base64url_decode(&v)?;
+        let (t, ext) = http::parse_authorization_with_extensions(header)?;
+        let t = Zeroizing::new(t);
+        let ext = match ext {
+            Some(e) => {
                 rsa_pp::Extensions::from_bytes(&e)?;
                 Some(e)
             }
@@ -566,123 +566,18 @@ pub unsafe extern "C" fn pt_parse_authorization_with_extensions(
     })
 }
 
-fn is_tchar(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&c)
-}
-
-/// The `extensions` parameter of an `Authorization: PrivateToken` value whose token
-/// `http::parse_authorization` read, unquoted: `None` when absent. Every parameter after the
-/// scheme must be `name = value` (a value of token characters, `=` and `/`, as the library's
-/// parser takes them, or a quoted string with `\` escapes), comma-separated (empty elements
-/// allowed), `extensions` at most once; `PT_INVALID_ENCODING` otherwise. Only the extensions'
-/// value is copied (public metadata), never the token's. (The WebAssembly package has the same
-/// function.)
-fn extensions_param(header: &str) -> R<Option<String>> {
-    let bad = || Fail::from(Error::InvalidEncoding);
-    let s = header.as_bytes();
-    let ws = |i: &mut usize| {
-        while *i < s.len() && (s[*i] == b' ' || s[*i] == b'\t') {
-            *i += 1;
-        }
-    };
-    let mut i = 0;
-    ws(&mut i);
-    // The scheme (`PrivateToken`: the token's parse checked it).
-    while i < s.len() && is_tchar(s[i]) {
-        i += 1;
-    }
-    let mut found = None;
-    loop {
-        ws(&mut i);
-        match s.get(i) {
-            None => return Ok(found),
-            Some(b',') => {
-                i += 1;
-                continue;
-            }
-            Some(_) => {}
-        }
-        let start = i;
-        while i < s.len() && is_tchar(s[i]) {
-            i += 1;
-        }
-        if i == start {
-            return Err(bad());
-        }
-        let wanted = header[start..i].eq_ignore_ascii_case("extensions");
-        ws(&mut i);
-        if s.get(i) != Some(&b'=') {
-            return Err(bad());
-        }
-        i += 1;
-        ws(&mut i);
-        let mut value = Vec::new();
-        if s.get(i) == Some(&b'"') {
-            i += 1;
-            loop {
-                match *s.get(i).ok_or_else(bad)? {
-                    b'"' => {
-                        i += 1;
-                        break;
-                    }
-                    b'\\' => {
-                        let c = *s.get(i + 1).ok_or_else(bad)?;
-                        if wanted {
-                            value.push(c);
-                        }
-                        i += 2;
-                    }
-                    c => {
-                        if wanted {
-                            value.push(c);
-                        }
-                        i += 1;
-                    }
-                }
-            }
-        } else {
-            let v = i;
-            while i < s.len() && (is_tchar(s[i]) || s[i] == b'=' || s[i] == b'/') {
-                i += 1;
-            }
-            if i == v {
-                return Err(bad());
-            }
-            if wanted {
-                value.extend_from_slice(&s[v..i]);
-            }
-        }
-        ws(&mut i);
-        if !matches!(s.get(i), None | Some(b',')) {
-            return Err(bad());
-        }
-        if wanted {
-            if found.is_some() {
-                return Err(bad());
-            }
-            found = Some(String::from_utf8(value).map_err(|_| bad())?);
-        }
-    }
-}
-
-/// `PrivateToken token=<base64url>`, as `http::authorization_header` makes it, then
-/// `, extensions=<base64url>` when `extensions` are given (both padded, as the server writes
-/// them), with every copy of the token's encoding wiped.
+/// `PrivateToken token=<base64url>`, then `, extensions=<base64url>` when `extensions` are
+/// given (both padded, as the server writes them): the library's
+/// `http::authorization_header(_with_extensions)`, one allocation of its final size, wiped on
+/// drop.
 pub(crate) fn authorization_value(token: &[u8], extensions: Option<&[u8]>) -> Zeroizing<Vec<u8>> {
-    const PREFIX: &[u8] = b"PrivateToken token=";
-    const EXTENSIONS: &[u8] = b", extensions=";
-    let b64 = Zeroizing::new(http::base64url_encode(token));
-    // Public metadata: not secret.
-    let ext = extensions.map(http::base64url_encode);
-    let ext_len = ext.as_ref().map_or(0, |e| EXTENSIONS.len() + e.len());
-    let mut v = Zeroizing::new(Vec::with_capacity(PREFIX.len() + b64.len() + ext_len));
-    v.extend_from_slice(PREFIX);
-    v.extend_from_slice(b64.as_bytes());
-    if let Some(e) = &ext {
-        v.extend_from_slice(EXTENSIONS);
-        v.extend_from_slice(e.as_bytes());
-    }
-    v
+    Zeroizing::new(
+        match extensions {
+            Some(e) => http::authorization_header_with_extensions(token, e),
+            None => http::authorization_header(token),
+        }
+        .into_bytes(),
+    )
 }
 
 /// `PrivateToken token=<base64url>` (text): the `Authorization` value that redeems the

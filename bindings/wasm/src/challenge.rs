@@ -327,10 +327,10 @@ pub fn parse_authorization(
 /// and `undefined` for other types. Extensions with a token of another type are returned as
 /// given (`verifyToken` refuses them).
 ///
-/// The token is read as `parseAuthorization` reads it (`UNSUPPORTED_VALUE` for another scheme);
-/// the rest of the value is read strictly: `INVALID_ENCODING` for a parameter that is not
-/// `name=value` (a value of token characters, `=` and `/`, or a quoted string), for
-/// `extensions` given twice, or for extensions that are not base64url.
+/// The library's `http::parse_authorization_with_extensions`: `UNSUPPORTED_VALUE` for another
+/// scheme; `INVALID_ENCODING` for a value that does not parse, for any parameter that does not
+/// (`parseAuthorization` skips those: here one could be the extensions), for `extensions` given
+/// twice or not base64url.
 #[wasm_bindgen(
     js_name = parseAuthorizationWithExtensions,
     unchecked_return_type = "AuthorizationWithExtensions"
@@ -339,10 +339,10 @@ pub fn parse_authorization_with_extensions(
     #[wasm_bindgen(unchecked_param_type = "string")] header: JsValue,
 ) -> JsResult<JsValue> {
     let h = zeroize::Zeroizing::new(string(&header, "header")?);
-    let t = zeroize::Zeroizing::new(http::parse_authorization(&h).or_throw()?);
-    let ext = match extensions_param(&h)? {
-        Some(v) => {
-            let e = http::base64url_decode(&v).or_throw()?;
+    let (t, ext) = http::parse_authorization_with_extensions(&h).or_throw()?;
+    let t = zeroize::Zeroizing::new(t);
+    let ext = match ext {
+        Some(e) => {
             rsa_pp::Extensions::from_bytes(&e).or_throw()?;
             Some(e)
         }
@@ -361,104 +361,6 @@ pub fn parse_authorization_with_extensions(
             ext.map_or(JsValue::UNDEFINED, |e| crate::u8a(&e)),
         ),
     ]))
-}
-
-fn is_tchar(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&c)
-}
-
-/// The `extensions` parameter of an `Authorization: PrivateToken` value whose token
-/// `http::parse_authorization` read, unquoted: `None` when absent. Every parameter after the
-/// scheme must be `name = value` (a value of token characters, `=` and `/`, as the library's
-/// parser takes them, or a quoted string with `\` escapes), comma-separated (empty elements
-/// allowed), `extensions` at most once; `INVALID_ENCODING` otherwise. Only the extensions'
-/// value is copied (public metadata), never the token's.
-fn extensions_param(header: &str) -> JsResult<Option<String>> {
-    let bad = || crate::lib_error(privacy_tokens::Error::InvalidEncoding);
-    let s = header.as_bytes();
-    let ws = |i: &mut usize| {
-        while *i < s.len() && (s[*i] == b' ' || s[*i] == b'\t') {
-            *i += 1;
-        }
-    };
-    let mut i = 0;
-    ws(&mut i);
-    // The scheme (`PrivateToken`: the token's parse checked it).
-    while i < s.len() && is_tchar(s[i]) {
-        i += 1;
-    }
-    let mut found = None;
-    loop {
-        ws(&mut i);
-        match s.get(i) {
-            None => return Ok(found),
-            Some(b',') => {
-                i += 1;
-                continue;
-            }
-            Some(_) => {}
-        }
-        let start = i;
-        while i < s.len() && is_tchar(s[i]) {
-            i += 1;
-        }
-        if i == start {
-            return Err(bad());
-        }
-        let wanted = header[start..i].eq_ignore_ascii_case("extensions");
-        ws(&mut i);
-        if s.get(i) != Some(&b'=') {
-            return Err(bad());
-        }
-        i += 1;
-        ws(&mut i);
-        let mut value = Vec::new();
-        if s.get(i) == Some(&b'"') {
-            i += 1;
-            loop {
-                match *s.get(i).ok_or_else(bad)? {
-                    b'"' => {
-                        i += 1;
-                        break;
-                    }
-                    b'\\' => {
-                        let c = *s.get(i + 1).ok_or_else(bad)?;
-                        if wanted {
-                            value.push(c);
-                        }
-                        i += 2;
-                    }
-                    c => {
-                        if wanted {
-                            value.push(c);
-                        }
-                        i += 1;
-                    }
-                }
-            }
-        } else {
-            let v = i;
-            while i < s.len() && (is_tchar(s[i]) || s[i] == b'=' || s[i] == b'/') {
-                i += 1;
-            }
-            if i == v {
-                return Err(bad());
-            }
-            if wanted {
-                value.extend_from_slice(&s[v..i]);
-            }
-        }
-        ws(&mut i);
-        if !matches!(s.get(i), None | Some(b',')) {
-            return Err(bad());
-        }
-        if wanted {
-            if found.is_some() {
-                return Err(bad());
-            }
-            found = Some(String::from_utf8(value).map_err(|_| bad())?);
-        }
-    }
 }
 
 /// `PrivateToken token=<base64url>`: the `Authorization` value that redeems serialized token

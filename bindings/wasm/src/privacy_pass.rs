@@ -438,23 +438,13 @@ impl Token {
 
 /// `PrivateToken token=<base64url>`, then `, extensions=<base64url>` when `extensions` are
 /// given (draft-ietf-privacypass-auth-scheme-extensions; both padded, as the server writes
-/// them), in a buffer wiped on drop, without the library's intermediate strings (each push into
-/// a string that grows leaves a freed copy behind).
+/// them): the library's `http::authorization_header(_with_extensions)`, built in one allocation
+/// of its final size, in a buffer wiped on drop.
 pub(crate) fn authorization_value(token: &[u8], extensions: Option<&[u8]>) -> Secret<String> {
-    const PREFIX: &str = "PrivateToken token=";
-    const EXTENSIONS: &str = ", extensions=";
-    let b64 = Secret(http::base64url_encode(token));
-    // Public metadata: not secret.
-    let ext = extensions.map(http::base64url_encode);
-    let ext_len = ext.as_ref().map_or(0, |e| EXTENSIONS.len() + e.len());
-    let mut h = String::with_capacity(PREFIX.len() + b64.len() + ext_len);
-    h.push_str(PREFIX);
-    h.push_str(&b64);
-    if let Some(e) = &ext {
-        h.push_str(EXTENSIONS);
-        h.push_str(e);
-    }
-    Secret(h)
+    Secret(match extensions {
+        Some(e) => http::authorization_header_with_extensions(token, e),
+        None => http::authorization_header(token),
+    })
 }
 
 /// The `extensions` argument of the `authorizationHeader`s: `None` for `undefined` or `null`;
