@@ -443,32 +443,25 @@ mod mont {
     const WINDOW: usize = 5;
     const TABLE: usize = 1 << WINDOW;
 
-    /// The size classes, in words: 1024 to 4096 bits by steps of 256 up to 2048, then 512.
+    /// The size classes, in words: the halves and moduli of RSA-2048, -3072 and -4096 (1024,
+    /// 1536, 2048, 3072, 4096 bits). Another size runs in the next class up (zero-padded); each
+    /// class is a copy of the engine in the binary, so there are few (the WebAssembly package's
+    /// size).
     const C1024: usize = 1024 / WB;
-    const C1280: usize = 1280 / WB;
     const C1536: usize = 1536 / WB;
-    const C1792: usize = 1792 / WB;
     const C2048: usize = 2048 / WB;
-    const C2560: usize = 2560 / WB;
     const C3072: usize = 3072 / WB;
-    const C3584: usize = 3584 / WB;
     const C4096: usize = 4096 / WB;
-    const CLASSES: [usize; 9] = [
-        C1024, C1280, C1536, C1792, C2048, C2560, C3072, C3584, C4096,
-    ];
+    const CLASSES: [usize; 5] = [C1024, C1536, C2048, C3072, C4096];
 
     /// Runs `$f::<K>($args)` for the size class `K` equal to `$k` (`None` for another value).
     macro_rules! by_class {
         ($k:expr, $f:ident, $($arg:expr),*) => {
             match $k {
                 C1024 => Some($f::<C1024>($($arg),*)),
-                C1280 => Some($f::<C1280>($($arg),*)),
                 C1536 => Some($f::<C1536>($($arg),*)),
-                C1792 => Some($f::<C1792>($($arg),*)),
                 C2048 => Some($f::<C2048>($($arg),*)),
-                C2560 => Some($f::<C2560>($($arg),*)),
                 C3072 => Some($f::<C3072>($($arg),*)),
-                C3584 => Some($f::<C3584>($($arg),*)),
                 C4096 => Some($f::<C4096>($($arg),*)),
                 _ => None,
             }
