@@ -1034,9 +1034,9 @@ pt_status pt_parse_authorization(const char *header,
  * types; extensions given with a token of another type are returned as given (the
  * verification refuses them).
  *
- * `PT_UNSUPPORTED_VALUE` for another scheme; `PT_INVALID_ENCODING` for a malformed token, for
- * a parameter that is not `name=value` (a value of token characters, `=` and `/`, or a quoted
- * string; stricter than `pt_parse_authorization`, which skips such parameters), for
+ * The library's `http::parse_authorization_with_extensions`: `PT_UNSUPPORTED_VALUE` for
+ * another scheme; `PT_INVALID_ENCODING` for a value that does not parse, for any parameter that
+ * does not (`pt_parse_authorization` skips those: here one could be the extensions), for
  * `extensions` given twice or not base64url.
  */
 pt_status pt_parse_authorization_with_extensions(const char *header,
