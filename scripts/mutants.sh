@@ -53,7 +53,14 @@ mkdir -p mutants
 touch "$ledger"
 list=target/mutants.list
 mkdir -p target
-cargo mutants --list "${all[@]}" >"$list"
+# The summary covers the files above and any other --file given (e.g. src/blind_rsa/num.rs).
+extra=()
+prev=
+for a in "$@"; do
+  case $prev in --file | -f) extra+=(--file "$a") ;; esac
+  prev=$a
+done
+cargo mutants --list "${all[@]}" "${extra[@]}" >"$list"
 
 # summary [MARKDOWN]: the summary; with a path, also that page of every survivor and its argument.
 summary() {

@@ -951,4 +951,56 @@ mod tests {
                 .ct_eq(&Int(modulus.monty(&x).pow(&e.0).retrieve()))
         ));
     }
+
+    /// The engine itself answers (a refusal would fall back to crypto-bigint and give the same
+    /// value, so the comparison above cannot see it): for a modulus that fills its class and one
+    /// that does not, the engine's input (a wide one reduced first) is taken by both
+    /// exponentiations and gives crypto-bigint's value; an input of more words than the class,
+    /// an unknown class and a modulus or `R^2` longer than the class are refused.
+    #[test]
+    fn engine_answers_and_refuses_oversized_operands() {
+        let mut rng = rand::rng();
+        for bits in [1024, 1100, 2048] {
+            let n = random(&mut rng, bits, true);
+            let modulus = Modulus::new_secret(&n).unwrap_or_else(|| panic!("{bits}"));
+            let Some(engine) = modulus.mont.as_ref() else {
+                panic!("{bits}: no engine")
+            };
+            let k = mont::Mont::class(n.0.as_words().len()).unwrap_or_else(|| panic!("{bits}"));
+            let e = random(&mut rng, 80, true);
+            for x in [
+                modulus.reduce(&random(&mut rng, bits + 64, false)),
+                random(&mut rng, bits + 300, false),
+            ] {
+                let expected = Int(modulus.monty(&x).pow(&e.0).retrieve());
+                let input = modulus.engine_input(&x);
+                assert!(input.0.as_words().len() <= k, "{bits}");
+                for ours in [
+                    engine.pow_secret(input.0.as_words(), e.0.as_words()),
+                    engine.pow_public(input.0.as_words(), e.0.as_words()),
+                ] {
+                    let ours = modulus.engine_output(ours.unwrap_or_else(|| panic!("{bits}")));
+                    assert!(bool::from(ours.ct_eq(&expected)), "{bits}");
+                }
+            }
+            // A full class of words is taken, one more is refused.
+            let full = vec![1; k];
+            assert!(engine.pow_secret(&full, e.0.as_words()).is_some());
+            assert!(engine.pow_public(&full, e.0.as_words()).is_some());
+            let over = vec![1; k + 1];
+            assert!(engine.pow_secret(&over, e.0.as_words()).is_none());
+            assert!(engine.pow_public(&over, e.0.as_words()).is_none());
+            // The constructor: a class, and operands of at most its words.
+            let m = n.0.as_words();
+            let r2 = vec![1; k];
+            assert!(mont::Mont::new(k, m, &r2).is_some());
+            assert!(mont::Mont::new(k + 1, m, &r2).is_none());
+            assert!(mont::Mont::new(k, &vec![1; k + 1], &r2).is_none());
+            assert!(mont::Mont::new(k, m, &vec![1; k + 1]).is_none());
+        }
+        let wb = crypto_bigint::Word::BITS as usize;
+        assert_eq!(mont::Mont::class(1), Some(1024 / wb));
+        assert_eq!(mont::Mont::class(4096 / wb), Some(4096 / wb));
+        assert_eq!(mont::Mont::class(4096 / wb + 1), None);
+    }
 }

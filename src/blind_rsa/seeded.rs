@@ -74,11 +74,11 @@ impl SecretKey {
         let mut index = 0u32;
         let result = (|| {
             while primes.len() < MAX_SEED_PRIMES as usize {
-                let Some(p) = derive_prime(&prk, bits, safe_primes, index)? else {
-                    index += 1;
+                let i = index;
+                index += 1;
+                let Some(p) = derive_prime(&prk, bits, safe_primes, i)? else {
                     continue;
                 };
-                index += 1;
                 for q in &primes {
                     if let Some((public, d)) = candidate(&p, q, bits)? {
                         if accept(&public) {
@@ -264,6 +264,27 @@ mod tests {
         assert_eq!(&seen[0], a.public_key());
         assert_eq!(&seen[2], third.public_key());
         assert_ne!(seen[0], seen[1]);
+        // Known answers, computed apart from this crate (Python: `hmac`, `hashlib` and sympy's
+        // `nextprime` on the module's description): the SHA-256 of each candidate's modulus,
+        // pairs (1, 0), (2, 0), (2, 1). The derivation is fixed: these never change.
+        let digest = |pk: &PublicKey| {
+            use sha2::Digest;
+            let d = Sha256::digest(pk.modulus());
+            d.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        };
+        assert_eq!(
+            digest(&seen[0]),
+            "c1b69ded8db813d6d203ae95cfe1ee13a091d04882d159fca4b38dbba1400874"
+        );
+        assert_eq!(
+            digest(&seen[1]),
+            "a3935ba37a2159faa41a3002bee13ef752a856f5defebb8c96e89ef5015f0697"
+        );
+        assert_eq!(
+            digest(&seen[2]),
+            "0f10fb8d11d801fb86f7ae96e69eadb6a3c57c0b67660169befdc2503de96efd"
+        );
+        assert_eq!(seen[0].exponent(), [0x01, 0x00, 0x01]);
         assert_eq!(third.public_key().modulus_bits(), 2048);
         let msg = [9u8; 256];
         let sig = third.blind_sign(&msg).unwrap(); // ok: test
@@ -272,9 +293,82 @@ mod tests {
             SecretKey::from_seed(&[1u8; 31], 2048, false, |_| true).err(),
             Some(Error::InvalidKey)
         );
+        // Every pair of the MAX_SEED_PRIMES primes is offered once, then the refusal.
+        let mut offered = 0u32;
         assert_eq!(
-            SecretKey::from_seed(&seed, 2048, false, |_| false).err(),
+            SecretKey::from_seed(&seed, 2048, false, |_| {
+                offered += 1;
+                false
+            })
+            .err(),
             Some(Error::InvalidKey)
         );
+        assert_eq!(offered, MAX_SEED_PRIMES * (MAX_SEED_PRIMES - 1) / 2);
+    }
+
+    /// Sizes out of range or not a multiple of 16 are refused, as is a seed under 32 bytes; a
+    /// seed over 32 bytes is taken.
+    #[test]
+    fn from_seed_refuses_bad_sizes() {
+        let seed = [3u8; 32];
+        for bits in [0u32, 1024, 2032, 2040, 2047, 2050, 2056, 4104, 4112, 8192] {
+            assert_eq!(
+                SecretKey::from_seed(&seed, bits, false, |_| true).err(),
+                Some(Error::InvalidKey),
+                "{bits}"
+            );
+        }
+        assert_eq!(
+            SecretKey::from_seed(&[3u8; 31], 2048, false, |_| true).err(),
+            Some(Error::InvalidKey)
+        );
+        let long = SecretKey::from_seed(&[3u8; 64], 2048, false, |_| true).unwrap(); // ok: test
+        assert_eq!(long.public_key().modulus_bits(), 2048);
+    }
+
+    /// `candidate` refuses a pair of equal primes and a product of another size, and takes two
+    /// distinct primes of the size (the control).
+    #[test]
+    fn candidate_refuses_equal_primes_and_other_sizes() {
+        let prk = extract(&[11u8; 32]).unwrap(); // ok: test
+        let p = derive_prime(&prk, 2048, false, 0).unwrap().unwrap(); // ok: test
+        let q = derive_prime(&prk, 2048, false, 1).unwrap().unwrap(); // ok: test
+        let (public, d) = candidate(&p, &q, 2048).unwrap().unwrap(); // ok: test
+        assert_eq!(public.modulus_bits(), 2048);
+        assert!(SecretKey::build(public, p.clone(), q.clone(), d).is_ok());
+        assert!(candidate(&p, &p, 2048).unwrap().is_none()); // ok: test
+        assert!(candidate(&p, &q, 2046).unwrap().is_none()); // ok: test
+        assert!(candidate(&p, &q, 2064).unwrap().is_none()); // ok: test
+    }
+
+    /// Safe primes: the partially blind RSA draft's key (both safe) is taken; a key of one of
+    /// its primes and one of RFC 9578's test key (not safe) is not.
+    #[test]
+    fn safe_primes_are_both_primes_safe() {
+        let json: serde_json::Value = serde_json::from_str(include_str!(
+            "../../test-vectors/blind-rsa/pbrsa-draft-irtf-cfrg-partially-blind-rsa-02.json"
+        ))
+        .unwrap(); // ok: test
+        let hex = |k: &str| hex::decode(json[0][k].as_str().unwrap()).unwrap(); // ok: test
+        let both = SecretKey::from_components(&hex("p"), &hex("q"), &hex("d"), &hex("e")).unwrap(); // ok: test
+        assert!(both.has_safe_primes());
+        // q' is RFC 9578's q; d = 65537^-1 mod (p - 1)(q' - 1), computed apart (Python's
+        // pow(e, -1, phi)).
+        let rfc9578 = crate::blind_rsa::test_key().unwrap(); // ok: test
+        let plain_q = rfc9578.primes().1.to_be(128).unwrap(); // ok: test
+        let d = hex::decode(concat!(
+            "a75b15237c45514971f7913128a202edc8370acc61c3b417fb454f1943b768247a4715e1512dfe7f",
+            "449cb7461519ea337a715d62bbf840df14d4d9220e36ecb78a4a09bfde767cf06bedc4e35ad45129",
+            "820ff91d85ab2342fb37bbfce21af22cbd95a387496997ac8d3dcc74892ba53c5f7285fa0c4e97e5",
+            "688a0e5a1a1f9bf1eb834887f78febe7afc9a0f0f09a7fd725a678d70398171a705f02662617f422",
+            "c39d956d0230488beb12a2d1a44bc790428640b8dfd5eda0f96a009d4f099e1b836bbb96c5cd8c6a",
+            "944079c026d242ac068d12ca16386285c43591ca72ba86cc5258e16663300ceb96a4e139f83d5018",
+            "27e40d362cbdc32dcab596ef060884d1"
+        ))
+        .unwrap(); // ok: test
+        let one = SecretKey::from_components(&hex("p"), &plain_q, &d, &[1, 0, 1]).unwrap(); // ok: test
+        assert!(!one.has_safe_primes());
+        let other = SecretKey::from_components(&plain_q, &hex("p"), &d, &[1, 0, 1]).unwrap(); // ok: test
+        assert!(!other.has_safe_primes());
     }
 }
