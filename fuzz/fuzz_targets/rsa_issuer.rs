@@ -1,5 +1,2 @@
 #![no_main]
-privacy_tokens_fuzz::target!(
-    "rsa_issuer",
-    privacy_tokens_fuzz::blind_rsa::issuer_target
-);
+privacy_tokens_fuzz::target!("rsa_issuer", privacy_tokens_fuzz::blind_rsa::issuer_target);
