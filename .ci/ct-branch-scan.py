@@ -67,6 +67,24 @@ REVIEWED = {
     # constant `mov $0x1` set before it and tested at its back edge: the loop counter.
     r"group::field::(invert_p256|pow_p256_c1)$": (
         1, "the counter of a fixed two-trip squaring loop (a constant)"),
+    # The blind RSA Montgomery engine (`num::mont`, fixed-size word arrays): after the diagonal
+    # of a squaring column (`if i % 2 == 0`), the parity of the column's unrolled cross-product
+    # loop count, a function of the column index and the size class only; in `pow_public` also
+    # the public exponent's bits (the sliding window). The secret paths (blind_sign's CRT
+    # halves with p, q, d_p, d_q marked, the client's blind with r marked) run without a
+    # branch on a secret under valgrind (`scripts/ct-valgrind.sh`).
+    r"blind_rsa::num::mont::(Mont::)?pow_secret$": (
+        4, "a squaring column's loop-count parity (column index and size class)"),
+    r"blind_rsa::num::mont::(Mont::)?pow_public$": (
+        8, "the public exponent's bits and a squaring column's loop-count parity"),
+    # Partially blind RSA's public key derivation (`e'` from the public modulus and metadata by
+    # HKDF): public inputs only.
+    r"blind_rsa::key::PublicKey::derive$": (
+        1, "the public key's derivation from the public modulus and metadata"),
+    # PEM decoding of a key (base64 by a table): key parsing runs once at load and is variable
+    # time by design (docs/blind-rsa.md, "Known limits").
+    r"blind_rsa::der::pem_decode$": (
+        2, "key parsing at load, variable time by design (documented)"),
 }
 # The field and ladder functions that must be found (else the symbols changed and the scan is
 # blind): at least one function of each.
