@@ -203,13 +203,7 @@ pub fn authorization_header_with_extensions(token: &[u8], extensions: &[u8]) -> 
 pub fn parse_authorization(value: &str) -> Result<Vec<u8>> {
     let mut parsed = parse_challenges(value.as_bytes());
     let token = authorization_token(&parsed);
-    for (scheme, params) in &mut parsed {
-        scheme.zeroize();
-        for (name, value) in params {
-            name.zeroize();
-            value.zeroize();
-        }
-    }
+    wipe_parsed(&mut parsed);
     token
 }
 
@@ -251,14 +245,19 @@ pub fn parse_authorization_with_extensions(value: &str) -> Result<(Vec<u8>, Opti
             }
         }
     });
-    for (scheme, params) in &mut parsed {
+    wipe_parsed(&mut parsed);
+    token
+}
+
+/// Wipes every string of parsed challenges (an `Authorization` value's token is among them).
+fn wipe_parsed(parsed: &mut [(Vec<u8>, Params)]) {
+    for (scheme, params) in parsed {
         scheme.zeroize();
         for (name, value) in params {
             name.zeroize();
             value.zeroize();
         }
     }
-    token
 }
 
 /// [`parse_authorization`] over the parsed challenges, which the caller wipes.

@@ -907,9 +907,9 @@ mod tests {
             1016, 1024, 1100, 1280, 1500, 1536, 1792, 2000, 2048, 2560, 3072, 3584, 4000, 4096,
         ] {
             let n = random(&mut rng, bits, true);
-            let modulus = Modulus::new_secret(&n).unwrap_or_else(|| panic!("{bits}"));
+            let modulus = Modulus::new_secret(&n).unwrap_or_else(|| panic!("{bits}")); // ok: test
             assert!(modulus.mont.is_some(), "{bits}");
-            let public = Modulus::new_public(&n).unwrap_or_else(|| panic!("{bits}"));
+            let public = Modulus::new_public(&n).unwrap_or_else(|| panic!("{bits}")); // ok: test
             let wide = random(&mut rng, bits + 300, false);
             let x = modulus.reduce(&random(&mut rng, bits + 64, false));
             for (base, e) in [
@@ -941,7 +941,7 @@ mod tests {
         }
         // Above 4096 bits: no engine, crypto-bigint's exponentiation.
         let n = random(&mut rng, 4160, true);
-        let modulus = Modulus::new_secret(&n).unwrap_or_else(|| panic!("4160"));
+        let modulus = Modulus::new_secret(&n).unwrap_or_else(|| panic!("4160")); // ok: test
         assert!(modulus.mont.is_none());
         let x = random(&mut rng, 4000, false);
         let e = random(&mut rng, 64, false);
@@ -962,11 +962,11 @@ mod tests {
         let mut rng = rand::rng();
         for bits in [1024, 1100, 2048] {
             let n = random(&mut rng, bits, true);
-            let modulus = Modulus::new_secret(&n).unwrap_or_else(|| panic!("{bits}"));
+            let modulus = Modulus::new_secret(&n).unwrap_or_else(|| panic!("{bits}")); // ok: test
             let Some(engine) = modulus.mont.as_ref() else {
-                panic!("{bits}: no engine")
+                panic!("{bits}: no engine") // ok: test
             };
-            let k = mont::Mont::class(n.0.as_words().len()).unwrap_or_else(|| panic!("{bits}"));
+            let k = mont::Mont::class(n.0.as_words().len()).unwrap_or_else(|| panic!("{bits}")); // ok: test
             let e = random(&mut rng, 80, true);
             for x in [
                 modulus.reduce(&random(&mut rng, bits + 64, false)),
@@ -979,7 +979,7 @@ mod tests {
                     engine.pow_secret(input.0.as_words(), e.0.as_words()),
                     engine.pow_public(input.0.as_words(), e.0.as_words()),
                 ] {
-                    let ours = modulus.engine_output(ours.unwrap_or_else(|| panic!("{bits}")));
+                    let ours = modulus.engine_output(ours.unwrap_or_else(|| panic!("{bits}"))); // ok: test
                     assert!(bool::from(ours.ct_eq(&expected)), "{bits}");
                 }
             }
