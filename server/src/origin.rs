@@ -80,6 +80,14 @@ impl AppState {
         .ok()
     }
 
+    /// Whether `digest` is the digest of a `token_type` challenge this origin accepts at `now`.
+    fn challenge_known(&self, token_type: u16, digest: &[u8; 32], now: u64) -> bool {
+        self.accepted_windows(now)
+            .into_iter()
+            .filter_map(|w| self.token_challenge(token_type, w))
+            .any(|c| &c.digest() == digest)
+    }
+
     /// The windows whose challenges are accepted at `now`: the current and the previous.
     fn accepted_windows(&self, now: u64) -> Vec<u64> {
         let w = self.window(now);
@@ -301,12 +309,7 @@ fn verify_voprf<T: VoprfType>(
     else {
         return Err(Outcome::Refused("unknown_key", "unknown token key\n"));
     };
-    let known = st
-        .accepted_windows(now)
-        .into_iter()
-        .filter_map(|w| st.token_challenge(T::TOKEN_TYPE, w))
-        .any(|c| c.digest() == token.challenge_digest);
-    if !known {
+    if !st.challenge_known(T::TOKEN_TYPE, &token.challenge_digest, now) {
         return Err(Outcome::Refused("unknown_challenge", "unknown challenge\n"));
     }
     if !matches!(key.issuer.verify_token(&token), Ok(true)) {
@@ -397,12 +400,7 @@ fn verify_rsa(
     else {
         return Err(Outcome::Refused("unknown_key", "unknown token key\n"));
     };
-    let known = st
-        .accepted_windows(now)
-        .into_iter()
-        .filter_map(|w| st.token_challenge(t, w))
-        .any(|c| &c.digest() == token.challenge_digest());
-    if !known {
+    if !st.challenge_known(t, token.challenge_digest(), now) {
         return Err(Outcome::Refused("unknown_challenge", "unknown challenge\n"));
     }
     if key
