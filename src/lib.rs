@@ -9,8 +9,11 @@
 //! the module, type 0x0005 (VOPRF(ristretto255, SHA-512)) in [`voprf::privacy_pass::type5`], each
 //! with one token or an amortized batch per request (`Client::request_batch`,
 //! `Issuer::issue_batch`). The issuer also verifies the tokens (they are privately verifiable);
-//! the double-spend store is the caller's. The HTTP side, `WWW-Authenticate: PrivateToken`
-//! challenges and the `Authorization` header (RFC 9577), is [`http`].
+//! the double-spend store is the caller's. Publicly verifiable tokens, types 0x0002 (blind RSA)
+//! and 0xDA7A (partially blind RSA), are [`blind_rsa::privacy_pass`]; what every type shares
+//! (the challenge) and the generic batch mixing types 0x0001, 0x0002 and 0x0005 are
+//! [`privacy_pass`]. The HTTP side, `WWW-Authenticate: PrivateToken` challenges and the
+//! `Authorization` header (RFC 9577), is [`http`].
 //!
 //! A ready-made issuer and origin process, `privacy-tokens-server`, lives in `server/` of the
 //! source repository (its own crate).
@@ -86,6 +89,7 @@ pub mod group;
 pub mod hazmat;
 pub mod http;
 mod par;
+pub mod privacy_pass;
 pub mod rng;
 mod stack;
 pub mod suite;

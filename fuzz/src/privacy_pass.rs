@@ -115,3 +115,38 @@ pub fn messages() -> Vec<(u8, Vec<u8>)> {
     out.push((5, bresp.to_bytes()));
     out
 }
+
+/// `pp_generic_decode`: the generic token batch decoders (draft-ietf-privacypass-batched-tokens:
+/// types 0x0001, 0x0002 and 0x0005), chosen by the selector byte. A decoded value re-encodes to
+/// the input; the framing-only `token_types` agrees with the full decoder (the same types when
+/// it decodes, an error whenever the framing fails).
+pub fn generic_decode_target(data: &[u8]) {
+    use privacy_tokens::privacy_pass::generic_batch::{
+        GenericBatchTokenRequest, GenericBatchTokenResponse, GenericToken,
+    };
+    let Some((sel, d)) = split(data) else { return };
+    match sel % 3 {
+        0 => {
+            let framed = GenericBatchTokenRequest::token_types(d, 64);
+            let full = roundtrip(
+                d,
+                |b| GenericBatchTokenRequest::from_bytes_with_limit(b, 64),
+                |v| v.to_bytes(),
+            );
+            match (&framed, &full) {
+                (Ok(types), Some(req)) => {
+                    let got: Vec<u16> = req.requests().iter().map(|r| r.token_type()).collect();
+                    assert_eq!(&got, types, "token_types disagrees with from_bytes");
+                }
+                (Err(_), Some(_)) => panic!("token_types refuses what from_bytes accepts"),
+                _ => {}
+            }
+        }
+        1 => drop(roundtrip(
+            d,
+            |b| GenericBatchTokenResponse::from_bytes_with_limit(b, 64),
+            |v| v.to_bytes(),
+        )),
+        _ => drop(roundtrip(d, GenericToken::from_bytes, |v| v.to_bytes())),
+    }
+}

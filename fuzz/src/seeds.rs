@@ -26,6 +26,11 @@ pub const TARGETS: &[(&str, fn(&[u8]), fn() -> Seeds)] = &[
     ("pp_decode", crate::privacy_pass::decode_target, pp_decode),
     ("pp_issuer", crate::privacy_pass::issuer_target, pp_issuer),
     ("pp_client", crate::privacy_pass::client_target, pp_client),
+    (
+        "pp_generic_decode",
+        crate::privacy_pass::generic_decode_target,
+        pp_generic_decode,
+    ),
     ("tt_decode", crate::trust_token::decode_target, tt_decode),
     ("tt_issue", crate::trust_token::issue_target, tt_issue),
     ("tt_redeem", crate::trust_token::redeem_target, tt_redeem),
@@ -189,6 +194,27 @@ fn relabel(m: &[(u8, Vec<u8>)], map: &[(u8, &[u8])]) -> Seeds {
             if k == kind {
                 out.push((prefix.to_vec(), body.clone()));
             }
+        }
+    }
+    out
+}
+
+/// The generic batch requests, responses and tokens among the vector files' blobs (pat-go's
+/// generic batch file holds 0x0001 and 0x0002 batches), each under its selector.
+fn pp_generic_decode() -> Seeds {
+    use privacy_tokens::privacy_pass::generic_batch::{
+        GenericBatchTokenRequest, GenericBatchTokenResponse, GenericToken,
+    };
+    let mut out = Vec::new();
+    for b in vector_blobs() {
+        if GenericBatchTokenRequest::from_bytes(&b).is_ok() {
+            out.push(with_sel(0, b.clone()));
+        }
+        if GenericBatchTokenResponse::from_bytes(&b).is_ok() {
+            out.push(with_sel(1, b.clone()));
+        }
+        if GenericToken::from_bytes(&b).is_ok() {
+            out.push(with_sel(2, b));
         }
     }
     out

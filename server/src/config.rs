@@ -372,15 +372,21 @@ impl Config {
         Ok(())
     }
 
-    /// The largest request body the issuer reads: a generic batch of `max_batch` type 0x0001
-    /// requests (the largest valid request), with room for its length prefix; an amortized
-    /// batch of `max_batch` P-384 elements and its header is smaller; an RSA request (0xDA7A's
-    /// with its longest extensions), when those types are served, may be larger.
+    /// The largest request body the issuer reads: a generic batch of `max_batch` of the largest
+    /// requests it carries (type 0x0001's, or 0x0002's when that type is served), with room for
+    /// its length prefix; an amortized batch of `max_batch` P-384 elements and its header is
+    /// smaller; an RSA request (0xDA7A's with its longest extensions), when those types are
+    /// served, may be larger.
     pub fn max_body_bytes(&self) -> usize {
         use privacy_tokens::voprf::privacy_pass::{NE, TOKEN_REQUEST_LEN};
-        let batch = 3 + 8 + usize::from(self.max_batch) * NE;
-        let generic = 8 + usize::from(self.max_batch) * TOKEN_REQUEST_LEN;
         let rsa_request = privacy_tokens::blind_rsa::privacy_pass::TOKEN_REQUEST_LEN;
+        let generic_entry = if self.token_types.contains(&TYPE_BLIND_RSA) {
+            rsa_request.max(TOKEN_REQUEST_LEN)
+        } else {
+            TOKEN_REQUEST_LEN
+        };
+        let batch = 3 + 8 + usize::from(self.max_batch) * NE;
+        let generic = 8 + usize::from(self.max_batch) * generic_entry;
         let rsa = if self.token_types.contains(&TYPE_PBRSA) {
             rsa_request + self.pbrsa.max_extensions_bytes
         } else if self.token_types.contains(&TYPE_BLIND_RSA) {

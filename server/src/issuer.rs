@@ -17,8 +17,8 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use privacy_tokens::privacy_pass::generic_batch::{self, GenericBatchTokenRequest};
 use privacy_tokens::voprf::privacy_pass::generic::TokenRequest;
-use privacy_tokens::voprf::privacy_pass::generic_batch::{self, GenericBatchTokenRequest};
 use privacy_tokens::voprf::privacy_pass::{Type1, Type5};
 use privacy_tokens::Error;
 use serde_json::json;
@@ -278,6 +278,7 @@ fn issue_generic(
         max,
         |id| issuing_key::<Type1>(ring, id, now).map(|k| &k.issuer),
         |id| issuing_key::<Type5>(ring, id, now).map(|k| &k.issuer),
+        |id| issuing_rsa_key(&ring.rsa, id, now).map(|k| &k.issuer),
     ) {
         Ok(r) => r,
         Err(_) => return unprocessable("batch empty or over the cap\n"),
@@ -289,12 +290,15 @@ fn issue_generic(
             .filter(|r| r.token_type() == t)
             .count() as u64
     };
-    let (one, five) = (count(TYPE_VOPRF), count(TYPE_VOPRF5));
-    if one > 0 {
-        st.metrics.issued(Type1::METRIC, one);
-    }
-    if five > 0 {
-        st.metrics.issued(Type5::METRIC, five);
+    for (t, metric) in [
+        (TYPE_VOPRF, Type1::METRIC),
+        (TYPE_VOPRF5, Type5::METRIC),
+        (TYPE_BLIND_RSA, "2"),
+    ] {
+        let n = count(t);
+        if n > 0 {
+            st.metrics.issued(metric, n);
+        }
     }
     let status = StatusCode::from_u16(resp.http_status()).unwrap_or(StatusCode::BAD_REQUEST);
     if status == StatusCode::BAD_REQUEST {

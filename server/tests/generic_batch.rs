@@ -1,7 +1,8 @@
 //! Generic token batch issuance (draft-ietf-privacypass-batched-tokens, "Generic Token Batch
 //! Issuance", `application/private-token-generic-batch-request`): a mixed batch of types 0x0001
 //! and 0x0005 issued under the right keys and finalized with the library client, each token
-//! redeemed once (200) and replayed (401); partial (206) and empty (400) answers; the refusals
+//! redeemed once (200) and replayed (401); the same with type 0x0002 (blind RSA) when the server
+//! serves it, and refused (422) when it does not; partial (206) and empty (400) answers; the refusals
 //! before any work (framing 400, unknown or unserved type 422, over `max_batch` 422); the
 //! issuance gate charging every token of the batch; a busy pool's 503 giving them back.
 
@@ -10,7 +11,7 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use privacy_tokens::voprf::privacy_pass::generic_batch::{
+use privacy_tokens::privacy_pass::generic_batch::{
     self, GenericBatchTokenResponse, GenericPublicKey, GenericToken,
 };
 use privacy_tokens::voprf::PublicKey;
@@ -144,7 +145,7 @@ async fn partial_and_refused_generic_batches() {
     let tokens = state.finalize(&resp).unwrap();
     assert!(tokens[2].is_none());
     for t in tokens.iter().take(2) {
-        assert_eq!(redeem(&c, &s, &t.unwrap().to_bytes()).await.0, 200);
+        assert_eq!(redeem(&c, &s, &t.as_ref().unwrap().to_bytes()).await.0, 200);
     }
 
     // Only unknown keys: 400, nothing issued.
@@ -169,9 +170,9 @@ async fn partial_and_refused_generic_batches() {
     assert_eq!(&good[..2], &[0x40, 0x57]);
     let truncated = [&[0x40, 0x56][..], &good[2..good.len() - 1]].concat();
     assert_eq!(status(post(&c, &s, GENERIC, truncated).await), 400);
-    // An unknown token type (0x0002 in the first request), an empty batch: 422.
+    // An unsupported token type (0xDA7A in the first request), an empty batch: 422.
     let mut unknown = good.clone();
-    unknown[3] = 2;
+    unknown[2..4].copy_from_slice(&[0xda, 0x7a]);
     assert_eq!(status(post(&c, &s, GENERIC, unknown).await), 422);
     assert_eq!(status(post(&c, &s, GENERIC, vec![0]).await), 422);
     // A bad element (the type-1 SEC1 tag): 422.
@@ -277,5 +278,84 @@ async fn the_gate_counts_every_token_of_a_generic_batch() {
     assert_eq!(send(two.to_bytes()).await.unwrap().status(), 200);
     let (one, _) = batch(&ch, &[5]);
     assert_eq!(send(one.to_bytes()).await.unwrap().status(), 429);
+    s.stop().await.unwrap();
+}
+
+/// Type 0x0002 in a generic batch: a server serving 0x0001, 0x0002 and 0x0005 issues a mixed
+/// batch (the RSA tokens signed under its derived key, checked with the public key alone),
+/// each token redeems once; a server that does not serve 0x0002 refuses the batch whole (422)
+/// before issuing anything. The batch of the largest entries, `max_batch` RSA requests, fits
+/// the body cap.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn blind_rsa_in_a_generic_batch() {
+    use privacy_tokens::blind_rsa::privacy_pass::TokenKey;
+    let cfg = Config::from_toml(
+        "issuer_name = \"issuer.test\"\norigin_info = \"origin.test\"\nmax_batch = 20\n\
+         token_types = [1, 2, 5]\n[issuance]\nauth = \"open\"\n",
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(RedbStore::open(&dir.path().join("spent.redb")).unwrap());
+    let s = start(cfg, [42; 32], store).await;
+    let c = http();
+    let ch = challenges(&c, &s).await;
+    let (c2, k2) = get_challenge(&c, &s, 2).await;
+    let k2 = TokenKey::from_spki(&k2).unwrap();
+    let items = [
+        (GenericPublicKey::BlindRsa(&k2), &c2[..]),
+        (GenericPublicKey::Type1(&ch.k1), &ch.c1[..]),
+        (GenericPublicKey::BlindRsa(&k2), &c2[..]),
+        (GenericPublicKey::Type5(&ch.k5), &ch.c5[..]),
+    ];
+    let (req, state) = generic_batch::request(&items, &mut rand::rng()).unwrap();
+    let body = expect_ok(
+        post(&c, &s, GENERIC, req.to_bytes()).await,
+        GENERIC_RESPONSE,
+    )
+    .await;
+    let resp = GenericBatchTokenResponse::from_bytes_with_limit(&body, 4).unwrap();
+    let tokens: Vec<GenericToken> = state
+        .finalize(&resp)
+        .unwrap()
+        .into_iter()
+        .map(|t| t.expect("every token issued"))
+        .collect();
+    let got: Vec<u16> = tokens.iter().map(|t| t.token_type()).collect();
+    assert_eq!(got, [2, 1, 2, 5]);
+    for t in &tokens {
+        if let GenericToken::BlindRsa(t) = t {
+            k2.verify(t, None).unwrap();
+        }
+        assert_eq!(redeem(&c, &s, &t.to_bytes()).await.0, 200);
+        assert_eq!(redeem(&c, &s, &t.to_bytes()).await.0, 401);
+    }
+    let m = metrics_text(&c, &s).await;
+    assert!(
+        m.contains("pt_issued_tokens_total{token_type=\"2\"} 2"),
+        "{m}"
+    );
+    // `max_batch` (20) RSA requests: within the body cap, all issued.
+    let full = vec![(GenericPublicKey::BlindRsa(&k2), &c2[..]); 20];
+    let (req, _) = generic_batch::request(&full, &mut rand::rng()).unwrap();
+    let body = expect_ok(
+        post(&c, &s, GENERIC, req.to_bytes()).await,
+        GENERIC_RESPONSE,
+    )
+    .await;
+    let resp = GenericBatchTokenResponse::from_bytes_with_limit(&body, 20).unwrap();
+    assert_eq!(resp.issued(), 20);
+    s.stop().await.unwrap();
+
+    // A server without 0x0002: the batch is refused whole before any work.
+    let dir = tempfile::tempdir().unwrap();
+    let s = start_redb(dir.path()).await;
+    let (req, _) = generic_batch::request(&items[..2], &mut rand::rng()).unwrap();
+    let r = post(&c, &s, GENERIC, req.to_bytes()).await;
+    assert_eq!(r.status(), 422);
+    let m = metrics_text(&c, &s).await;
+    assert!(
+        !m.contains("pt_issued_tokens_total{token_type=\"1\"} 1"),
+        "{m}"
+    );
     s.stop().await.unwrap();
 }

@@ -14,7 +14,7 @@
 //!
 //! ```
 //! use privacy_tokens::blind_rsa::privacy_pass::{Client, Issuer, TOKEN_TYPE_BLIND_RSA};
-//! use privacy_tokens::voprf::privacy_pass::TokenChallenge;
+//! use privacy_tokens::privacy_pass::TokenChallenge;
 //!
 //! let mut rng = rand::rng();
 //! # let issuer = Issuer::new(privacy_tokens::blind_rsa::test_key()?)?;
@@ -37,7 +37,7 @@ use rand_core::CryptoRng;
 use zeroize::Zeroize;
 
 use super::{BlindingState, PublicKey, SecretKey, Variant};
-use crate::voprf::privacy_pass::{
+use crate::privacy_pass::{
     read_u16 as u16_at, sha256, token_input_of as token_input, TokenChallenge, NID, NONCE_LEN,
     TOKEN_INPUT_LEN,
 };

@@ -7,7 +7,8 @@
 //! - Token type `0x0005`, VOPRF(ristretto255, SHA-512) (draft-ietf-privacypass-batched-tokens):
 //!   [`Type5`], and the same names in [`type5`].
 //! - Any type: the generic types in [`generic`], over the sealed [`TokenType`] trait.
-//! - Several types in one request: the generic token batch of [`generic_batch`].
+//! - Several types in one request: the generic token batch of
+//!   [`privacy_pass::generic_batch`](crate::privacy_pass::generic_batch).
 //!
 //! Both types also have the amortized batched variant of draft-ietf-privacypass-batched-tokens
 //! (one DLEQ proof for a whole batch of tokens under the same challenge and key).
@@ -40,14 +41,14 @@
 //! ```
 
 mod batch;
-pub mod generic_batch;
 mod single;
 mod token_type;
 
-use sha2::{Digest, Sha256};
-
+use crate::privacy_pass::{read_u16, sha256, split_array};
 use crate::voprf::PublicKey;
 use crate::{Error, Result, Suite};
+
+pub use crate::privacy_pass::{TokenChallenge, NID, NONCE_LEN, TOKEN_INPUT_LEN};
 
 pub use batch::MAX_BATCH;
 pub use token_type::{Bytes, TokenType, Type1, Type5};
@@ -129,14 +130,6 @@ pub mod type5 {
 // ---------------------------------------------------------------------------------------------
 // Token type 0x0001
 
-/// `Nid`: the length of a token key identifier (RFC 9578 §5), for every token type.
-pub const NID: usize = 32;
-/// The length of the client nonce (RFC 9578 §5.1), for every token type.
-pub const NONCE_LEN: usize = 32;
-/// The length of `token_input = token_type || nonce || challenge_digest || token_key_id`
-/// (RFC 9578 §5.1), for every token type.
-pub const TOKEN_INPUT_LEN: usize = 2 + NONCE_LEN + 32 + NID;
-
 // RFC 9578 §5: token type 1 (the constants, §8.2.1; the messages, §5.1-§5.3).
 token_type_items!(Type1, "type-1", "0x0001", "P-384", "SHA-384");
 
@@ -184,12 +177,6 @@ pub fn token_key_id<S: Suite>(public_key: &PublicKey<S>) -> [u8; NID] {
     sha256(public_key.to_bytes().as_ref())
 }
 
-pub(crate) fn sha256(data: &[u8]) -> [u8; 32] {
-    let mut out = [0u8; 32];
-    out.copy_from_slice(Sha256::digest(data).as_slice());
-    out
-}
-
 /// `token_input = token_type || nonce || challenge_digest || token_key_id` (RFC 9578 §5.1).
 fn token_input<T: TokenType>(
     nonce: &[u8; NONCE_LEN],
@@ -206,29 +193,6 @@ fn token_input<T: TokenType>(
     out
 }
 
-/// `token_input` of any token type (blind RSA's).
-pub(crate) fn token_input_of(
-    token_type: u16,
-    nonce: &[u8; NONCE_LEN],
-    challenge_digest: &[u8; 32],
-    key_id: &[u8; NID],
-) -> [u8; TOKEN_INPUT_LEN] {
-    let mut out = [0u8; TOKEN_INPUT_LEN];
-    out[..2].copy_from_slice(&token_type.to_be_bytes());
-    out[2..34].copy_from_slice(nonce);
-    out[34..66].copy_from_slice(challenge_digest);
-    out[66..].copy_from_slice(key_id);
-    out
-}
-
-/// Reads a big-endian `u16` at the start of `bytes`.
-pub(crate) fn read_u16(bytes: &[u8]) -> Result<(u16, &[u8])> {
-    match bytes {
-        [a, b, rest @ ..] => Ok((u16::from_be_bytes([*a, *b]), rest)),
-        _ => Err(Error::InvalidLength),
-    }
-}
-
 /// Checks the leading `token_type` of a message.
 fn check_token_type<T: TokenType>(bytes: &[u8]) -> Result<&[u8]> {
     let (t, rest) = read_u16(bytes)?;
@@ -238,144 +202,10 @@ fn check_token_type<T: TokenType>(bytes: &[u8]) -> Result<&[u8]> {
     Ok(rest)
 }
 
-// ---------------------------------------------------------------------------------------------
-// TokenChallenge
-
-/// An origin's token challenge (RFC 9577 §2.1):
-///
-/// ```text
-/// struct {
-///     uint16_t token_type;
-///     opaque issuer_name<1..2^16-1>;
-///     opaque redemption_context<0..32>;   // exactly 0 or 32 bytes
-///     opaque origin_info<0..2^16-1>;
-/// } TokenChallenge;
-/// ```
-///
-/// The fields are validated on construction, so [`TokenChallenge::to_bytes`] cannot fail.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct TokenChallenge {
-    token_type: u16,
-    issuer_name: Vec<u8>,
-    redemption_context: Vec<u8>,
-    origin_info: Vec<u8>,
-}
-
-impl TokenChallenge {
-    /// A challenge from its fields (RFC 9577 §2.1).
-    ///
-    /// # Errors
-    /// [`Error::InvalidLength`] when `issuer_name` is empty or 2^16 bytes or longer,
-    /// `redemption_context` is neither 0 nor 32 bytes, or `origin_info` is 2^16 bytes or longer.
-    pub fn new(
-        token_type: u16,
-        issuer_name: Vec<u8>,
-        redemption_context: Vec<u8>,
-        origin_info: Vec<u8>,
-    ) -> Result<Self> {
-        if issuer_name.is_empty()
-            || issuer_name.len() > usize::from(u16::MAX)
-            || !(redemption_context.is_empty() || redemption_context.len() == 32)
-            || origin_info.len() > usize::from(u16::MAX)
-        {
-            return Err(Error::InvalidLength);
-        }
-        Ok(Self {
-            token_type,
-            issuer_name,
-            redemption_context,
-            origin_info,
-        })
-    }
-
-    /// The token type the origin asks for.
-    pub fn token_type(&self) -> u16 {
-        self.token_type
-    }
-
-    /// The issuer's name (ASCII host name in RFC 9577 §2.1.1).
-    pub fn issuer_name(&self) -> &[u8] {
-        &self.issuer_name
-    }
-
-    /// The redemption context: empty or 32 bytes.
-    pub fn redemption_context(&self) -> &[u8] {
-        &self.redemption_context
-    }
-
-    /// The origin info: empty or a comma-separated list of origin names.
-    pub fn origin_info(&self) -> &[u8] {
-        &self.origin_info
-    }
-
-    /// The encoding of RFC 9577 §2.1.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(
-            2 + 2
-                + self.issuer_name.len()
-                + 1
-                + self.redemption_context.len()
-                + 2
-                + self.origin_info.len(),
-        );
-        out.extend_from_slice(&self.token_type.to_be_bytes());
-        // Lengths were checked in `new`/`from_bytes`.
-        out.extend_from_slice(&(self.issuer_name.len() as u16).to_be_bytes());
-        out.extend_from_slice(&self.issuer_name);
-        out.push(self.redemption_context.len() as u8);
-        out.extend_from_slice(&self.redemption_context);
-        out.extend_from_slice(&(self.origin_info.len() as u16).to_be_bytes());
-        out.extend_from_slice(&self.origin_info);
-        out
-    }
-
-    /// Strict decoding of RFC 9577 §2.1. Any token type is accepted here; the client checks it.
-    ///
-    /// # Errors
-    /// [`Error::InvalidLength`] for truncated input, trailing bytes, an empty issuer name or a
-    /// redemption context that is neither 0 nor 32 bytes.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let (token_type, rest) = read_u16(bytes)?;
-        let (n, rest) = read_u16(rest)?;
-        let (issuer_name, rest) = split(rest, usize::from(n))?;
-        let (&[rc_len], rest) = split_array::<1>(rest)?;
-        let (redemption_context, rest) = split(rest, usize::from(rc_len))?;
-        let (n, rest) = read_u16(rest)?;
-        let (origin_info, rest) = split(rest, usize::from(n))?;
-        if !rest.is_empty() {
-            return Err(Error::InvalidLength);
-        }
-        Self::new(
-            token_type,
-            issuer_name.to_vec(),
-            redemption_context.to_vec(),
-            origin_info.to_vec(),
-        )
-    }
-
-    /// `challenge_digest = SHA-256(TokenChallenge)` (RFC 9578 §5.1).
-    pub fn digest(&self) -> [u8; 32] {
-        sha256(&self.to_bytes())
-    }
-}
-
-fn split(bytes: &[u8], n: usize) -> Result<(&[u8], &[u8])> {
-    if bytes.len() < n {
-        return Err(Error::InvalidLength);
-    }
-    Ok(bytes.split_at(n))
-}
-
-fn split_array<const N: usize>(bytes: &[u8]) -> Result<(&[u8; N], &[u8])> {
-    let (a, rest) = split(bytes, N)?;
-    let a: &[u8; N] = a.try_into().map_err(|_| Error::InvalidLength)?;
-    Ok((a, rest))
-}
-
 /// Parses a serialized challenge and checks that it asks for token type `T`.
 fn parse_challenge<T: TokenType>(challenge: &[u8]) -> Result<[u8; 32]> {
     let parsed = TokenChallenge::from_bytes(challenge)?;
-    if parsed.token_type != T::TOKEN_TYPE {
+    if parsed.token_type() != T::TOKEN_TYPE {
         return Err(Error::UnsupportedValue);
     }
     // The digest is over the bytes as received; strict parsing makes them canonical.
@@ -392,10 +222,8 @@ mod serde_impls {
     use super::generic::{
         BatchTokenRequest, BatchTokenResponse, Token, TokenRequest, TokenResponse,
     };
-    use super::{TokenChallenge, TokenType};
-    use crate::codec::{deserialize_with, serde_via_bytes, serialize_bytes};
-
-    serde_via_bytes!(TokenChallenge);
+    use super::TokenType;
+    use crate::codec::{deserialize_with, serialize_bytes};
 
     fn wipe(bytes: &mut [u8]) {
         zeroize::Zeroize::zeroize(bytes);
@@ -432,28 +260,4 @@ mod serde_impls {
         BatchTokenRequest,
         BatchTokenResponse
     );
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The challenge's accessors return what it was built from and what its encoding holds
-    /// (a token type other than 0 and 1, every field non-empty).
-    #[test]
-    fn challenge_accessors() {
-        let c = TokenChallenge::new(
-            0x0005,
-            b"issuer.example".to_vec(),
-            vec![7; 32],
-            b"origin.example".to_vec(),
-        )
-        .unwrap();
-        let c = TokenChallenge::from_bytes(&c.to_bytes()).unwrap();
-        assert_eq!(c.token_type(), 0x0005);
-        assert_eq!(c.issuer_name(), b"issuer.example");
-        assert_eq!(c.redemption_context(), &[7; 32]);
-        assert_eq!(c.origin_info(), b"origin.example");
-        assert_eq!(c.digest(), sha256(&c.to_bytes()));
-    }
 }

@@ -12,50 +12,14 @@ use super::single::{
 };
 use super::token_type::TokenType;
 use super::{
-    check_token_type, parse_challenge, split, split_array, token_key_id, NID, NONCE_LEN,
-    TOKEN_INPUT_LEN,
+    check_token_type, parse_challenge, split_array, token_key_id, NID, NONCE_LEN, TOKEN_INPUT_LEN,
 };
+use crate::privacy_pass::{varint_decode, varint_encode};
 use crate::voprf::{BlindedElement, EvaluationElement, Proof, PublicKey, VoprfClient};
 use crate::{Error, Result};
 
 /// The most tokens one batch may hold: the RFC 9497 composite index is a 2-byte integer.
 pub const MAX_BATCH: usize = 65535;
-
-/// QUIC variable-length integer (RFC 9000 §16).
-pub(super) fn varint_encode(v: usize, out: &mut Vec<u8>) {
-    let v = v as u64;
-    if v < 1 << 6 {
-        out.push(v as u8);
-    } else if v < 1 << 14 {
-        out.extend_from_slice(&((v as u16) | 0x4000).to_be_bytes());
-    } else if v < 1 << 30 {
-        out.extend_from_slice(&((v as u32) | 0x8000_0000).to_be_bytes());
-    } else {
-        out.extend_from_slice(&(v | 0xc000_0000_0000_0000).to_be_bytes());
-    }
-}
-
-/// Strict QUIC varint decoding: the shortest encoding only.
-pub(super) fn varint_decode(bytes: &[u8]) -> Result<(usize, &[u8])> {
-    let first = *bytes.first().ok_or(Error::InvalidLength)?;
-    let len = 1usize << (first >> 6);
-    let (enc, rest) = split(bytes, len)?;
-    let mut v = u64::from(first & 0x3f);
-    for b in &enc[1..] {
-        v = (v << 8) | u64::from(*b);
-    }
-    let min_len = match v {
-        0..=0x3f => 1,
-        0x40..=0x3fff => 2,
-        0x4000..=0x3fff_ffff => 4,
-        _ => 8,
-    };
-    if len != min_len {
-        return Err(Error::InvalidLength);
-    }
-    let v = usize::try_from(v).map_err(|_| Error::InvalidLength)?;
-    Ok((v, rest))
-}
 
 /// Reads the `<V>` prefix of a vector of `Ne`-byte elements followed by `tail` more bytes, and
 /// checks it before anything is decoded: a whole number of elements, between `min` and `max`

@@ -1,7 +1,12 @@
 //! Generic token batch issuance (draft-ietf-privacypass-batched-tokens, "Generic Token Batch
 //! Issuance"): one request carrying token requests of several token types, here `0x0001`
-//! ([`Type1`]) and `0x0005` ([`Type5`]), each answered on its own, with an absent answer where
-//! the issuer refused that one.
+//! ([`Type1`]), `0x0002` (blind RSA, [`rsa`](crate::blind_rsa::privacy_pass)) and `0x0005` ([`Type5`]),
+//! each answered on its own, with an absent answer where the issuer refused that one.
+//!
+//! Type `0xDA7A` (partially blind RSA) is not carried: its request is an
+//! `ExtendedTokenRequest`, whose extensions have no place in a `GenericTokenRequest`, so a
+//! `0xDA7A` entry is refused as an unsupported type (privacypass-ts's generic batch carries
+//! `0x0001` and `0x0002`, the same choice).
 //!
 //! The wire format, as the draft lays it out and its peers (privacypass-ts `genericBatched`,
 //! cloudflare/pat-go, raphaelrobert/privacypass) encode it. `<V>` is a byte length in the QUIC
@@ -26,44 +31,57 @@
 //! ([`GenericBatchTokenResponse::http_status`]).
 //!
 //! Every decoder is strict: the length prefix must be minimal and equal the rest of the input,
-//! each entry must have its token type's exact length, a token type other than `0x0001` and
-//! `0x0005` is refused, and the number of entries is checked against a limit while framing,
+//! each entry must have its token type's exact length, a token type other than `0x0001`,
+//! `0x0002` and `0x0005` is refused, and the number of entries is checked against a limit while framing,
 //! before any element is decoded.
 //!
 //! ```
-//! use privacy_tokens::voprf::privacy_pass::generic_batch::{self, GenericPublicKey};
-//! use privacy_tokens::voprf::privacy_pass::{type5, Issuer, TokenChallenge, TOKEN_TYPE};
+//! use privacy_tokens::blind_rsa::privacy_pass as rsa;
+//! use privacy_tokens::privacy_pass::generic_batch::{self, GenericPublicKey};
+//! use privacy_tokens::privacy_pass::TokenChallenge;
+//! use privacy_tokens::voprf::privacy_pass::{type5, Issuer, TOKEN_TYPE};
 //! use privacy_tokens::voprf::VoprfServer;
 //!
 //! let mut rng = rand::rng();
 //! let one = Issuer::new(VoprfServer::new(&mut rng));
 //! let five = type5::Issuer::new(VoprfServer::new(&mut rng));
+//! # let two = rsa::Issuer::new(privacy_tokens::blind_rsa::test_key()?)?;
+//! # /*
+//! let two = rsa::Issuer::new(privacy_tokens::blind_rsa::SecretKey::generate(&mut rng, 2048, false)?)?;
+//! # */
 //! let challenge = |t| {
 //!     TokenChallenge::new(t, b"issuer.example".to_vec(), vec![], vec![]).map(|c| c.to_bytes())
 //! };
 //! let (c1, c5) = (challenge(TOKEN_TYPE)?, challenge(type5::TOKEN_TYPE)?);
+//! let c2 = challenge(rsa::TOKEN_TYPE_BLIND_RSA)?;
 //! let (request, state) = generic_batch::request(
 //!     &[
 //!         (GenericPublicKey::Type1(one.public_key()), &c1[..]),
 //!         (GenericPublicKey::Type5(five.public_key()), &c5[..]),
+//!         (GenericPublicKey::BlindRsa(two.token_key()), &c2[..]),
 //!     ],
 //!     &mut rng,
 //! )?;
 //! // The issuer decodes the bytes with a limit on the number of requests, then answers.
 //! let request = generic_batch::GenericBatchTokenRequest::from_bytes(&request.to_bytes())?;
-//! let response = generic_batch::issue(&mut rng, &request, 16, |_| Some(&one), |_| Some(&five))?;
+//! let response = generic_batch::issue(
+//!     &mut rng, &request, 16, |_| Some(&one), |_| Some(&five), |_| Some(&two),
+//! )?;
 //! assert_eq!(response.http_status(), 200);
 //! let response = generic_batch::GenericBatchTokenResponse::from_bytes(&response.to_bytes())?;
 //! let tokens = state.finalize(&response)?;
-//! assert_eq!(tokens.iter().flatten().count(), 2);
+//! assert_eq!(tokens.iter().flatten().count(), 3);
 //! # Ok::<(), privacy_tokens::Error>(())
 //! ```
 
 use rand_core::CryptoRng;
 
-use super::generic::{Client, ClientState, Issuer, Token, TokenRequest, TokenResponse};
-use super::token_type::{TokenType, Type1, Type5};
-use super::{DEFAULT_MAX_BATCH, NONCE_LEN};
+use super::{varint_decode, varint_encode as put_varint, NONCE_LEN};
+use crate::blind_rsa::privacy_pass as rsa;
+use crate::voprf::privacy_pass::generic::{
+    Client, ClientState, Issuer, Token, TokenRequest, TokenResponse,
+};
+use crate::voprf::privacy_pass::{TokenType, Type1, Type5, DEFAULT_MAX_BATCH};
 use crate::voprf::PublicKey;
 use crate::{Error, Result};
 
@@ -71,9 +89,6 @@ use crate::{Error, Result};
 pub const REQUEST_MEDIA_TYPE: &str = "application/private-token-generic-batch-request";
 /// The response media type, `application/private-token-generic-batch-response`.
 pub const RESPONSE_MEDIA_TYPE: &str = "application/private-token-generic-batch-response";
-
-/// The minimal QUIC varint of a length (RFC 9000 §16): the amortized batch's codec.
-use super::batch::varint_encode as put_varint;
 
 /// Prefixes `body` with its `<V>` length.
 fn with_length(body: Vec<u8>) -> Vec<u8> {
@@ -90,7 +105,7 @@ fn with_length(body: Vec<u8>) -> Vec<u8> {
 /// [`Error::InvalidLength`] for an empty input, a truncated prefix, a non-minimal prefix, or a
 /// length other than the rest's.
 fn vector_body(bytes: &[u8]) -> Result<&[u8]> {
-    let (len, body) = super::batch::varint_decode(bytes)?;
+    let (len, body) = varint_decode(bytes)?;
     if body.len() != len {
         return Err(Error::InvalidLength);
     }
@@ -110,6 +125,7 @@ fn request_len(token_type: u16) -> Result<usize> {
     match token_type {
         Type1::TOKEN_TYPE => Ok(Type1::TOKEN_REQUEST_LEN),
         Type5::TOKEN_TYPE => Ok(Type5::TOKEN_REQUEST_LEN),
+        rsa::TOKEN_TYPE_BLIND_RSA => Ok(rsa::TOKEN_REQUEST_LEN),
         _ => Err(Error::UnsupportedValue),
     }
 }
@@ -119,6 +135,7 @@ fn response_len(token_type: u16) -> Result<usize> {
     match token_type {
         Type1::TOKEN_TYPE => Ok(Type1::TOKEN_RESPONSE_LEN),
         Type5::TOKEN_TYPE => Ok(Type5::TOKEN_RESPONSE_LEN),
+        rsa::TOKEN_TYPE_BLIND_RSA => Ok(rsa::NK),
         _ => Err(Error::UnsupportedValue),
     }
 }
@@ -133,6 +150,8 @@ pub enum GenericTokenRequest {
     Type1(TokenRequest<Type1>),
     /// A token type `0x0005` request.
     Type5(TokenRequest<Type5>),
+    /// A token type `0x0002` (blind RSA) request.
+    BlindRsa(rsa::TokenRequest),
 }
 
 impl GenericTokenRequest {
@@ -141,6 +160,7 @@ impl GenericTokenRequest {
         match self {
             Self::Type1(_) => Type1::TOKEN_TYPE,
             Self::Type5(_) => Type5::TOKEN_TYPE,
+            Self::BlindRsa(r) => r.token_type(),
         }
     }
 
@@ -149,6 +169,7 @@ impl GenericTokenRequest {
         match self {
             Self::Type1(r) => r.truncated_token_key_id(),
             Self::Type5(r) => r.truncated_token_key_id(),
+            Self::BlindRsa(r) => r.truncated_token_key_id(),
         }
     }
 
@@ -157,6 +178,7 @@ impl GenericTokenRequest {
         match self {
             Self::Type1(r) => r.to_bytes().as_ref().to_vec(),
             Self::Type5(r) => r.to_bytes().as_ref().to_vec(),
+            Self::BlindRsa(r) => r.to_bytes(),
         }
     }
 
@@ -165,6 +187,7 @@ impl GenericTokenRequest {
         match token_type {
             Type1::TOKEN_TYPE => TokenRequest::from_bytes(bytes).map(Self::Type1),
             Type5::TOKEN_TYPE => TokenRequest::from_bytes(bytes).map(Self::Type5),
+            rsa::TOKEN_TYPE_BLIND_RSA => rsa::TokenRequest::from_bytes(bytes).map(Self::BlindRsa),
             _ => Err(Error::UnsupportedValue),
         }
     }
@@ -227,8 +250,8 @@ impl GenericBatchTokenRequest {
     ///
     /// # Errors
     /// [`Error::InvalidLength`] for a malformed, non-minimal or wrong length prefix, or a
-    /// truncated request; [`Error::UnsupportedValue`] for a token type other than `0x0001` and
-    /// `0x0005`; [`Error::Batch`] for no request or more than `max`; then a request's own
+    /// truncated request; [`Error::UnsupportedValue`] for a token type other than `0x0001`,
+    /// `0x0002` and `0x0005`; [`Error::Batch`] for no request or more than `max`; then a request's own
     /// decoding error ([`Error::InvalidPoint`], [`Error::IdentityElement`]).
     pub fn from_bytes_with_limit(bytes: &[u8], max: u16) -> Result<Self> {
         let requests = frame_requests(bytes, max)?
@@ -289,6 +312,8 @@ pub enum GenericTokenResponse {
     Type1(TokenResponse<Type1>),
     /// A token type `0x0005` response.
     Type5(TokenResponse<Type5>),
+    /// A token type `0x0002` (blind RSA) response.
+    BlindRsa(rsa::TokenResponse),
 }
 
 impl GenericTokenResponse {
@@ -297,6 +322,7 @@ impl GenericTokenResponse {
         match self {
             Self::Type1(_) => Type1::TOKEN_TYPE,
             Self::Type5(_) => Type5::TOKEN_TYPE,
+            Self::BlindRsa(_) => rsa::TOKEN_TYPE_BLIND_RSA,
         }
     }
 
@@ -305,6 +331,7 @@ impl GenericTokenResponse {
         match self {
             Self::Type1(r) => out.extend_from_slice(r.to_bytes().as_ref()),
             Self::Type5(r) => out.extend_from_slice(r.to_bytes().as_ref()),
+            Self::BlindRsa(r) => out.extend_from_slice(&r.to_bytes()),
         }
     }
 
@@ -312,6 +339,7 @@ impl GenericTokenResponse {
         match token_type {
             Type1::TOKEN_TYPE => TokenResponse::from_bytes(bytes).map(Self::Type1),
             Type5::TOKEN_TYPE => TokenResponse::from_bytes(bytes).map(Self::Type5),
+            rsa::TOKEN_TYPE_BLIND_RSA => rsa::TokenResponse::from_bytes(bytes).map(Self::BlindRsa),
             _ => Err(Error::UnsupportedValue),
         }
     }
@@ -380,7 +408,7 @@ impl GenericBatchTokenResponse {
     /// # Errors
     /// [`Error::InvalidLength`] for a malformed, non-minimal or wrong length prefix, a presence
     /// byte other than 0 or 1, or a truncated entry; [`Error::UnsupportedValue`] for a token
-    /// type other than `0x0001` and `0x0005`; [`Error::Batch`] for more than `max` entries;
+    /// type other than `0x0001`, `0x0002` and `0x0005`; [`Error::Batch`] for more than `max` entries;
     /// then a response's own decoding error ([`Error::InvalidPoint`],
     /// [`Error::IdentityElement`], [`Error::NonCanonicalScalar`]).
     pub fn from_bytes_with_limit(bytes: &[u8], max: u16) -> Result<Self> {
@@ -418,12 +446,14 @@ impl GenericBatchTokenResponse {
 // Tokens, keys and the client
 
 /// A token finalized from a generic batch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GenericToken {
     /// A token type `0x0001` token.
     Type1(Token<Type1>),
     /// A token type `0x0005` token.
     Type5(Token<Type5>),
+    /// A token type `0x0002` (blind RSA) token.
+    BlindRsa(rsa::Token),
 }
 
 impl GenericToken {
@@ -432,6 +462,7 @@ impl GenericToken {
         match self {
             Self::Type1(_) => Type1::TOKEN_TYPE,
             Self::Type5(_) => Type5::TOKEN_TYPE,
+            Self::BlindRsa(t) => t.token_type(),
         }
     }
 
@@ -440,10 +471,11 @@ impl GenericToken {
         match self {
             Self::Type1(t) => t.to_bytes().as_ref().to_vec(),
             Self::Type5(t) => t.to_bytes().as_ref().to_vec(),
+            Self::BlindRsa(t) => t.to_bytes(),
         }
     }
 
-    /// Decodes a token of either type, by its leading token type.
+    /// Decodes a token of a carried type, by its leading token type.
     ///
     /// # Errors
     /// [`Error::InvalidLength`] for a truncated input or the wrong length for its type;
@@ -452,6 +484,7 @@ impl GenericToken {
         match leading_type(bytes)? {
             Type1::TOKEN_TYPE => Token::from_bytes(bytes).map(Self::Type1),
             Type5::TOKEN_TYPE => Token::from_bytes(bytes).map(Self::Type5),
+            rsa::TOKEN_TYPE_BLIND_RSA => rsa::Token::from_bytes(bytes).map(Self::BlindRsa),
             _ => Err(Error::UnsupportedValue),
         }
     }
@@ -464,11 +497,14 @@ pub enum GenericPublicKey<'a> {
     Type1(&'a PublicKey<<Type1 as TokenType>::Suite>),
     /// A type `0x0005` key (ristretto255).
     Type5(&'a PublicKey<<Type5 as TokenType>::Suite>),
+    /// A type `0x0002` key (RSA-2048, as the directory publishes it).
+    BlindRsa(&'a rsa::TokenKey),
 }
 
 enum GenericClientState {
     Type1(ClientState<Type1>),
     Type5(ClientState<Type5>),
+    BlindRsa(rsa::ClientState),
 }
 
 /// What a client keeps between [`request`] and [`GenericBatchClientState::finalize`]: each
@@ -498,12 +534,21 @@ pub fn request(
             .map(|(r, s)| (GenericTokenRequest::Type1(r), GenericClientState::Type1(s))),
         GenericPublicKey::Type5(pk) => Client::<Type5>::request(pk, challenge, rng)
             .map(|(r, s)| (GenericTokenRequest::Type5(r), GenericClientState::Type5(s))),
+        GenericPublicKey::BlindRsa(key) => {
+            rsa::Client::request(key, challenge, rng).map(|(r, s)| {
+                (
+                    GenericTokenRequest::BlindRsa(r),
+                    GenericClientState::BlindRsa(s),
+                )
+            })
+        }
     })
 }
 
 /// **Dangerous**: [`request`] with a caller-chosen `nonce` and VOPRF `blind` (`Ns` bytes, in
 /// the suite's scalar encoding) per item `(key, challenge, nonce, blind)`, for reproducing
-/// published vectors; each item as [`Client::request_with`].
+/// published vectors; each item as [`Client::request_with`]. For a blind RSA item, `blind` is
+/// the 48-byte PSS salt followed by the RSA blind `r` (256 bytes, big-endian).
 ///
 /// Every nonce and blind must be fresh and uniformly random in real use: a reused or
 /// predictable blind links the request to the redeemed token. Use [`request`] in applications.
@@ -519,8 +564,22 @@ pub fn request_with(
             .map(|(r, s)| (GenericTokenRequest::Type1(r), GenericClientState::Type1(s))),
         GenericPublicKey::Type5(pk) => Client::<Type5>::request_with(pk, challenge, nonce, blind)
             .map(|(r, s)| (GenericTokenRequest::Type5(r), GenericClientState::Type5(s))),
+        GenericPublicKey::BlindRsa(key) => {
+            let (salt, r) = blind
+                .split_at_checked(RSA_SALT_LEN)
+                .ok_or(Error::InvalidLength)?;
+            rsa::Client::request_with(key, challenge, None, nonce, salt, r).map(|(r, s)| {
+                (
+                    GenericTokenRequest::BlindRsa(r),
+                    GenericClientState::BlindRsa(s),
+                )
+            })
+        }
     })
 }
+
+/// The PSS salt length of type `0x0002` (SHA-384's output length, RFC 9578 §6).
+const RSA_SALT_LEN: usize = 48;
 
 fn build<I>(
     items: &[I],
@@ -560,7 +619,8 @@ impl GenericBatchClientState {
     /// # Errors
     /// [`Error::Batch`] when the response has another number of entries than the request;
     /// [`Error::UnsupportedValue`] when an entry's token type is not its request's;
-    /// [`Error::InvalidProof`] when a proof does not verify.
+    /// [`Error::InvalidProof`] when a proof does not verify; [`Error::InvalidSignature`] when
+    /// a blind RSA signature does not.
     pub fn finalize(
         self,
         response: &GenericBatchTokenResponse,
@@ -579,6 +639,9 @@ impl GenericBatchClientState {
                 (GenericClientState::Type5(s), Some(GenericTokenResponse::Type5(r))) => {
                     s.finalize(r).map(|t| Some(GenericToken::Type5(t)))
                 }
+                (GenericClientState::BlindRsa(s), Some(GenericTokenResponse::BlindRsa(r))) => s
+                    .finalize(&r.to_bytes())
+                    .map(|t| Some(GenericToken::BlindRsa(t))),
                 _ => Err(Error::UnsupportedValue),
             })
             .collect()
@@ -590,7 +653,8 @@ impl GenericBatchClientState {
 
 /// Answers a generic batch (issuer side). The batch size is checked against `max` before any
 /// work; then each request goes to the issuer its type's lookup returns for its truncated key
-/// id and is answered by that issuer's [`Issuer::issue`]. A request with no issuer, or one the
+/// id (`type1`, `type5`, and `blind_rsa` for type `0x0002`) and is answered by that issuer's
+/// [`Issuer::issue`] or [`rsa::Issuer::issue`]. A request with no issuer, or one the
 /// issuer refuses, gets an absent response (the draft: the issuer continues with the next).
 /// Answer HTTP [`GenericBatchTokenResponse::http_status`].
 ///
@@ -602,6 +666,7 @@ pub fn issue<'k>(
     max: u16,
     type1: impl Fn(u8) -> Option<&'k Issuer<Type1>>,
     type5: impl Fn(u8) -> Option<&'k Issuer<Type5>>,
+    blind_rsa: impl Fn(u8) -> Option<&'k rsa::Issuer>,
 ) -> Result<GenericBatchTokenResponse> {
     if request.requests.len() > usize::from(max) {
         return Err(Error::Batch);
@@ -616,6 +681,9 @@ pub fn issue<'k>(
             GenericTokenRequest::Type5(r) => type5(r.truncated_token_key_id())
                 .and_then(|i| i.issue(rng, r).ok())
                 .map(GenericTokenResponse::Type5),
+            GenericTokenRequest::BlindRsa(r) => blind_rsa(r.truncated_token_key_id())
+                .and_then(|i| i.issue(&r.to_bytes()).ok())
+                .map(GenericTokenResponse::BlindRsa),
         })
         .collect();
     Ok(GenericBatchTokenResponse { responses })
@@ -624,7 +692,7 @@ pub fn issue<'k>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::voprf::privacy_pass::TokenChallenge;
+    use crate::privacy_pass::TokenChallenge;
     use crate::voprf::VoprfServer;
 
     fn challenge(t: u16) -> Vec<u8> {
@@ -675,11 +743,11 @@ mod tests {
         let items = vec![(GenericPublicKey::Type1(one.public_key()), &c[..]); 3];
         let (req, _) = request(&items, &mut rng).unwrap();
         assert_eq!(
-            issue(&mut rng, &req, 2, |_| Some(&one), |_| None).unwrap_err(),
+            issue(&mut rng, &req, 2, |_| Some(&one), |_| None, |_| None).unwrap_err(),
             Error::Batch
         );
         assert_eq!(
-            issue(&mut rng, &req, 3, |_| Some(&one), |_| None)
+            issue(&mut rng, &req, 3, |_| Some(&one), |_| None, |_| None)
                 .unwrap()
                 .issued(),
             3
