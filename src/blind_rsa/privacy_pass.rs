@@ -601,6 +601,22 @@ impl Issuer {
         Ok(Self { key, token_key })
     }
 
+    /// The issuer of type `0xDA7A` tokens: [`Issuer::new`] for a key whose primes are both
+    /// safe primes, as partially blind RSA requires (draft-irtf-cfrg-partially-blind-rsa §4: with
+    /// other primes some metadata has no derived key, and the scheme's analysis assumes them).
+    /// The check is two primality tests per prime, variable time in the primes, as key loading
+    /// is: milliseconds.
+    ///
+    /// # Errors
+    /// [`Error::InvalidKey`] for a key whose primes are not both safe primes, and as
+    /// [`Issuer::new`].
+    pub fn new_partially_blind(key: SecretKey) -> Result<Self> {
+        if !key.has_safe_primes() {
+            return Err(Error::InvalidKey);
+        }
+        Self::new(key)
+    }
+
     /// The token key to publish.
     pub fn token_key(&self) -> &TokenKey {
         &self.token_key
@@ -647,5 +663,29 @@ impl Issuer {
         Ok(TokenResponse {
             blind_sig: sig.into_bytes(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `new_partially_blind` takes the partially blind RSA draft's key (safe primes) and
+    /// refuses RFC 9578's test key (plain primes), which `new` takes (the control).
+    #[test]
+    fn partially_blind_issuers_need_safe_primes() {
+        let json: serde_json::Value = serde_json::from_str(include_str!(
+            "../../test-vectors/blind-rsa/pbrsa-draft-irtf-cfrg-partially-blind-rsa-02.json"
+        ))
+        .unwrap();
+        let hex = |k: &str| hex::decode(json[0][k].as_str().unwrap()).unwrap();
+        let safe = SecretKey::from_components(&hex("p"), &hex("q"), &hex("d"), &hex("e")).unwrap();
+        assert!(Issuer::new_partially_blind(safe).is_ok());
+        let plain = crate::blind_rsa::test_key().unwrap();
+        assert!(Issuer::new(plain.clone()).is_ok());
+        assert_eq!(
+            Issuer::new_partially_blind(plain).map(|_| ()),
+            Err(Error::InvalidKey)
+        );
     }
 }

@@ -721,7 +721,8 @@ void pt_blind_rsa_issuer_free(pt_blind_rsa_issuer *handle);
  * An issuer of `token_type` (0x0002 or 0xDA7A, else `PT_UNSUPPORTED_VALUE`) from its private
  * key's PEM text (`-----BEGIN PRIVATE KEY-----`, PKCS#8, or `-----BEGIN RSA PRIVATE
  * KEY-----`, PKCS#1). `PT_INVALID_KEY` for a key that is not RSA-2048 with `e = 65537` or
- * whose parts disagree. (Whether a 0xDA7A key's primes are safe primes is not checked.)
+ * whose parts disagree, and for 0xDA7A a key whose primes are not both safe primes (partially
+ * blind RSA requires them).
  */
 pt_status pt_blind_rsa_issuer_from_pem(uint16_t token_type,
                                        const char *pem,

@@ -182,7 +182,10 @@ fn token_type_arg(t: u16) -> R<u16> {
 }
 
 fn new_issuer(out: HandleOut<'_, pt_blind_rsa_issuer>, key: SecretKey, t: u16) -> R {
-    let issuer = rsa_pp::Issuer::new(key)?;
+    let issuer = match t {
+        PT_TOKEN_TYPE_DA7A => rsa_pp::Issuer::new_partially_blind(key)?,
+        _ => rsa_pp::Issuer::new(key)?,
+    };
     out.set(pt_blind_rsa_issuer {
         issuer,
         token_type: t,
@@ -193,7 +196,8 @@ fn new_issuer(out: HandleOut<'_, pt_blind_rsa_issuer>, key: SecretKey, t: u16) -
 /// An issuer of `token_type` (0x0002 or 0xDA7A, else `PT_UNSUPPORTED_VALUE`) from its private
 /// key's PEM text (`-----BEGIN PRIVATE KEY-----`, PKCS#8, or `-----BEGIN RSA PRIVATE
 /// KEY-----`, PKCS#1). `PT_INVALID_KEY` for a key that is not RSA-2048 with `e = 65537` or
-/// whose parts disagree. (Whether a 0xDA7A key's primes are safe primes is not checked.)
+/// whose parts disagree, and for 0xDA7A a key whose primes are not both safe primes (partially
+/// blind RSA requires them).
 #[no_mangle]
 pub unsafe extern "C" fn pt_blind_rsa_issuer_from_pem(
     token_type: u16,

@@ -108,7 +108,11 @@ mod issuer {
     }
 
     fn make(key: SecretKey, token_type: u16) -> JsResult<BlindRsaIssuer> {
-        let issuer = rsa_pp::Issuer::new(key).or_throw()?;
+        let issuer = match token_type {
+            TYPE_DA7A => rsa_pp::Issuer::new_partially_blind(key),
+            _ => rsa_pp::Issuer::new(key),
+        }
+        .or_throw()?;
         Ok(BlindRsaIssuer { issuer, token_type })
     }
 
@@ -117,7 +121,8 @@ mod issuer {
         /// An issuer of `tokenType` (0x0002 or 0xDA7A) from its private key's PEM text
         /// (`-----BEGIN PRIVATE KEY-----`, PKCS#8, or `-----BEGIN RSA PRIVATE KEY-----`,
         /// PKCS#1). `INVALID_KEY` for a key that is not RSA-2048 with `e = 65537` or whose parts
-        /// disagree. (Whether a 0xDA7A key's primes are safe primes is not checked.)
+        /// disagree, and for 0xDA7A a key whose primes are not both safe primes (partially blind
+        /// RSA requires them; `Issuer::new_partially_blind`).
         #[wasm_bindgen(js_name = fromPem)]
         pub fn from_pem(
             #[wasm_bindgen(js_name = tokenType, unchecked_param_type = "number")]

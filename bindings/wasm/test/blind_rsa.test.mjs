@@ -115,6 +115,9 @@ test('public-metadata draft type 0xDA7A vector: request, response, token, verifi
 test('type 0x0002 round trip: client, issuer, origin; one-shot state; refusals', () => {
   const issuer = BlindRsaIssuer.fromPem(2, pem(RFC9578[0]));
   assert.equal(issuer.tokenType, 2);
+  // RFC 9578's key has plain primes: refused for 0xDA7A (partially blind RSA needs safe primes;
+  // the 0xDA7A tests below take the draft's keys, which have them).
+  throwsCode(() => BlindRsaIssuer.fromPem(0xDA7A, pem(RFC9578[0])), 'INVALID_KEY', 'plain primes for 0xDA7A');
   const key = BlindRsaTokenKey.fromSpki(issuer.tokenKey);
   const challenge = challengeFor(2, issuer);
   const req = createTokenRequest(challenge);
