@@ -63,7 +63,7 @@ impl IssueRequest {
 
 /// Every 32-byte piece of a proof is a canonical scalar.
 pub(crate) fn check_proof_scalars(proof: &[u8]) -> Result<()> {
-    if proof.len() % SCALAR_LEN != 0 {
+    if !proof.len().is_multiple_of(SCALAR_LEN) {
         return Err(Error::InvalidLength);
     }
     for chunk in proof.chunks_exact(SCALAR_LEN) {
@@ -186,7 +186,10 @@ impl ClientIssuanceState {
                 a: response.a,
                 e: response.e,
             }),
-            Err(error) => Err(Rejected { state: self, error }),
+            Err(error) => Err(Rejected {
+                state: Box::new(self),
+                error,
+            }),
         }
     }
 

@@ -27,8 +27,8 @@ pub const SPEND_STATE_LEN: usize = 2 * SCALAR_LEN + 3 * 8 + ELEMENT_LEN;
 /// A finalisation that failed, with the state handed back: the Client keeps it and may try
 /// again (a lost or corrupted refund is asked for again, ACT §4.6.5; `docs/act.md`).
 pub struct Rejected<S> {
-    /// The unchanged state.
-    pub state: S,
+    /// The unchanged state (boxed: a secret state is zeroized when the box drops).
+    pub state: Box<S>,
     /// Why the message was refused.
     pub error: Error,
 }
@@ -691,7 +691,10 @@ impl ClientSpendState {
                 a: refund.a,
                 e: refund.e,
             }),
-            Err(error) => Err(Rejected { state: self, error }),
+            Err(error) => Err(Rejected {
+                state: Box::new(self),
+                error,
+            }),
         }
     }
 
