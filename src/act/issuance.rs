@@ -126,6 +126,7 @@ impl ClientIssuanceState {
         let (r0, r1) = split_rand(rand);
         let g = generators()?;
         let d = derive_scalars(r0, ISSUE_REQUEST, 2)?;
+        // ok: `derive_scalars` returned exactly 2 scalars.
         let (k, r) = (d[0], d[1]);
         let big_k = group::to_affine(&commit(g, false, &[(1, &k), (2, &r)]));
         if group::declassify(big_k.is_identity()) {

@@ -310,6 +310,7 @@ impl Credential {
         let g = generators()?;
         let n = 4 + if s > 0 { lu } else { 1 } + if a > 0 { lu } else { 0 };
         let d = derive_scalars(r0, b"ProveSpend", n)?;
+        // ok: `d` holds `n >= 5` scalars, laid out as indexed below (`n` counts them).
         let (r1s, r2, k_star, rn) = (d[0], d[1], d[2], d[3]);
         let v1 = self.c - s;
         let v2 = self.c + a;
@@ -374,6 +375,7 @@ impl Credential {
         let proof = proofs::prove(&sid, &rel, &witness, r1, &tables)?;
         // The message carries A', B̄, K_n and the commitments, not Ā or H1'.
         let mut points = Vec::with_capacity(affine.len() - 2);
+        // ok: `affine` holds A', B̄, Ā, H1', K_n and at least one commitment.
         points.extend_from_slice(&affine[..2]);
         points.extend_from_slice(&affine[4..]);
         Ok(SpendResult {
@@ -565,6 +567,7 @@ impl PrivateKey {
         }
         let g = generators()?;
         let sid = proofs::session_id(SPEND, &[ctx_spend])?;
+        // ok: `points` has `n >= 4` entries (checked above).
         let a_prime = spend.points[0];
         let pub_pts = group::normalize_array::<C, 2>(&[
             group::mul_affine::<C>(&a_prime, &self.sk),

@@ -23,7 +23,9 @@
 //! instance bytes of the vector files.
 //!
 //! Byte-exact against the -03 vectors of `mmaker/draft-irtf-cfrg-sigma-protocols` at
-//! `91cc933` (`test-vectors/sigma-03/`). Nothing here allocates.
+//! `91cc933` (`test-vectors/sigma-03/`). Nothing here allocates but [`LinearRelation`], the
+//! heap-backed relation of any size (ACT's spend relation, `crate::act`), which runs the same
+//! sponge, challenge decoding and instance encoding through the compact NARG.
 
 use core::fmt;
 
@@ -831,7 +833,7 @@ impl<C: Curve> LinearRelation<C> {
                 return Err(Error::InvalidInstance);
             }
             for (i, (s, e, c)) in eq.terms.iter().enumerate() {
-                let p = self.point(*e)?;
+                self.point(*e)?;
                 let s = *s as usize;
                 if s >= self.scalars {
                     return Err(Error::InvalidInstance);
@@ -855,7 +857,6 @@ impl<C: Curve> LinearRelation<C> {
                             )
                         },
                     )?;
-                    let _ = p;
                     !bool::from(sum.is_identity())
                 };
             }
