@@ -43,6 +43,7 @@ use crate::group::{
     self, expand_message, Affine, Curve, FixedBaseTable, MessageExpansion, NistP256, Point, Xmd,
 };
 use crate::transcript::len_prefix;
+use crate::wire::Reader;
 use crate::{Error, Result};
 
 pub mod hazmat;
@@ -54,8 +55,8 @@ pub use issuance::{
     ClientIssuanceState, Credential, IssueRequest, IssueRequestResult, IssueResponse,
 };
 pub use spend::{
-    ClientSpendState, MemoryNullifierStore, NullifierStore, Redeemed, Refund, Rejected, Spend,
-    SpendResult, VerifiedSpend,
+    ClientSpendState, MemoryNullifierStore, NullifierStore, Redeemed, Refund, Spend, SpendResult,
+    VerifiedSpend,
 };
 
 type C = NistP256;
@@ -229,46 +230,30 @@ fn encode_element(p: &Affine<C>) -> [u8; ELEMENT_LEN] {
     out
 }
 
-/// A strict reader of fixed-size fields.
-struct Reader<'a>(&'a [u8]);
+/// A canonical big-endian scalar (zero allowed: `DeserializeScalar`).
+fn read_scalar(r: &mut Reader<'_>) -> Result<Scalar> {
+    group::decode_scalar::<C>(r.take(SCALAR_LEN)?)
+}
 
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        if self.0.len() < n {
-            return Err(Error::InvalidLength);
-        }
-        let (head, rest) = self.0.split_at(n);
-        self.0 = rest;
-        Ok(head)
-    }
+/// A big-endian `uint64` amount.
+fn read_u64(r: &mut Reader<'_>) -> Result<u64> {
+    Ok(u64::from_be_bytes(r.array()?))
+}
 
-    fn scalar(&mut self) -> Result<Scalar> {
-        group::decode_scalar::<C>(self.take(SCALAR_LEN)?)
-    }
+/// A finalisation that failed, with the state handed back: the Client keeps it and may try
+/// again (a lost or corrupted refund is asked for again, ACT §4.6.5; `docs/act.md`).
+pub struct Rejected<S> {
+    /// The unchanged state (boxed: a secret state is zeroized when the box drops).
+    pub state: Box<S>,
+    /// Why the message was refused.
+    pub error: Error,
+}
 
-    fn element(&mut self) -> Result<Affine<C>> {
-        C::decode_compressed(self.take(ELEMENT_LEN)?)
-    }
-
-    fn u64(&mut self) -> Result<u64> {
-        let b = self.take(8)?;
-        let mut a = [0u8; 8];
-        a.copy_from_slice(b);
-        Ok(u64::from_be_bytes(a))
-    }
-
-    fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let mut a = [0u8; N];
-        a.copy_from_slice(self.take(N)?);
-        Ok(a)
-    }
-
-    fn finish(self) -> Result<()> {
-        if self.0.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::InvalidLength)
-        }
+impl<S> fmt::Debug for Rejected<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Rejected")
+            .field("error", &self.error)
+            .finish_non_exhaustive()
     }
 }
 

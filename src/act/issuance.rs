@@ -6,10 +6,10 @@ use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 use super::proofs::{self, ISSUE_REQUEST, ISSUE_RESPONSE};
-use super::spend::Rejected;
 use super::{
-    check_amount, commit, derive_scalars, encode_element, encode_scalar, generators,
-    CredentialContext, PrivateKey, PublicKey, Reader, Scalar, C, ELEMENT_LEN, SCALAR_LEN, SEED_LEN,
+    check_amount, commit, derive_scalars, encode_element, encode_scalar, generators, read_scalar,
+    read_u64, CredentialContext, PrivateKey, PublicKey, Reader, Rejected, Scalar, C, ELEMENT_LEN,
+    SCALAR_LEN, SEED_LEN,
 };
 use crate::group::{self, Affine, Curve, Point};
 use crate::{Error, Result};
@@ -52,8 +52,8 @@ impl IssueRequest {
     /// [`Error::InvalidLength`], [`Error::InvalidPoint`], [`Error::IdentityElement`] or
     /// [`Error::NonCanonicalScalar`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let mut r = Reader(bytes);
-        let k = r.element()?;
+        let mut r = Reader::new(bytes);
+        let k = r.element::<C>()?;
         let proof = r.array::<{ 3 * SCALAR_LEN }>()?;
         r.finish()?;
         check_proof_scalars(&proof)?;
@@ -158,10 +158,10 @@ impl ClientIssuanceState {
     /// # Errors
     /// Length, scalar and point decoding errors.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let mut rd = Reader(bytes);
-        let k = rd.scalar()?;
-        let r = rd.scalar()?;
-        let big_k = rd.element()?;
+        let mut rd = Reader::new(bytes);
+        let k = read_scalar(&mut rd)?;
+        let r = read_scalar(&mut rd)?;
+        let big_k = rd.element::<C>()?;
         rd.finish()?;
         Ok(Self { k, r, big_k })
     }
@@ -310,10 +310,10 @@ pub(crate) fn encode_response(
 pub(crate) fn decode_response(
     bytes: &[u8],
 ) -> Result<(Affine<C>, Scalar, u64, [u8; 2 * SCALAR_LEN])> {
-    let mut r = Reader(bytes);
-    let a = r.element()?;
-    let e = r.scalar()?;
-    let amount = r.u64()?;
+    let mut r = Reader::new(bytes);
+    let a = r.element::<C>()?;
+    let e = read_scalar(&mut r)?;
+    let amount = read_u64(&mut r)?;
     let proof = r.array::<{ 2 * SCALAR_LEN }>()?;
     r.finish()?;
     check_proof_scalars(&proof)?;
@@ -460,12 +460,12 @@ impl Credential {
     /// # Errors
     /// Length, scalar and point decoding errors.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let mut rd = Reader(bytes);
-        let k = rd.scalar()?;
-        let c = rd.u64()?;
-        let r = rd.scalar()?;
-        let a = rd.element()?;
-        let e = rd.scalar()?;
+        let mut rd = Reader::new(bytes);
+        let k = read_scalar(&mut rd)?;
+        let c = read_u64(&mut rd)?;
+        let r = read_scalar(&mut rd)?;
+        let a = rd.element::<C>()?;
+        let e = read_scalar(&mut rd)?;
         rd.finish()?;
         Ok(Self { k, c, r, a, e })
     }

@@ -13,9 +13,9 @@ use super::issuance::{
 };
 use super::proofs::{self, SpendInstance, REFUND, SPEND};
 use super::{
-    check_amount, commit, derive_scalars, encode_element, encode_scalar, generators,
-    CredentialContext, Generators, PrivateKey, PublicKey, Reader, Scalar, C, ELEMENT_LEN,
-    SCALAR_LEN, SEED_LEN,
+    check_amount, commit, derive_scalars, encode_element, encode_scalar, generators, read_scalar,
+    read_u64, CredentialContext, Generators, PrivateKey, PublicKey, Reader, Rejected, Scalar, C,
+    ELEMENT_LEN, SCALAR_LEN, SEED_LEN,
 };
 use crate::group::{self, Affine, Curve, Point};
 use crate::{Error, Result};
@@ -23,23 +23,6 @@ use crate::{Error, Result};
 /// Length of a stored [`ClientSpendState`]: `k* || r* || uint64 v1 || uint64 s || uint64 a ||
 /// K'` (121 bytes).
 pub const SPEND_STATE_LEN: usize = 2 * SCALAR_LEN + 3 * 8 + ELEMENT_LEN;
-
-/// A finalisation that failed, with the state handed back: the Client keeps it and may try
-/// again (a lost or corrupted refund is asked for again, ACT §4.6.5; `docs/act.md`).
-pub struct Rejected<S> {
-    /// The unchanged state (boxed: a secret state is zeroized when the box drops).
-    pub state: Box<S>,
-    /// Why the message was refused.
-    pub error: Error,
-}
-
-impl<S> fmt::Debug for Rejected<S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Rejected")
-            .field("error", &self.error)
-            .finish_non_exhaustive()
-    }
-}
 
 /// `SpendMessage` (ACT §4.6.2, §4.7): `k || uint64 s || uint64 a || A' || B̄ || K_n ||
 /// (Com1[L] | Com_c) || Com2[L]? || pok`. Its length depends on `s`, `a` and `L`; decode it
@@ -127,10 +110,10 @@ impl Spend {
         if l == 0 || l > super::MAX_BIT_LENGTH {
             return Err(Error::UnsupportedValue);
         }
-        let mut r = Reader(bytes);
-        let k = r.scalar()?;
-        let s = r.u64()?;
-        let a = r.u64()?;
+        let mut r = Reader::new(bytes);
+        let k = read_scalar(&mut r)?;
+        let s = read_u64(&mut r)?;
+        let a = read_u64(&mut r)?;
         check_amount(u128::from(s), l)?;
         check_amount(u128::from(a), l)?;
         if bytes.len() != Self::encoded_len_for(l, s, a) {
@@ -139,9 +122,12 @@ impl Spend {
         let n = 3 + commitments(l, s, a);
         let mut points = Vec::with_capacity(n);
         for _ in 0..n {
-            points.push(r.element()?);
+            points.push(r.element::<C>()?);
         }
-        let proof = r.take(r.0.len())?.to_vec();
+        let proof = r
+            .take((1 + proofs::spend_scalars(l, s, a)) * SCALAR_LEN)?
+            .to_vec();
+        r.finish()?;
         check_proof_scalars(&proof)?;
         Ok(Self {
             l,
@@ -731,13 +717,13 @@ impl ClientSpendState {
     /// # Errors
     /// Length, scalar and point decoding errors.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let mut rd = Reader(bytes);
-        let k_star = rd.scalar()?;
-        let r_star = rd.scalar()?;
-        let v1 = rd.u64()?;
-        let s = rd.u64()?;
-        let a = rd.u64()?;
-        let k_prime = rd.element()?;
+        let mut rd = Reader::new(bytes);
+        let k_star = read_scalar(&mut rd)?;
+        let r_star = read_scalar(&mut rd)?;
+        let v1 = read_u64(&mut rd)?;
+        let s = read_u64(&mut rd)?;
+        let a = read_u64(&mut rd)?;
+        let k_prime = rd.element::<C>()?;
         rd.finish()?;
         Ok(Self {
             k_star,
