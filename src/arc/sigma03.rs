@@ -234,17 +234,15 @@ impl<const VALIDATE: bool> Sigma03Transcript<VALIDATE> {
         };
         sponge.absorb(&le(statement.equations.len()));
         for eq in statement.equations {
-            sponge.absorb(&le(eq.image().len()));
-            for t in eq.image() {
-                sponge.absorb(&le(usize::from(t.element)));
-                sponge.absorb(coeff(t.coeff).as_ref());
-            }
-            sponge.absorb(&le(eq.terms().len()));
-            for t in eq.terms() {
-                sponge.absorb(&le(usize::from(t.scalar)));
-                sponge.absorb(&le(usize::from(t.element)));
-                sponge.absorb(coeff(t.coeff).as_ref());
-            }
+            write_equation::<C>(
+                &mut |b| sponge.absorb(b),
+                eq.image()
+                    .iter()
+                    .map(|t| (u32::from(t.element), coeff(t.coeff))),
+                eq.terms()
+                    .iter()
+                    .map(|t| (u32::from(t.scalar), u32::from(t.element), coeff(t.coeff))),
+            );
         }
         let mut table = [Scalar::<C>::ZERO; MAX_COEFFICIENTS];
         table[..coefficients.len()].copy_from_slice(coefficients);
@@ -313,6 +311,30 @@ impl<C: Curve, const VALIDATE: bool> SigmaTranscript<C> for Sigma03Transcript<VA
         } else {
             Ok(())
         }
+    }
+}
+
+/// One equation of `SerializeLinearRelation` (sigma-protocols-03 §"Serialization"),
+/// piece by piece into `sink`: `LE32(#image) (LE32(element) || coeff)*` then
+/// `LE32(#terms) (LE32(scalar) || LE32(element) || coeff)*`, coefficients as `Ns` big-endian
+/// bytes. The one writer of the instance encoding: the fixed-size statements' transcript prefix
+/// ([`Sigma03Transcript::prefix_with`]) and encoder ([`Relation::encode_into`]) and
+/// [`LinearRelation::serialize`] all go through it.
+fn write_equation<C: Curve>(
+    sink: &mut impl FnMut(&[u8]),
+    image: impl ExactSizeIterator<Item = (u32, C::ScalarBytes)>,
+    terms: impl ExactSizeIterator<Item = (u32, u32, C::ScalarBytes)>,
+) {
+    sink(&(image.len() as u32).to_le_bytes());
+    for (e, c) in image {
+        sink(&e.to_le_bytes());
+        sink(c.as_ref());
+    }
+    sink(&(terms.len() as u32).to_le_bytes());
+    for (s, e, c) in terms {
+        sink(&s.to_le_bytes());
+        sink(&e.to_le_bytes());
+        sink(c.as_ref());
     }
 }
 
@@ -624,17 +646,15 @@ impl<C: Curve> Relation<C> {
         };
         w.u32(self.n_equations);
         for eq in self.statement().equations {
-            w.u32(eq.image().len());
-            for t in eq.image() {
-                w.u32(usize::from(t.element));
-                w.put(coeff(t.coeff).as_ref());
-            }
-            w.u32(eq.terms().len());
-            for t in eq.terms() {
-                w.u32(usize::from(t.scalar));
-                w.u32(usize::from(t.element));
-                w.put(coeff(t.coeff).as_ref());
-            }
+            write_equation::<C>(
+                &mut |b| w.put(b),
+                eq.image()
+                    .iter()
+                    .map(|t| (u32::from(t.element), coeff(t.coeff))),
+                eq.terms()
+                    .iter()
+                    .map(|t| (u32::from(t.scalar), u32::from(t.element), coeff(t.coeff))),
+            );
         }
         for e in &self.encodings[1..self.n_elements.max(1)] {
             w.put(e.as_ref());
@@ -779,17 +799,13 @@ impl<C: Curve> LinearRelation<C> {
         let le = |n: usize| (n as u32).to_le_bytes();
         out.extend_from_slice(&le(self.equations.len()));
         for eq in &self.equations {
-            out.extend_from_slice(&le(eq.image.len()));
-            for (e, c) in &eq.image {
-                out.extend_from_slice(&e.to_le_bytes());
-                out.extend_from_slice(C::scalar_bytes(c).as_ref());
-            }
-            out.extend_from_slice(&le(eq.terms.len()));
-            for (s, e, c) in &eq.terms {
-                out.extend_from_slice(&s.to_le_bytes());
-                out.extend_from_slice(&e.to_le_bytes());
-                out.extend_from_slice(C::scalar_bytes(c).as_ref());
-            }
+            write_equation::<C>(
+                &mut |b| out.extend_from_slice(b),
+                eq.image.iter().map(|(e, c)| (*e, C::scalar_bytes(c))),
+                eq.terms
+                    .iter()
+                    .map(|(s, e, c)| (*s, *e, C::scalar_bytes(c))),
+            );
         }
         for e in self.encodings.iter().skip(1) {
             out.extend_from_slice(e.as_ref());
@@ -824,11 +840,14 @@ impl<C: Curve> LinearRelation<C> {
             if eq.image.is_empty() || eq.terms.is_empty() {
                 return Err(Error::InvalidInstance);
             }
-            let mut image = Point::<C>::IDENTITY;
+            let mut points = Vec::with_capacity(eq.image.len());
+            let mut coeffs = Vec::with_capacity(eq.image.len());
             for (e, c) in &eq.image {
-                image = image.vartime_add(&group::vartime_mul::<C>(self.point(*e)?, c));
+                points.push(*self.point(*e)?);
+                coeffs.push(*c);
                 used_elements[*e as usize] = true;
             }
+            let image = group::vartime_msm::<C>(&points, &coeffs)?;
             if bool::from(image.is_identity()) {
                 return Err(Error::InvalidInstance);
             }
