@@ -172,7 +172,8 @@ impl ClientIssuanceState {
     /// Client may retry with another response).
     ///
     /// # Errors
-    /// [`Error::OutOfRange`] for `c >= 2^L`; [`Error::InvalidProof`] if the proof fails.
+    /// [`Error::OutOfRange`] for `c >= 2^L`; [`Error::InvalidInput`] for a state whose `k`,
+    /// `r` do not open its `K` (corrupted storage); [`Error::InvalidProof`] if the proof fails.
     pub fn finalize(
         self,
         ctx: &CredentialContext,
@@ -202,6 +203,15 @@ impl ClientIssuanceState {
     ) -> Result<()> {
         check_amount(u128::from(response.c), ctx.l)?;
         let g = generators()?;
+        // A stored state whose `k`, `r` no longer open `K` (corrupted storage): refused in
+        // constant time instead of a credential that can never be spent.
+        let opened = commit(g, false, &[(1, &self.k), (2, &self.r)]);
+        if !group::declassify(group::ct_eq_affine::<C>(
+            &group::to_affine(&opened),
+            &self.big_k,
+        )) {
+            return Err(Error::InvalidInput);
+        }
         let x_a = issue_x_a(g, ctx, response.c, &self.big_k);
         let x_g = group::vartime_mul_generator_add::<C>(&response.e, &Scalar::ONE, &pk.pk);
         verify_signature(g, ISSUE_RESPONSE, &response.a, &x_a, &x_g, &response.proof)

@@ -665,7 +665,8 @@ impl ClientSpendState {
     /// [`Rejected`]: ask for the refund again.
     ///
     /// # Errors
-    /// [`Error::OutOfRange`] or [`Error::InvalidProof`].
+    /// [`Error::OutOfRange`]; [`Error::InvalidInput`] for a state whose `k*`, `r*`, `v1` do
+    /// not open its `K'` (corrupted storage); [`Error::InvalidProof`].
     pub fn finalize(
         self,
         ctx: &CredentialContext,
@@ -695,6 +696,16 @@ impl ClientSpendState {
         }
         check_amount(u128::from(self.v1) + t, ctx.l)?;
         let g = generators()?;
+        // A stored state whose secrets no longer open `K'` (corrupted storage) would give a
+        // credential that can never be spent: refused here, in constant time.
+        let v1 = Scalar::from(self.v1);
+        let opened = commit(g, false, &[(0, &v1), (1, &self.k_star), (2, &self.r_star)]);
+        if !group::declassify(group::ct_eq_affine::<C>(
+            &group::to_affine(&opened),
+            &self.k_prime,
+        )) {
+            return Err(Error::InvalidInput);
+        }
         let x_a = refund_x_a(g, ctx, refund.t, &Point::<C>::from(self.k_prime));
         let x_g = group::vartime_mul_generator_add::<C>(&refund.e, &Scalar::ONE, &pk.pk);
         verify_signature(g, REFUND, &refund.a, &x_a, &x_g, &refund.proof)
