@@ -1339,10 +1339,6 @@ fn arc_legacy_messages<S: arc::ClearNonceSuite>(suite: &str) -> Vec<Tally> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Driver
-
-/// Groups of message types, run on a small work queue, longest first.
-// ---------------------------------------------------------------------------------------------
 // ACT (ACTv1-P256-SHA256)
 
 /// Every ACT message at `L = 2`: the issuance request and response, a spend with top-up (both
@@ -1502,6 +1498,10 @@ fn act_messages() -> Vec<Tally> {
     ]
 }
 
+// ---------------------------------------------------------------------------------------------
+// Driver
+
+/// Groups of message types, run on a small work queue, longest first.
 type Group = fn() -> Vec<Tally>;
 
 const GROUPS: &[(&str, Group)] = &[
