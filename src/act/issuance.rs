@@ -250,7 +250,7 @@ pub(crate) fn verify_signature(
     let enc = points.map(|p| C::encode_compressed(&p));
     let rel = proofs::signature(&points, &enc)?;
     let sid = proofs::session_id(label, &[])?;
-    proofs::verify(&sid, &rel, proof)
+    proofs::verify(&sid, &rel, proof, &[None, None, None, None])
 }
 
 /// The Moderator's side of a signature: `e = SigningExponent(skM, label, X_A)`, `x = e + skM`,
@@ -388,6 +388,7 @@ impl PrivateKey {
             &proofs::session_id(ISSUE_REQUEST, &[])?,
             &rel,
             &request.proof,
+            &proofs::commitment_tables(g),
         )?;
         let x_a = issue_x_a(g, ctx, c, &request.k);
         let (a, e, proof) = sign(self, ISSUE_RESPONSE, &x_a, rand)?;

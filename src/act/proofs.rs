@@ -66,14 +66,15 @@ pub(crate) fn prove(
     relation.prove_compact(session_id, &instance, witness, &nonces, tables)
 }
 
-/// `Verify`: the compact NARG on the instance (validated).
+/// `Verify`: the compact NARG on the instance (validated); `tables` as for [`prove`].
 pub(crate) fn verify(
     session_id: &[u8; 32],
     relation: &LinearRelation<C>,
     proof: &[u8],
+    tables: &[Option<&FixedBaseTable<C>>],
 ) -> Result<()> {
     let instance = relation.serialize();
-    relation.vartime_verify_compact(session_id, &instance, proof)
+    relation.vartime_verify_compact(session_id, &instance, proof, tables)
 }
 
 fn one() -> Scalar {

@@ -576,7 +576,8 @@ impl PrivateKey {
                 enc: &enc,
             },
         )?;
-        proofs::verify(&sid, &rel, &spend.proof)?;
+        let tables = proofs::spend_tables(g, 4 + points.len());
+        proofs::verify(&sid, &rel, &spend.proof, &tables)?;
         Ok(VerifiedSpend {
             nullifier: spend.nullifier(),
             s: spend.s,

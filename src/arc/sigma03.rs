@@ -967,9 +967,10 @@ impl<C: Curve> LinearRelation<C> {
     }
 
     /// `VerifyCompact`: strict decoding of `c || z` (exact length, canonical scalars),
-    /// [`Self::vartime_validate`], then `T_j = sum coeff * z * element - c * image_j` by a
-    /// variable-time multi-scalar multiplication per equation and the challenge comparison.
-    /// Public inputs only.
+    /// [`Self::vartime_validate`], then `T_j = sum coeff * z * element - c * image_j` (terms on
+    /// one element merged; elements with a fixed-base table in `tables`, and the generator,
+    /// through their tables; the others by one variable-time multi-scalar multiplication) and
+    /// the challenge comparison. Public inputs only.
     ///
     /// # Errors
     /// [`Error::InvalidProof`] whichever check failed (the instance included).
@@ -978,6 +979,7 @@ impl<C: Curve> LinearRelation<C> {
         session_id: &[u8; 32],
         instance: &[u8],
         proof: &[u8],
+        tables: &[Option<&FixedBaseTable<C>>],
     ) -> Result<()> {
         let ns = C::SCALAR_LEN;
         if proof.len() != (1 + self.scalars) * ns {
@@ -990,20 +992,47 @@ impl<C: Curve> LinearRelation<C> {
         }
         let (c, z) = scalars.split_first().ok_or(Error::InvalidProof)?;
         let mut commitments = Vec::with_capacity(self.equations.len());
+        let mut merged: Vec<(u32, Scalar<C>)> = Vec::new();
         let mut pts = Vec::new();
         let mut ks = Vec::new();
         for eq in &self.equations {
+            // One scalar per element: terms and image terms on the same element are merged.
+            merged.clear();
+            let terms = eq.terms.iter().map(|(s, e, coeff)| {
+                z.get(*s as usize)
+                    .map(|zs| (*e, *zs * coeff))
+                    .ok_or(Error::InvalidProof)
+            });
+            let image = eq.image.iter().map(|(e, coeff)| Ok((*e, -(*c * coeff))));
+            for t in terms.chain(image) {
+                let (e, k) = t?;
+                match merged.iter_mut().find(|(m, _)| *m == e) {
+                    Some((_, acc)) => *acc += k,
+                    None => merged.push((e, k)),
+                }
+            }
             pts.clear();
             ks.clear();
-            for (s, e, coeff) in &eq.terms {
-                pts.push(*self.point(*e).map_err(|_| Error::InvalidProof)?);
-                ks.push(*z.get(*s as usize).ok_or(Error::InvalidProof)? * coeff);
+            let mut t = Point::<C>::IDENTITY;
+            for (e, k) in &merged {
+                let table = if *e == 0 {
+                    None
+                } else {
+                    tables.get(*e as usize).copied().flatten()
+                };
+                match table {
+                    Some(table) => t = t.vartime_add(&table.vartime_mul(k)),
+                    None if *e == 0 => t = t.vartime_add(&C::generator_table().vartime_mul(k)),
+                    None => {
+                        pts.push(*self.point(*e).map_err(|_| Error::InvalidProof)?);
+                        ks.push(*k);
+                    }
+                }
             }
-            for (e, coeff) in &eq.image {
-                pts.push(*self.point(*e).map_err(|_| Error::InvalidProof)?);
-                ks.push(-(*c * coeff));
+            if !pts.is_empty() {
+                t = t.vartime_add(&group::vartime_msm::<C>(&pts, &ks)?);
             }
-            commitments.push(group::vartime_msm::<C>(&pts, &ks)?);
+            commitments.push(t);
         }
         let expected = Self::challenge(session_id, instance, &commitments)?;
         if expected == *c {
