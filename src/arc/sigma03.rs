@@ -223,27 +223,7 @@ impl<const VALIDATE: bool> Sigma03Transcript<VALIDATE> {
         }
         statement.check(coefficients.len())?;
         let mut sponge = DuplexSponge::new(session_id);
-        let le = |n: usize| (n as u32).to_le_bytes();
-        let coeff = |c: Coefficient| match c {
-            Coefficient::One => C::scalar_bytes(&Scalar::<C>::ONE),
-            Coefficient::Index(i) => C::scalar_bytes(
-                coefficients
-                    .get(usize::from(i))
-                    .unwrap_or(&Scalar::<C>::ONE),
-            ),
-        };
-        sponge.absorb(&le(statement.equations.len()));
-        for eq in statement.equations {
-            write_equation::<C>(
-                &mut |b| sponge.absorb(b),
-                eq.image()
-                    .iter()
-                    .map(|t| (u32::from(t.element), coeff(t.coeff))),
-                eq.terms()
-                    .iter()
-                    .map(|t| (u32::from(t.scalar), u32::from(t.element), coeff(t.coeff))),
-            );
-        }
+        write_statement::<C>(&mut |b| sponge.absorb(b), statement.equations, coefficients);
         let mut table = [Scalar::<C>::ZERO; MAX_COEFFICIENTS];
         table[..coefficients.len()].copy_from_slice(coefficients);
         Ok(Sigma03Prefix {
@@ -311,6 +291,37 @@ impl<C: Curve, const VALIDATE: bool> SigmaTranscript<C> for Sigma03Transcript<VA
         } else {
             Ok(())
         }
+    }
+}
+
+/// The structural part of `SerializeLinearRelation` for a fixed-size statement:
+/// `LE32(#equations)`, then each equation ([`write_equation`]) with its
+/// [`Coefficient::Index`] terms read from `coefficients` (an index outside it, which
+/// `Statement::check` refuses first, would write 1).
+fn write_statement<C: Curve>(
+    sink: &mut impl FnMut(&[u8]),
+    equations: &[Equation],
+    coefficients: &[Scalar<C>],
+) {
+    let coeff = |c: Coefficient| match c {
+        Coefficient::One => C::scalar_bytes(&Scalar::<C>::ONE),
+        Coefficient::Index(i) => C::scalar_bytes(
+            coefficients
+                .get(usize::from(i))
+                .unwrap_or(&Scalar::<C>::ONE),
+        ),
+    };
+    sink(&(equations.len() as u32).to_le_bytes());
+    for eq in equations {
+        write_equation::<C>(
+            sink,
+            eq.image()
+                .iter()
+                .map(|t| (u32::from(t.element), coeff(t.coeff))),
+            eq.terms()
+                .iter()
+                .map(|t| (u32::from(t.scalar), u32::from(t.element), coeff(t.coeff))),
+        );
     }
 }
 
@@ -636,26 +647,11 @@ impl<C: Curve> Relation<C> {
             return Err(Error::InvalidLength);
         }
         let mut w = Writer(out);
-        let coeff = |c: Coefficient| match c {
-            Coefficient::One => C::scalar_bytes(&Scalar::<C>::ONE),
-            Coefficient::Index(i) => C::scalar_bytes(
-                self.coefficients()
-                    .get(usize::from(i))
-                    .unwrap_or(&Scalar::<C>::ONE),
-            ),
-        };
-        w.u32(self.n_equations);
-        for eq in self.statement().equations {
-            write_equation::<C>(
-                &mut |b| w.put(b),
-                eq.image()
-                    .iter()
-                    .map(|t| (u32::from(t.element), coeff(t.coeff))),
-                eq.terms()
-                    .iter()
-                    .map(|t| (u32::from(t.scalar), u32::from(t.element), coeff(t.coeff))),
-            );
-        }
+        write_statement::<C>(
+            &mut |b| w.put(b),
+            self.statement().equations,
+            self.coefficients(),
+        );
         for e in &self.encodings[1..self.n_elements.max(1)] {
             w.put(e.as_ref());
         }
@@ -713,10 +709,6 @@ impl Writer<'_> {
         let (head, rest) = buf.split_at_mut(b.len().min(buf.len()));
         head.copy_from_slice(&b[..head.len()]);
         self.0 = rest;
-    }
-
-    fn u32(&mut self, n: usize) {
-        self.put(&(n as u32).to_le_bytes());
     }
 }
 
