@@ -230,6 +230,14 @@ fn encode_element(p: &Affine<C>) -> [u8; ELEMENT_LEN] {
     out
 }
 
+/// Two `Nseed` blocks from `rng` (an algorithm's scalars, then its prover nonces), in a wiping
+/// buffer.
+fn draw(rng: &mut (impl rand_core::CryptoRng + ?Sized)) -> Zeroizing<[u8; 2 * SEED_LEN]> {
+    let mut rand = Zeroizing::new([0u8; 2 * SEED_LEN]);
+    rng.fill_bytes(&mut *rand);
+    rand
+}
+
 /// A canonical big-endian scalar (zero allowed: `DeserializeScalar`).
 fn read_scalar(r: &mut Reader<'_>) -> Result<Scalar> {
     group::decode_scalar::<C>(r.take(SCALAR_LEN)?)

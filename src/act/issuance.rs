@@ -7,9 +7,9 @@ use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 use super::proofs::{self, ISSUE_REQUEST, ISSUE_RESPONSE};
 use super::{
-    check_amount, commit, derive_scalars, encode_element, encode_scalar, generators, read_scalar,
-    read_u64, CredentialContext, PrivateKey, PublicKey, Reader, Rejected, Scalar, C, ELEMENT_LEN,
-    SCALAR_LEN, SEED_LEN,
+    check_amount, commit, derive_scalars, draw, encode_element, encode_scalar, generators,
+    read_scalar, read_u64, CredentialContext, PrivateKey, PublicKey, Reader, Rejected, Scalar, C,
+    ELEMENT_LEN, SCALAR_LEN, SEED_LEN,
 };
 use crate::group::{self, Affine, Curve, Point};
 use crate::{Error, Result};
@@ -117,8 +117,7 @@ impl ClientIssuanceState {
     /// # Errors
     /// [`Error::ZeroScalar`] for a derived zero scalar (probability `~2^-256`).
     pub fn request(rng: &mut (impl rand_core::CryptoRng + ?Sized)) -> Result<IssueRequestResult> {
-        let mut rand = Zeroizing::new([0u8; 2 * SEED_LEN]);
-        rng.fill_bytes(&mut *rand);
+        let rand = draw(rng);
         Self::request_with(&rand)
     }
 
@@ -368,8 +367,7 @@ impl PrivateKey {
         request: &IssueRequest,
         rng: &mut (impl rand_core::CryptoRng + ?Sized),
     ) -> Result<IssueResponse> {
-        let mut rand = Zeroizing::new([0u8; 2 * SEED_LEN]);
-        rng.fill_bytes(&mut *rand);
+        let rand = draw(rng);
         self.issue_with(ctx, c, request, &rand)
     }
 

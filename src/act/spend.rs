@@ -13,9 +13,9 @@ use super::issuance::{
 };
 use super::proofs::{self, SpendInstance, REFUND, SPEND};
 use super::{
-    check_amount, commit, derive_scalars, encode_element, encode_scalar, generators, read_scalar,
-    read_u64, CredentialContext, Generators, PrivateKey, PublicKey, Reader, Rejected, Scalar, C,
-    ELEMENT_LEN, SCALAR_LEN, SEED_LEN,
+    check_amount, commit, derive_scalars, draw, encode_element, encode_scalar, generators,
+    read_scalar, read_u64, CredentialContext, Generators, PrivateKey, PublicKey, Reader, Rejected,
+    Scalar, C, ELEMENT_LEN, SCALAR_LEN, SEED_LEN,
 };
 use crate::group::{self, Affine, Curve, Point};
 use crate::{Error, Result};
@@ -266,8 +266,7 @@ impl Credential {
         ctx_spend: &[u8],
         rng: &mut (impl rand_core::CryptoRng + ?Sized),
     ) -> Result<SpendResult> {
-        let mut rand = Zeroizing::new([0u8; 2 * SEED_LEN]);
-        rng.fill_bytes(&mut *rand);
+        let rand = draw(rng);
         self.prove_spend_with(ctx, s, a, ctx_spend, &rand)
     }
 
@@ -599,8 +598,7 @@ impl PrivateKey {
         t: u64,
         rng: &mut (impl rand_core::CryptoRng + ?Sized),
     ) -> Result<Refund> {
-        let mut rand = Zeroizing::new([0u8; 2 * SEED_LEN]);
-        rng.fill_bytes(&mut *rand);
+        let rand = draw(rng);
         self.issue_refund_with(ctx, spend, t, &rand)
     }
 
