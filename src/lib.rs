@@ -78,6 +78,7 @@
 )]
 #![warn(missing_docs)]
 
+pub mod act;
 pub mod arc;
 pub mod blind_rsa;
 #[cfg(feature = "serde")]

@@ -1339,12 +1339,173 @@ fn arc_legacy_messages<S: arc::ClearNonceSuite>(suite: &str) -> Vec<Tally> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// ACT (ACTv1-P256-SHA256)
+
+/// Every ACT message at `L = 2`: the issuance request and response, a spend with top-up (both
+/// commitment vectors), a refresh spend, the refund, and the Client's stored credential and
+/// spend state. Deterministic (`act::hazmat`), so each receiver's result is comparable.
+fn act_messages() -> Vec<Tally> {
+    use privacy_tokens::act::{self, hazmat as ah};
+    const L: u8 = 2;
+    const CTX_SPEND: &[u8] = b"tamper ctx_spend";
+    let key = ah::generate_key_pair(&[1; 48]).unwrap();
+    let pk = *key.public_key();
+    let ctx = act::CredentialContext::with_width(b"tamper context", L).unwrap();
+    let snapshot = || hexs(&[key.to_bytes().as_ref(), &pk.to_bytes()]);
+    let req = ah::issue_request(&[2; 96]).unwrap();
+    let state_bytes = req.state.to_bytes().to_vec();
+    let request = req.message.to_bytes();
+    let response = ah::issue_response(&key, &ctx, 1, &req.message, &[3; 96])
+        .unwrap()
+        .to_bytes();
+    let credential = req
+        .state
+        .finalize(
+            &ctx,
+            &pk,
+            &act::IssueResponse::from_bytes(&response).unwrap(),
+        )
+        .map_err(|r| r.error)
+        .unwrap();
+    let credential_bytes = credential.to_bytes().to_vec();
+    let copy = || act::Credential::from_bytes(&credential_bytes).unwrap();
+    let spend_of = |c: act::Credential, s: u64, a: u64| {
+        ah::prove_spend(c, &ctx, s, a, CTX_SPEND, &[4; 96]).unwrap()
+    };
+    let top_up = spend_of(copy(), 1, 1);
+    let spend_bytes = top_up.message.to_bytes();
+    let spend_state = top_up.state.to_bytes().to_vec();
+    let refresh = spend_of(copy(), 0, 0).message.to_bytes();
+    let verified = key.verify_spend(&ctx, &top_up.message, CTX_SPEND).unwrap();
+    let refund = ah::issue_refund(&key, &ctx, &verified, 2, &[5; 96])
+        .unwrap()
+        .to_bytes();
+
+    let issue = |b: &[u8]| {
+        let m = act::IssueRequest::from_bytes(b).map_err(at("IssueRequest::from_bytes"))?;
+        ah::issue_response(&key, &ctx, 1, &m, &[3; 96])
+            .map(|r| r.to_bytes().to_vec())
+            .map_err(at("issue"))
+    };
+    let finalize_issue = |b: &[u8]| {
+        let m = act::IssueResponse::from_bytes(b).map_err(at("IssueResponse::from_bytes"))?;
+        act::ClientIssuanceState::from_bytes(&state_bytes)
+            .unwrap()
+            .finalize(&ctx, &pk, &m)
+            .map(|c| c.to_bytes().to_vec())
+            .map_err(|r| at("finalize issue")(r.error))
+    };
+    let verify = |b: &[u8]| {
+        let m = act::Spend::from_bytes(b, L).map_err(at("Spend::from_bytes"))?;
+        key.verify_spend(&ctx, &m, CTX_SPEND)
+            .map(|v| *v.nullifier())
+            .map_err(at("verify_spend"))
+    };
+    let finalize_refund = |b: &[u8]| {
+        let m = act::Refund::from_bytes(b).map_err(at("Refund::from_bytes"))?;
+        act::ClientSpendState::from_bytes(&spend_state)
+            .unwrap()
+            .finalize(&ctx, &pk, &m)
+            .map(|c| c.to_bytes().to_vec())
+            .map_err(|r| at("finalize refund")(r.error))
+    };
+    // The Client's stored credential: a flipped byte makes a spend the Moderator refuses.
+    let spend_from_storage = |b: &[u8]| {
+        let c = act::Credential::from_bytes(b).map_err(at("Credential::from_bytes"))?;
+        let sp = ah::prove_spend(c, &ctx, 1, 0, CTX_SPEND, &[4; 96]).map_err(at("prove_spend"))?;
+        verify(&sp.message.to_bytes())
+    };
+    // The Client's stored spend state: a flipped byte makes the refund fail to finalise.
+    let finalize_from_storage = |b: &[u8]| {
+        let st =
+            act::ClientSpendState::from_bytes(b).map_err(at("ClientSpendState::from_bytes"))?;
+        st.finalize(&ctx, &pk, &act::Refund::from_bytes(&refund).unwrap())
+            .map(|c| c.to_bytes().to_vec())
+            .map_err(|r| at("finalize refund")(r.error))
+    };
+    // The issuance state in storage: a flip that still decodes gives a `K` its `k`, `r` no
+    // longer open.
+    let finalize_issue_from_storage = |b: &[u8]| {
+        let st = act::ClientIssuanceState::from_bytes(b)
+            .map_err(at("ClientIssuanceState::from_bytes"))?;
+        st.finalize(
+            &ctx,
+            &pk,
+            &act::IssueResponse::from_bytes(&response).unwrap(),
+        )
+        .map(|c| c.to_bytes().to_vec())
+        .map_err(|r| at("finalize issue")(r.error))
+    };
+    // `s` and `a` in the spend state only bound the refund the Client accepts (`t <= s + a`);
+    // the Moderator's refund is bound to `K'`, so a flip there that still admits `t` gives the
+    // same credential.
+    let amounts: [Ignored<Vec<u8>>; 1] = [Ignored {
+        range: 72..88,
+        why: "ClientSpendState `s`, `a`: only the bound t <= s + a reads them; the refund is bound to K'",
+        expect: &unchanged,
+    }];
+    vec![
+        tamper("act IssueRequest".into(), &request, &[], &snapshot, &issue),
+        tamper(
+            "act ClientIssuanceState (storage)".into(),
+            &state_bytes,
+            &[],
+            &snapshot,
+            &finalize_issue_from_storage,
+        ),
+        tamper(
+            "act IssueResponse".into(),
+            &response,
+            &[],
+            &snapshot,
+            &finalize_issue,
+        ),
+        tamper(
+            "act Spend (s, a > 0)".into(),
+            &spend_bytes,
+            &[],
+            &snapshot,
+            &verify,
+        ),
+        tamper(
+            "act Spend (refresh)".into(),
+            &refresh,
+            &[],
+            &snapshot,
+            &verify,
+        ),
+        tamper(
+            "act Refund".into(),
+            &refund,
+            &[],
+            &snapshot,
+            &finalize_refund,
+        ),
+        tamper(
+            "act Credential (storage)".into(),
+            &credential_bytes,
+            &[],
+            &snapshot,
+            &spend_from_storage,
+        ),
+        tamper(
+            "act ClientSpendState (storage)".into(),
+            &spend_state,
+            &amounts,
+            &snapshot,
+            &finalize_from_storage,
+        ),
+    ]
+}
+
+// ---------------------------------------------------------------------------------------------
 // Driver
 
 /// Groups of message types, run on a small work queue, longest first.
 type Group = fn() -> Vec<Tally>;
 
 const GROUPS: &[(&str, Group)] = &[
+    ("act", act_messages),
     ("trust token pst_v1_pmb", || {
         trust_token_messages(tt::Method::PstV1Pmb)
     }),

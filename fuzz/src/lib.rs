@@ -9,6 +9,7 @@
 // generic-array 0.14 deprecates itself; the 0.13 curve crates still use it.
 #![allow(deprecated)]
 
+pub mod act;
 pub mod adapt;
 pub mod arc;
 pub mod arith;

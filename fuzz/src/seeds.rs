@@ -35,6 +35,8 @@ pub const TARGETS: &[(&str, fn(&[u8]), fn() -> Seeds)] = &[
     ("tt_issue", crate::trust_token::issue_target, tt_issue),
     ("tt_redeem", crate::trust_token::redeem_target, tt_redeem),
     ("tt_finish", crate::trust_token::finish_target, tt_finish),
+    ("act_decode", crate::act::decode_target, act_decode),
+    ("act_verify", crate::act::verify_target, act_verify),
     ("arc_decode", crate::arc::decode_target, arc_decode),
     ("arc_verify", crate::arc::verify_target, arc_verify),
     ("arc_issue", crate::arc::issue_target, arc_issue),
@@ -67,6 +69,34 @@ pub const TARGETS: &[(&str, fn(&[u8]), fn() -> Seeds)] = &[
         diff_hash_to_curve,
     ),
 ];
+
+/// Every ACT message, state and key of the fixture, under its selector (`L = 4`).
+fn act_decode() -> Seeds {
+    let f = crate::act::fix();
+    let l = (crate::act::L - 1) * 8;
+    let mut out = vec![
+        (vec![l], f.request.clone()),
+        (vec![l + 1], f.response.clone()),
+        (vec![l + 2], f.refund.clone()),
+        (vec![l + 4], f.credential.clone()),
+        (vec![l + 5], f.issuance_state.clone()),
+        (vec![l + 6], f.spend_state.clone()),
+        (vec![l + 7], f.key.public_key().to_bytes().to_vec()),
+        (vec![l + 7], f.key.to_bytes().to_vec()),
+    ];
+    out.extend(f.spends.iter().map(|s| (vec![l + 3], s.clone())));
+    out
+}
+
+/// The fixture's spends, request, response and refund under their selectors.
+fn act_verify() -> Seeds {
+    let f = crate::act::fix();
+    let mut out: Seeds = f.spends.iter().map(|s| (vec![0], s.clone())).collect();
+    out.push((vec![1], f.request.clone()));
+    out.push((vec![2], f.response.clone()));
+    out.push((vec![3], f.refund.clone()));
+    out
+}
 
 /// Writes the seeds of `target` into `dir` (each file named by its SHA-256), after running the
 /// target on each; returns how many were written.

@@ -23,7 +23,9 @@
 //! instance bytes of the vector files.
 //!
 //! Byte-exact against the -03 vectors of `mmaker/draft-irtf-cfrg-sigma-protocols` at
-//! `91cc933` (`test-vectors/sigma-03/`). Nothing here allocates.
+//! `91cc933` (`test-vectors/sigma-03/`). Nothing here allocates but [`LinearRelation`], the
+//! heap-backed relation of any size (ACT's spend relation, `crate::act`), which runs the same
+//! sponge, challenge decoding and instance encoding through the compact NARG.
 
 use core::fmt;
 
@@ -34,7 +36,7 @@ use super::sigma::{
     reduce_wide, Base, Coefficient, Elements, Equation, ImageTerm, SigmaTranscript, Statement,
     Term, MAX_COEFFICIENTS, MAX_ELEMENTS, MAX_EQUATIONS, MAX_IMAGE_TERMS, MAX_SCALARS, MAX_TERMS,
 };
-use crate::group::{self, Affine, Curve, Point, Scalar};
+use crate::group::{self, Affine, Curve, FixedBaseTable, Point, Scalar};
 use crate::{Error, Result};
 
 /// The SHAKE128 rate in bytes: the session id is padded to one block.
@@ -221,29 +223,7 @@ impl<const VALIDATE: bool> Sigma03Transcript<VALIDATE> {
         }
         statement.check(coefficients.len())?;
         let mut sponge = DuplexSponge::new(session_id);
-        let le = |n: usize| (n as u32).to_le_bytes();
-        let coeff = |c: Coefficient| match c {
-            Coefficient::One => C::scalar_bytes(&Scalar::<C>::ONE),
-            Coefficient::Index(i) => C::scalar_bytes(
-                coefficients
-                    .get(usize::from(i))
-                    .unwrap_or(&Scalar::<C>::ONE),
-            ),
-        };
-        sponge.absorb(&le(statement.equations.len()));
-        for eq in statement.equations {
-            sponge.absorb(&le(eq.image().len()));
-            for t in eq.image() {
-                sponge.absorb(&le(usize::from(t.element)));
-                sponge.absorb(coeff(t.coeff).as_ref());
-            }
-            sponge.absorb(&le(eq.terms().len()));
-            for t in eq.terms() {
-                sponge.absorb(&le(usize::from(t.scalar)));
-                sponge.absorb(&le(usize::from(t.element)));
-                sponge.absorb(coeff(t.coeff).as_ref());
-            }
-        }
+        write_statement::<C>(&mut |b| sponge.absorb(b), statement.equations, coefficients);
         let mut table = [Scalar::<C>::ZERO; MAX_COEFFICIENTS];
         table[..coefficients.len()].copy_from_slice(coefficients);
         Ok(Sigma03Prefix {
@@ -311,6 +291,61 @@ impl<C: Curve, const VALIDATE: bool> SigmaTranscript<C> for Sigma03Transcript<VA
         } else {
             Ok(())
         }
+    }
+}
+
+/// The structural part of `SerializeLinearRelation` for a fixed-size statement:
+/// `LE32(#equations)`, then each equation ([`write_equation`]) with its
+/// [`Coefficient::Index`] terms read from `coefficients` (an index outside it, which
+/// `Statement::check` refuses first, would write 1).
+fn write_statement<C: Curve>(
+    sink: &mut impl FnMut(&[u8]),
+    equations: &[Equation],
+    coefficients: &[Scalar<C>],
+) {
+    let coeff = |c: Coefficient| match c {
+        Coefficient::One => C::scalar_bytes(&Scalar::<C>::ONE),
+        Coefficient::Index(i) => C::scalar_bytes(
+            coefficients
+                .get(usize::from(i))
+                .unwrap_or(&Scalar::<C>::ONE),
+        ),
+    };
+    sink(&(equations.len() as u32).to_le_bytes());
+    for eq in equations {
+        write_equation::<C>(
+            sink,
+            eq.image()
+                .iter()
+                .map(|t| (u32::from(t.element), coeff(t.coeff))),
+            eq.terms()
+                .iter()
+                .map(|t| (u32::from(t.scalar), u32::from(t.element), coeff(t.coeff))),
+        );
+    }
+}
+
+/// One equation of `SerializeLinearRelation` (sigma-protocols-03 §"Serialization"),
+/// piece by piece into `sink`: `LE32(#image) (LE32(element) || coeff)*` then
+/// `LE32(#terms) (LE32(scalar) || LE32(element) || coeff)*`, coefficients as `Ns` big-endian
+/// bytes. The one writer of the instance encoding: the fixed-size statements' transcript prefix
+/// ([`Sigma03Transcript::prefix_with`]) and encoder ([`Relation::encode_into`]) and
+/// [`LinearRelation::serialize`] all go through it.
+fn write_equation<C: Curve>(
+    sink: &mut impl FnMut(&[u8]),
+    image: impl ExactSizeIterator<Item = (u32, C::ScalarBytes)>,
+    terms: impl ExactSizeIterator<Item = (u32, u32, C::ScalarBytes)>,
+) {
+    sink(&(image.len() as u32).to_le_bytes());
+    for (e, c) in image {
+        sink(&e.to_le_bytes());
+        sink(c.as_ref());
+    }
+    sink(&(terms.len() as u32).to_le_bytes());
+    for (s, e, c) in terms {
+        sink(&s.to_le_bytes());
+        sink(&e.to_le_bytes());
+        sink(c.as_ref());
     }
 }
 
@@ -612,28 +647,11 @@ impl<C: Curve> Relation<C> {
             return Err(Error::InvalidLength);
         }
         let mut w = Writer(out);
-        let coeff = |c: Coefficient| match c {
-            Coefficient::One => C::scalar_bytes(&Scalar::<C>::ONE),
-            Coefficient::Index(i) => C::scalar_bytes(
-                self.coefficients()
-                    .get(usize::from(i))
-                    .unwrap_or(&Scalar::<C>::ONE),
-            ),
-        };
-        w.u32(self.n_equations);
-        for eq in self.statement().equations {
-            w.u32(eq.image().len());
-            for t in eq.image() {
-                w.u32(usize::from(t.element));
-                w.put(coeff(t.coeff).as_ref());
-            }
-            w.u32(eq.terms().len());
-            for t in eq.terms() {
-                w.u32(usize::from(t.scalar));
-                w.u32(usize::from(t.element));
-                w.put(coeff(t.coeff).as_ref());
-            }
-        }
+        write_statement::<C>(
+            &mut |b| w.put(b),
+            self.statement().equations,
+            self.coefficients(),
+        );
         for e in &self.encodings[1..self.n_elements.max(1)] {
             w.put(e.as_ref());
         }
@@ -692,9 +710,328 @@ impl Writer<'_> {
         head.copy_from_slice(&b[..head.len()]);
         self.0 = rest;
     }
+}
 
-    fn u32(&mut self, n: usize) {
-        self.put(&(n as u32).to_le_bytes());
+// ---------------------------------------------------------------------------------------------
+// Relations of any size (heap), compact NARG with caller-supplied nonces
+
+/// One equation of a [`LinearRelation`]: `sum coeff * element = sum coeff * scalar * element`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinearEquation<C: Curve> {
+    /// Image (left-hand side) terms `(element index, coefficient)`.
+    pub image: Vec<(u32, Scalar<C>)>,
+    /// Terms `(scalar index, element index, coefficient)`.
+    pub terms: Vec<(u32, u32, Scalar<C>)>,
+}
+
+/// A linear relation of any size with its element values (sigma-protocols-03
+/// §"Representation"), on the heap: the engine of relations too large for the fixed arrays of
+/// [`Relation`] (ACT's spend relation at `L = 64`: 261 equations, 391 scalars, 137 elements,
+/// about 70 distinct coefficients). The same transcript as every other sigma-03 proof here
+/// ([`DuplexSponge`], [`decode_uint`]); the instance bytes are `SerializeLinearRelation`.
+/// Element 0 is the generator. Public data.
+#[derive(Clone, Debug)]
+pub struct LinearRelation<C: Curve> {
+    scalars: usize,
+    points: Vec<Affine<C>>,
+    encodings: Vec<C::Compressed>,
+    equations: Vec<LinearEquation<C>>,
+}
+
+impl<C: Curve> LinearRelation<C> {
+    /// A relation over `scalars` witness scalars and the elements `points` (element 0 the
+    /// generator is prepended: `points[i]` gets index `i + 1`), with no equation yet.
+    /// `encodings[i]` must be the compressed encoding of `points[i]` (the caller has them from
+    /// one batched affine conversion).
+    ///
+    /// # Errors
+    /// [`Error::Batch`] when the two slices differ in length.
+    pub fn new(scalars: usize, points: &[Affine<C>], encodings: &[C::Compressed]) -> Result<Self> {
+        if points.len() != encodings.len() {
+            return Err(Error::Batch);
+        }
+        let mut p = Vec::with_capacity(points.len() + 1);
+        p.push(Affine::<C>::generator());
+        p.extend_from_slice(points);
+        let mut e = Vec::with_capacity(points.len() + 1);
+        e.push(C::encode_compressed(&Affine::<C>::generator()));
+        e.extend_from_slice(encodings);
+        Ok(Self {
+            scalars,
+            points: p,
+            encodings: e,
+            equations: Vec::new(),
+        })
+    }
+
+    /// Appends an equation.
+    pub fn push(&mut self, equation: LinearEquation<C>) {
+        self.equations.push(equation);
+    }
+
+    /// The number of witness scalars.
+    pub fn scalars(&self) -> usize {
+        self.scalars
+    }
+
+    /// The number of equations.
+    pub fn equations(&self) -> usize {
+        self.equations.len()
+    }
+
+    /// `SerializeLinearRelation` (sigma-protocols-03 §"Serialization"): `LE32(#equations)`,
+    /// per equation the image `LE32(#) (LE32(element) || coeff)*` and the terms
+    /// `LE32(#) (LE32(scalar) || LE32(element) || coeff)*`, then elements 1 onwards.
+    pub fn serialize(&self) -> Vec<u8> {
+        let ns = C::SCALAR_LEN;
+        let len = self.equations.iter().fold(4, |n, eq| {
+            n + 8 + eq.image.len() * (4 + ns) + eq.terms.len() * (8 + ns)
+        }) + self.encodings.len().saturating_sub(1) * C::COMPRESSED_LEN;
+        let mut out = Vec::with_capacity(len);
+        let le = |n: usize| (n as u32).to_le_bytes();
+        out.extend_from_slice(&le(self.equations.len()));
+        for eq in &self.equations {
+            write_equation::<C>(
+                &mut |b| out.extend_from_slice(b),
+                eq.image.iter().map(|(e, c)| (*e, C::scalar_bytes(c))),
+                eq.terms
+                    .iter()
+                    .map(|(s, e, c)| (*s, *e, C::scalar_bytes(c))),
+            );
+        }
+        for e in self.encodings.iter().skip(1) {
+            out.extend_from_slice(e.as_ref());
+        }
+        out
+    }
+
+    fn point(&self, e: u32) -> Result<&Affine<C>> {
+        self.points.get(e as usize).ok_or(Error::InvalidInstance)
+    }
+
+    /// `ValidateInstance` (sigma-protocols-03 §"Instance validation", as
+    /// [`validate_instance`]): equations with images and terms, indices in range, every
+    /// element and scalar used, element 0 the generator, no identity element, no identity
+    /// image, no all-identity scalar column. Variable time (the instance is public); a column
+    /// entry of one term is `coeff * P` with `P` not the identity, so only entries of several
+    /// terms are multiplied out.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInstance`].
+    pub fn vartime_validate(&self) -> Result<()> {
+        let mut used_elements = vec![false; self.points.len()];
+        let mut used_scalars = vec![false; self.scalars];
+        let mut nonzero_column = vec![false; self.scalars];
+        if self.equations.is_empty()
+            || self.points.first() != Some(&Affine::<C>::generator())
+            || self.points.iter().any(|p| bool::from(p.is_identity()))
+        {
+            return Err(Error::InvalidInstance);
+        }
+        for eq in &self.equations {
+            if eq.image.is_empty() || eq.terms.is_empty() {
+                return Err(Error::InvalidInstance);
+            }
+            let mut points = Vec::with_capacity(eq.image.len());
+            let mut coeffs = Vec::with_capacity(eq.image.len());
+            for (e, c) in &eq.image {
+                points.push(*self.point(*e)?);
+                coeffs.push(*c);
+                used_elements[*e as usize] = true;
+            }
+            let image = group::vartime_msm::<C>(&points, &coeffs)?;
+            if bool::from(image.is_identity()) {
+                return Err(Error::InvalidInstance);
+            }
+            for (i, (s, e, c)) in eq.terms.iter().enumerate() {
+                self.point(*e)?;
+                let s = *s as usize;
+                if s >= self.scalars {
+                    return Err(Error::InvalidInstance);
+                }
+                used_elements[*e as usize] = true;
+                used_scalars[s] = true;
+                if nonzero_column[s] {
+                    continue;
+                }
+                let others = eq.terms.iter().filter(|t| t.0 as usize == s).count();
+                nonzero_column[s] = if others == 1 {
+                    !bool::from(c.is_zero())
+                } else if eq.terms[..i].iter().any(|t| t.0 as usize == s) {
+                    false
+                } else {
+                    let sum = eq.terms.iter().filter(|t| t.0 as usize == s).try_fold(
+                        Point::<C>::IDENTITY,
+                        |acc, t| {
+                            Ok::<_, Error>(
+                                acc.vartime_add(&group::vartime_mul::<C>(self.point(t.1)?, &t.2)),
+                            )
+                        },
+                    )?;
+                    !bool::from(sum.is_identity())
+                };
+            }
+        }
+        if used_elements[1..].contains(&false)
+            || used_scalars.contains(&false)
+            || nonzero_column.contains(&false)
+        {
+            return Err(Error::InvalidInstance);
+        }
+        Ok(())
+    }
+
+    /// The challenge of the compact NARG: a [`DuplexSponge`] on `session_id` absorbs
+    /// `instance` (this relation's [`Self::serialize`]) and the commitments, and squeezes
+    /// `Ns + 16` bytes for [`decode_uint`].
+    fn challenge(
+        session_id: &[u8; 32],
+        instance: &[u8],
+        commitments: &[Point<C>],
+    ) -> Result<Scalar<C>> {
+        let mut affine = vec![Affine::<C>::IDENTITY; commitments.len()];
+        group::normalize_slice::<C>(commitments, &mut affine)?;
+        let mut ds = DuplexSponge::new(session_id);
+        ds.absorb(instance);
+        for a in &affine {
+            // `Group.serialize` is undefined on the identity: no proof has one.
+            if bool::from(a.is_identity()) {
+                return Err(Error::InvalidProof);
+            }
+            ds.absorb(C::encode_compressed(a).as_ref());
+        }
+        let mut wide = [0u8; 48 + 16];
+        let n = C::SCALAR_LEN + 16;
+        ds.squeeze(&mut wide[..n]);
+        decode_uint::<C>(&wide[..n])
+    }
+
+    /// `ProveCompact` with the given nonces (one per scalar; sigma-protocols-03 §5.5): commits
+    /// `T_j = sum coeff * nonce * element`, derives the challenge from `instance` (which must be
+    /// [`Self::serialize`]) and answers `z_i = nonce_i + c * w_i`; returns `c || z` encoded.
+    /// Constant time in the witness and nonces (the shape is public). `tables[e]`, when
+    /// present, is a fixed-base table of element `e` (element 0 always uses the generator's).
+    ///
+    /// # Errors
+    /// [`Error::Batch`] when `witness`, `nonces` or `tables` have the wrong length;
+    /// [`Error::InvalidInstance`] for an index out of range; [`Error::InvalidProof`] for an
+    /// identity commitment (probability `~2^-256` with derived nonces).
+    pub fn prove_compact(
+        &self,
+        session_id: &[u8; 32],
+        instance: &[u8],
+        witness: &[Scalar<C>],
+        nonces: &[Scalar<C>],
+        tables: &[Option<&FixedBaseTable<C>>],
+    ) -> Result<Vec<u8>> {
+        if witness.len() != self.scalars
+            || nonces.len() != self.scalars
+            || tables.len() != self.points.len()
+        {
+            return Err(Error::Batch);
+        }
+        let mut commitments = Vec::with_capacity(self.equations.len());
+        for eq in &self.equations {
+            let mut t = Point::<C>::IDENTITY;
+            for (s, e, c) in &eq.terms {
+                let k = *nonces.get(*s as usize).ok_or(Error::InvalidInstance)? * c;
+                let p = if *e == 0 {
+                    group::mul_generator::<C>(&k)
+                } else {
+                    match tables.get(*e as usize).copied().flatten() {
+                        Some(table) => table.mul(&k),
+                        None => group::mul_affine::<C>(self.point(*e)?, &k),
+                    }
+                };
+                t += p;
+            }
+            commitments.push(t);
+        }
+        let c = Self::challenge(session_id, instance, &commitments)?;
+        let mut out = Vec::with_capacity((1 + self.scalars) * C::SCALAR_LEN);
+        out.extend_from_slice(C::scalar_bytes(&c).as_ref());
+        for (n, w) in nonces.iter().zip(witness) {
+            let mut z = *n + c * w;
+            out.extend_from_slice(C::scalar_bytes(&z).as_ref());
+            zeroize::Zeroize::zeroize(&mut z);
+        }
+        Ok(out)
+    }
+
+    /// `VerifyCompact`: strict decoding of `c || z` (exact length, canonical scalars),
+    /// [`Self::vartime_validate`], then `T_j = sum coeff * z * element - c * image_j` (terms on
+    /// one element merged; elements with a fixed-base table in `tables`, and the generator,
+    /// through their tables; the others by one variable-time multi-scalar multiplication) and
+    /// the challenge comparison. Public inputs only.
+    ///
+    /// # Errors
+    /// [`Error::InvalidProof`] whichever check failed (the instance included).
+    pub fn vartime_verify_compact(
+        &self,
+        session_id: &[u8; 32],
+        instance: &[u8],
+        proof: &[u8],
+        tables: &[Option<&FixedBaseTable<C>>],
+    ) -> Result<()> {
+        let ns = C::SCALAR_LEN;
+        if proof.len() != (1 + self.scalars) * ns {
+            return Err(Error::InvalidProof);
+        }
+        self.vartime_validate().map_err(|_| Error::InvalidProof)?;
+        let mut scalars = Vec::with_capacity(self.scalars + 1);
+        for chunk in proof.chunks_exact(ns) {
+            scalars.push(group::decode_scalar::<C>(chunk).map_err(|_| Error::InvalidProof)?);
+        }
+        let (c, z) = scalars.split_first().ok_or(Error::InvalidProof)?;
+        let mut commitments = Vec::with_capacity(self.equations.len());
+        let mut merged: Vec<(u32, Scalar<C>)> = Vec::new();
+        let mut pts = Vec::new();
+        let mut ks = Vec::new();
+        for eq in &self.equations {
+            // One scalar per element: terms and image terms on the same element are merged.
+            merged.clear();
+            let terms = eq.terms.iter().map(|(s, e, coeff)| {
+                z.get(*s as usize)
+                    .map(|zs| (*e, *zs * coeff))
+                    .ok_or(Error::InvalidProof)
+            });
+            let image = eq.image.iter().map(|(e, coeff)| Ok((*e, -(*c * coeff))));
+            for t in terms.chain(image) {
+                let (e, k) = t?;
+                match merged.iter_mut().find(|(m, _)| *m == e) {
+                    Some((_, acc)) => *acc += k,
+                    None => merged.push((e, k)),
+                }
+            }
+            pts.clear();
+            ks.clear();
+            let mut t = Point::<C>::IDENTITY;
+            for (e, k) in &merged {
+                let table = if *e == 0 {
+                    None
+                } else {
+                    tables.get(*e as usize).copied().flatten()
+                };
+                match table {
+                    Some(table) => t = t.vartime_add(&table.vartime_mul(k)),
+                    None if *e == 0 => t = t.vartime_add(&C::generator_table().vartime_mul(k)),
+                    None => {
+                        pts.push(*self.point(*e).map_err(|_| Error::InvalidProof)?);
+                        ks.push(*k);
+                    }
+                }
+            }
+            if !pts.is_empty() {
+                t = t.vartime_add(&group::vartime_msm::<C>(&pts, &ks)?);
+            }
+            commitments.push(t);
+        }
+        let expected = Self::challenge(session_id, instance, &commitments)?;
+        if expected == *c {
+            Ok(())
+        } else {
+            Err(Error::InvalidProof)
+        }
     }
 }
 

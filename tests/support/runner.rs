@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+#[path = "act.rs"]
+pub mod act;
 #[path = "arc.rs"]
 pub mod arc;
 #[path = "blind_rsa.rs"]
@@ -65,6 +67,8 @@ pub enum Kind {
     BlindRsaTokens,
     /// RFC 9577 Appendix A.1 token authenticator inputs.
     TokenInputs,
+    /// ACT (`ACTv1-P256-SHA256`) text files of act-rs and the draft's appendix.
+    Act,
 }
 
 /// Recognises a document by its content.
@@ -109,6 +113,16 @@ pub fn recognise(json: &Value) -> Option<Kind> {
 /// Replays one file. A file that is not JSON, is not recognised, or yields zero cases is an error.
 pub fn replay_file(path: &Path) -> Result<(Kind, Counts), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
+    if path.extension().is_some_and(|x| x == "txt") {
+        if !act::recognises(&text) {
+            return Err("unrecognised text vector layout".into());
+        }
+        let counts = act::run_text(&text)?;
+        if counts.passed + counts.failed == 0 {
+            return Err("no case ran".into());
+        }
+        return Ok((Kind::Act, counts));
+    }
     let json: Value = serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
     let kind = recognise(&json).ok_or("unrecognised vector layout")?;
     let counts = match kind {
@@ -126,6 +140,7 @@ pub fn replay_file(path: &Path) -> Result<(Kind, Counts), String> {
         Kind::Pbrsa => blind_rsa::run_pbrsa(&json)?,
         Kind::BlindRsaTokens => privacy_pass_rsa::run(&json)?,
         Kind::TokenInputs => privacy_pass_rsa::run_token_inputs(&json)?,
+        Kind::Act => return Err("ACT files are text".into()),
     };
     if counts.passed + counts.failed == 0 {
         return Err(format!("no case ran ({} skipped)", counts.skipped));
@@ -133,7 +148,18 @@ pub fn replay_file(path: &Path) -> Result<(Kind, Counts), String> {
     Ok((kind, counts))
 }
 
-/// Every `.json` file under a directory, recursively, sorted.
+/// Whether a vector file (JSON, or an ACT text file) is claimed by a runner.
+pub fn claimed(path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    if path.extension().is_some_and(|x| x == "txt") {
+        return act::recognises(&text);
+    }
+    serde_json::from_str::<Value>(&text).is_ok_and(|json| recognise(&json).is_some())
+}
+
+/// Every `.json` and `.txt` file under a directory, recursively, sorted.
 pub fn vector_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -143,7 +169,7 @@ pub fn vector_files(dir: &Path) -> Vec<PathBuf> {
                 let p = e.path();
                 if p.is_dir() {
                     stack.push(p);
-                } else if p.extension().is_some_and(|x| x == "json") {
+                } else if p.extension().is_some_and(|x| x == "json" || x == "txt") {
                     out.push(p);
                 }
             }
