@@ -90,6 +90,9 @@ pub const fn element_len<S: Suite>() -> usize {
 /// Deterministic ARC entry points and the sigma-protocols test DRNG.
 pub use crate::arc::hazmat as arc;
 
+/// Deterministic ACT entry points (ACTv1 with caller-chosen randomness), for the vectors only.
+pub use crate::act::hazmat as act;
+
 pub use crate::blind_rsa::RsaBlind;
 
 /// RSA `Blind` (RFC 9474 §4.2, or the partially blind draft's §4.2 with `info`) with a chosen
