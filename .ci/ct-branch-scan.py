@@ -63,6 +63,11 @@ REVIEWED = {
     # tests `fill_bytes`'s error flag OR (output length != 72): the constant length, not the key.
     r"trust_token::pmb::IssuerKey::for_key$": (
         1, "hash2curve's expander output-length check (the fixed 72 bytes, not the key)"),
+    # ARC's `m2 = HashToScalar(requestContext)`, with `hash_to_scalar` inlined since the ACT
+    # merge moved the partitioning: the same expander check (`fill_bytes`'s error flag OR
+    # output length != 48, `cmp $0x30,%rdx; setne; or; test $0x1`), on the public context.
+    r"arc::issuance::request_context_scalar$": (
+        1, "hash2curve's expander output-length check (the fixed 48 bytes; the context is public)"),
     # With P-256's squaring inlined, `sqn(x, 2)` becomes a two-trip loop whose flag is the
     # constant `mov $0x1` set before it and tested at its back edge: the loop counter.
     r"group::field::(invert_p256|pow_p256_c1)$": (
