@@ -13,6 +13,7 @@ mod hex;
 pub mod history;
 pub mod issuer;
 pub mod keys;
+pub mod marker;
 pub mod metrics;
 pub mod origin;
 pub mod pool;
@@ -21,7 +22,7 @@ pub mod rng;
 pub mod store;
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
@@ -76,6 +77,9 @@ pub struct AppState {
     pub metrics: Metrics,
     /// Seconds added to the system clock (tests of the key schedule move time with it).
     clock_offset: AtomicI64,
+    /// The spent-token store's `valid_from` ([`marker::StoreMarker`]): tokens of keys live
+    /// before it are refused (0 until [`AppState::set_store_marker`]).
+    store_valid_from: AtomicU64,
     /// The issuance gate.
     pub gate: gate::Gate,
     /// The key schedule history, kept up to date by [`AppState::spawn_rotation`] (the binary
@@ -109,6 +113,7 @@ impl AppState {
             store,
             metrics,
             clock_offset: AtomicI64::new(0),
+            store_valid_from: AtomicU64::new(0),
             gate,
             history: std::sync::OnceLock::new(),
         }))
@@ -148,6 +153,18 @@ impl AppState {
     /// Moves the server's clock by `secs` from the system clock (for tests of rotation).
     pub fn set_clock_offset(&self, secs: i64) {
         self.clock_offset.store(secs, Ordering::Relaxed);
+    }
+
+    /// Serves with the store's marker (checked by [`marker::check_at_start`]): refuses tokens
+    /// of keys live before its `valid_from`, and exports its id.
+    pub fn set_store_marker(&self, m: &marker::StoreMarker) {
+        self.store_valid_from.store(m.valid_from, Ordering::Relaxed);
+        self.metrics.set_store_id(&m.store_id);
+    }
+
+    /// The store's `valid_from` (see [`AppState::set_store_marker`]).
+    pub fn store_valid_from(&self) -> u64 {
+        self.store_valid_from.load(Ordering::Relaxed)
     }
 
     /// The master secret's public fingerprint.

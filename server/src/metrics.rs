@@ -37,6 +37,13 @@ pub struct FingerprintLabel {
     pub fingerprint: String,
 }
 
+/// The label of the store id metric.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct StoreLabel {
+    /// The spent-token store's id ([`crate::marker::StoreMarker`]).
+    pub store_id: String,
+}
+
 type HistogramFamily<L> = Family<L, Histogram, fn() -> Histogram>;
 
 fn latency_histogram() -> Histogram {
@@ -61,6 +68,9 @@ pub struct Metrics {
     pub store_latency: Histogram,
     /// 1, labelled with the master secret's fingerprint (instances that disagree split clients).
     pub fingerprint: Family<FingerprintLabel, Gauge>,
+    /// 1, labelled with the spent-token store's id (instances that disagree are on different
+    /// sets).
+    pub store_info: Family<StoreLabel, Gauge>,
 }
 
 impl Default for Metrics {
@@ -77,6 +87,12 @@ impl Default for Metrics {
             "pt_key_fingerprint",
             "1, labelled with the master secret's public fingerprint",
             fingerprint.clone(),
+        );
+        let store_info = Family::<StoreLabel, Gauge>::default();
+        registry.register(
+            "pt_store_info",
+            "1, labelled with the spent-token store's id",
+            store_info.clone(),
         );
         registry.register("pt_issued_tokens", "Tokens issued", issued.clone());
         registry.register(
@@ -113,6 +129,7 @@ impl Default for Metrics {
             latency,
             store_latency,
             fingerprint,
+            store_info,
         }
     }
 }
@@ -142,6 +159,15 @@ impl Metrics {
                 })
                 .inc();
         }
+    }
+
+    /// Sets the store id metric.
+    pub fn set_store_id(&self, id: &str) {
+        self.store_info
+            .get_or_create(&StoreLabel {
+                store_id: id.into(),
+            })
+            .set(1);
     }
 
     /// Sets the key fingerprint metric.

@@ -59,12 +59,36 @@ pub trait SpentStore: Send + Sync + 'static {
 
     /// The backend's name for logs and metrics.
     fn name(&self) -> &'static str;
+
+    /// The store's identity marker ([`crate::marker`]), as written by
+    /// [`SpentStore::put_marker`]; `None` when the store has none (new, emptied or replaced).
+    ///
+    /// # Errors
+    /// [`StoreError`] when the store cannot answer.
+    fn marker(&self) -> MarkerFuture<'_>;
+
+    /// Writes the marker unless the store has one already (kept without expiry); `true` when
+    /// this call wrote it.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the store cannot answer.
+    fn put_marker<'a>(&'a self, marker: &'a [u8]) -> PutFuture<'a>;
 }
+
+/// A boxed future of a marker read.
+pub type MarkerFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<Option<Vec<u8>>, StoreError>> + Send + 'a>>;
+
+/// A boxed future of a marker write: whether it was written.
+pub type PutFuture<'a> = Pin<Box<dyn Future<Output = Result<bool, StoreError>> + Send + 'a>>;
 
 /// A boxed future of a readiness check.
 pub type ReadyFuture<'a> = Pin<Box<dyn Future<Output = Result<(), StoreError>> + Send + 'a>>;
 
 const SPENT: TableDefinition<&[u8], u64> = TableDefinition::new("spent");
+/// The embedded store's metadata: [`MARKER_KEY`] holds the marker.
+const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+const MARKER_KEY: &str = "store";
 
 /// The default of `store.spent_margin_secs`, owned by the configuration; also the margin of a
 /// store built without [`RedbStore::with_margin`] or [`RedisStore::with_margin`].
@@ -118,6 +142,7 @@ impl RedbStore {
         let db = Database::create(path).map_err(store_err)?;
         let txn = db.begin_write().map_err(store_err)?;
         txn.open_table(SPENT).map_err(store_err)?;
+        txn.open_table(META).map_err(store_err)?;
         txn.commit().map_err(store_err)?;
         let mut s = Self {
             db: Arc::new(db),
@@ -278,6 +303,72 @@ impl RedbStore {
     }
 }
 
+impl RedbStore {
+    /// Up to `n` records (id, kept-until instant) after `after` in id order, for copying the
+    /// set elsewhere ([`crate::marker::migrate`]).
+    ///
+    /// # Errors
+    /// [`StoreError`] on a database error.
+    pub fn records_after(
+        &self,
+        after: Option<&[u8]>,
+        n: usize,
+    ) -> Result<Vec<(Vec<u8>, u64)>, StoreError> {
+        let txn = self.db.begin_read().map_err(store_err)?;
+        let table = txn.open_table(SPENT).map_err(store_err)?;
+        let range = match after {
+            Some(a) => {
+                table.range::<&[u8]>((std::ops::Bound::Excluded(a), std::ops::Bound::Unbounded))
+            }
+            None => table.range::<&[u8]>(..),
+        }
+        .map_err(store_err)?;
+        let mut out = Vec::new();
+        for entry in range.take(n) {
+            let (k, v) = entry.map_err(store_err)?;
+            out.push((k.value().to_vec(), v.value()));
+        }
+        Ok(out)
+    }
+
+    /// Removes the marker (after its set was copied elsewhere: serving on this file again then
+    /// needs the operator's acknowledgement).
+    ///
+    /// # Errors
+    /// [`StoreError`] on a database error.
+    pub fn remove_marker(&self) -> Result<(), StoreError> {
+        let txn = self.db.begin_write().map_err(store_err)?;
+        txn.open_table(META)
+            .map_err(store_err)?
+            .remove(MARKER_KEY)
+            .map_err(store_err)?;
+        txn.commit().map_err(store_err)
+    }
+
+    fn read_marker(db: &Database) -> Result<Option<Vec<u8>>, StoreError> {
+        let txn = db.begin_read().map_err(store_err)?;
+        let table = txn.open_table(META).map_err(store_err)?;
+        let v = table.get(MARKER_KEY).map_err(store_err)?;
+        Ok(v.map(|v| v.value().to_vec()))
+    }
+
+    fn write_marker(db: &Database, marker: &[u8]) -> Result<bool, StoreError> {
+        let mut txn = db.begin_write().map_err(store_err)?;
+        txn.set_durability(Durability::Immediate);
+        let written = {
+            let mut table = txn.open_table(META).map_err(store_err)?;
+            if table.get(MARKER_KEY).map_err(store_err)?.is_some() {
+                false
+            } else {
+                table.insert(MARKER_KEY, marker).map_err(store_err)?;
+                true
+            }
+        };
+        txn.commit().map_err(store_err)?;
+        Ok(written)
+    }
+}
+
 /// Records scanned per sweep transaction.
 pub const SWEEP_CHUNK: usize = 10_000;
 
@@ -328,6 +419,24 @@ impl SpentStore for RedbStore {
 
     fn name(&self) -> &'static str {
         "redb"
+    }
+
+    fn marker(&self) -> MarkerFuture<'_> {
+        let db = self.db.clone();
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || Self::read_marker(&db))
+                .await
+                .map_err(store_err)?
+        })
+    }
+
+    fn put_marker<'a>(&'a self, marker: &'a [u8]) -> PutFuture<'a> {
+        let (db, marker) = (self.db.clone(), marker.to_vec());
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || Self::write_marker(&db, &marker))
+                .await
+                .map_err(store_err)?
+        })
     }
 }
 
@@ -401,6 +510,33 @@ impl RedisStore {
     pub fn with_margin(mut self, secs: u64) -> Self {
         self.margin = secs;
         self
+    }
+
+    /// The key of the marker (`pts:meta:store`, no expiry).
+    fn marker_key(&self) -> &'static str {
+        "pts:meta:store"
+    }
+
+    /// Copies one record of another store: `SET NX EXAT keep_until` (an existing record is
+    /// kept); `keep_until` is the record's own expiry, margin included.
+    ///
+    /// # Errors
+    /// [`StoreError`] when Redis cannot answer.
+    pub async fn copy_record(&self, id: &[u8], keep_until: u64) -> Result<(), StoreError> {
+        let mut key = Vec::with_capacity(self.prefix.len() + id.len());
+        key.extend_from_slice(&self.prefix);
+        key.extend_from_slice(id);
+        let mut conn = self.conn.clone();
+        let _: Option<String> = redis::cmd("SET")
+            .arg(key)
+            .arg(1)
+            .arg("NX")
+            .arg("EXAT")
+            .arg(keep_until)
+            .query_async(&mut conn)
+            .await
+            .map_err(store_err)?;
+        Ok(())
     }
 }
 
@@ -529,6 +665,31 @@ impl SpentStore for RedisStore {
 
     fn name(&self) -> &'static str {
         "redis"
+    }
+
+    fn marker(&self) -> MarkerFuture<'_> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            redis::cmd("GET")
+                .arg(self.marker_key())
+                .query_async::<Option<Vec<u8>>>(&mut conn)
+                .await
+                .map_err(store_err)
+        })
+    }
+
+    fn put_marker<'a>(&'a self, marker: &'a [u8]) -> PutFuture<'a> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let reply: Option<String> = redis::cmd("SET")
+                .arg(self.marker_key())
+                .arg(marker)
+                .arg("NX")
+                .query_async(&mut conn)
+                .await
+                .map_err(store_err)?;
+            Ok(reply.is_some())
+        })
     }
 }
 
