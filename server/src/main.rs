@@ -209,6 +209,7 @@ async fn run(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
     history.record(&config, now)?;
     let state = AppState::new(config, master, store.clone()).map_err(|e| e.to_string())?;
     state.set_store_marker(&marker);
+    let skew = state.check_store_clock().await?;
     state.set_history(history);
     state.spawn_rotation(Duration::from_secs(5));
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
@@ -232,6 +233,7 @@ async fn run(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
         metrics_addr,
         store = store.name(),
         store_id = %marker.store_id,
+        clock_skew = skew,
         issuer_name = %state.config.issuer_name,
         key_fingerprint = %state.master_fingerprint(),
         issuance = if state.gate.is_open() { "open" } else { "api-keys" },

@@ -71,6 +71,10 @@ pub struct Metrics {
     /// 1, labelled with the spent-token store's id (instances that disagree are on different
     /// sets).
     pub store_info: Family<StoreLabel, Gauge>,
+    /// The store's clock minus this instance's, seconds (Redis `TIME`; 0 for redb).
+    pub clock_skew: Gauge,
+    /// 1 while redemptions are refused because of that skew.
+    pub clock_refusing: Gauge,
 }
 
 impl Default for Metrics {
@@ -93,6 +97,18 @@ impl Default for Metrics {
             "pt_store_info",
             "1, labelled with the spent-token store's id",
             store_info.clone(),
+        );
+        let clock_skew = Gauge::default();
+        registry.register(
+            "pt_clock_skew_seconds",
+            "The spent-token store's clock minus this instance's",
+            clock_skew.clone(),
+        );
+        let clock_refusing = Gauge::default();
+        registry.register(
+            "pt_clock_skew_refusing",
+            "1 while redemptions are refused for clock skew beyond the limit",
+            clock_refusing.clone(),
         );
         registry.register("pt_issued_tokens", "Tokens issued", issued.clone());
         registry.register(
@@ -130,6 +146,8 @@ impl Default for Metrics {
             store_latency,
             fingerprint,
             store_info,
+            clock_skew,
+            clock_refusing,
         }
     }
 }

@@ -282,6 +282,11 @@ pub(crate) async fn spend(
         );
         return Ok(Spend::AlreadySpent);
     }
+    if st.clock_refusing() {
+        st.metrics.store_errors.inc();
+        tracing::warn!("redemption refused: the store's clock is beyond the skew limit");
+        return Err(());
+    }
     let start = std::time::Instant::now();
     let r = st.store.spend(id, times.expires_at, now).await;
     st.metrics

@@ -73,7 +73,18 @@ pub trait SpentStore: Send + Sync + 'static {
     /// # Errors
     /// [`StoreError`] when the store cannot answer.
     fn put_marker<'a>(&'a self, marker: &'a [u8]) -> PutFuture<'a>;
+
+    /// The store's clock, UNIX seconds, when it judges expiry by a clock of its own (Redis
+    /// `TIME`); `None` when it uses this process's (redb).
+    ///
+    /// # Errors
+    /// [`StoreError`] when the store cannot answer.
+    fn clock(&self) -> ClockFuture<'_>;
 }
+
+/// A boxed future of a clock read.
+pub type ClockFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<Option<u64>, StoreError>> + Send + 'a>>;
 
 /// A boxed future of a marker read.
 pub type MarkerFuture<'a> =
@@ -430,6 +441,10 @@ impl SpentStore for RedbStore {
         })
     }
 
+    fn clock(&self) -> ClockFuture<'_> {
+        Box::pin(async { Ok(None) })
+    }
+
     fn put_marker<'a>(&'a self, marker: &'a [u8]) -> PutFuture<'a> {
         let (db, marker) = (self.db.clone(), marker.to_vec());
         Box::pin(async move {
@@ -675,6 +690,17 @@ impl SpentStore for RedisStore {
                 .query_async::<Option<Vec<u8>>>(&mut conn)
                 .await
                 .map_err(store_err)
+        })
+    }
+
+    fn clock(&self) -> ClockFuture<'_> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let (secs, _micros): (u64, u64) = redis::cmd("TIME")
+                .query_async(&mut conn)
+                .await
+                .map_err(store_err)?;
+            Ok(Some(secs))
         })
     }
 
