@@ -8,6 +8,7 @@
 
 pub mod auth;
 pub mod config;
+pub mod conn;
 pub mod gate;
 mod hex;
 pub mod history;
@@ -548,12 +549,12 @@ pub async fn serve(st: Arc<AppState>, listener: TcpListener) -> std::io::Result<
     let (tx, rx) = oneshot::channel::<()>();
     let app = router(st.clone());
     let rotation = st.spawn_rotation(Duration::from_secs(5));
+    let limits = st.config.limits.clone();
     let task = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = rx.await;
-            })
-            .await
+        conn::serve_http(listener, app, &limits, async move {
+            let _ = rx.await;
+        })
+        .await
     });
     Ok(RunningServer {
         addr,

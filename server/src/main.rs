@@ -239,9 +239,14 @@ async fn run(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
         issuance = if state.gate.is_open() { "open" } else { "api-keys" },
         "serving"
     );
-    axum::serve(listener, privacy_tokens_server::router(state))
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    let limits = state.config.limits.clone();
+    privacy_tokens_server::conn::serve_http(
+        listener,
+        privacy_tokens_server::router(state),
+        &limits,
+        shutdown,
+    )
+    .await?;
     Ok(())
 }
 
