@@ -136,6 +136,12 @@ pub struct StoreConfig {
     pub redis_password_file: Option<std::path::PathBuf>,
     /// PEM CA certificates trusted for a `rediss://` server (instead of the system's roots).
     pub redis_ca_file: Option<std::path::PathBuf>,
+    /// With `--redis` (one primary with replicas): after each fresh spend, `WAIT` until this
+    /// many replicas acknowledged it; fewer within `redis_wait_timeout_ms` answers 503 (nothing
+    /// granted). 0 (the default) does not wait: a failover can lose an acknowledged spend.
+    pub redis_wait_replicas: u32,
+    /// Milliseconds `WAIT` waits for the replicas (1 to 1500, below the 2 s command timeout).
+    pub redis_wait_timeout_ms: u64,
 }
 
 impl Default for StoreConfig {
@@ -145,6 +151,8 @@ impl Default for StoreConfig {
             group_commit_wait_us: 1000,
             redis_password_file: None,
             redis_ca_file: None,
+            redis_wait_replicas: 0,
+            redis_wait_timeout_ms: 500,
         }
     }
 }
@@ -381,6 +389,9 @@ impl Config {
         }
         if self.limits.max_connections == 0 {
             return bad("limits.max_connections must be at least 1");
+        }
+        if !(1..=1500).contains(&self.store.redis_wait_timeout_ms) {
+            return bad("store.redis_wait_timeout_ms must be 1 to 1500");
         }
         if self.store.spent_margin_secs < 60 {
             return bad("store.spent_margin_secs must be at least 60");

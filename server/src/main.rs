@@ -135,7 +135,11 @@ async fn connect_redis(
         Duration::from_secs(2),
     )
     .await?
-    .with_margin(config.store.spent_margin_secs))
+    .with_margin(config.store.spent_margin_secs)
+    .with_wait(
+        config.store.redis_wait_replicas,
+        Duration::from_millis(config.store.redis_wait_timeout_ms),
+    ))
 }
 
 async fn migrate_spent(

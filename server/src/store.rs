@@ -464,6 +464,8 @@ pub struct RedisStore {
     conn: redis::aio::ConnectionManager,
     prefix: Vec<u8>,
     margin: u64,
+    wait_replicas: u32,
+    wait_timeout_ms: u64,
 }
 
 impl RedisStore {
@@ -517,6 +519,8 @@ impl RedisStore {
             conn,
             prefix: b"pts:spent:".to_vec(),
             margin: DEFAULT_MARGIN_SECS,
+            wait_replicas: 0,
+            wait_timeout_ms: 0,
         })
     }
 
@@ -538,19 +542,58 @@ impl RedisStore {
     /// # Errors
     /// [`StoreError`] when Redis cannot answer.
     pub async fn copy_record(&self, id: &[u8], keep_until: u64) -> Result<(), StoreError> {
+        self.set_nx_exat(id, keep_until).await.map(drop)
+    }
+
+    /// `SET <prefix ‖ id> 1 NX EXAT at`: whether the record was absent (and is now written).
+    async fn set_nx_exat(&self, id: &[u8], at: u64) -> Result<bool, StoreError> {
         let mut key = Vec::with_capacity(self.prefix.len() + id.len());
         key.extend_from_slice(&self.prefix);
         key.extend_from_slice(id);
         let mut conn = self.conn.clone();
-        let _: Option<String> = redis::cmd("SET")
+        let reply: Option<String> = redis::cmd("SET")
             .arg(key)
             .arg(1)
             .arg("NX")
             .arg("EXAT")
-            .arg(keep_until)
+            .arg(at)
             .query_async(&mut conn)
             .await
             .map_err(store_err)?;
+        match reply.as_deref() {
+            Some("OK") => Ok(true),
+            None => Ok(false),
+            Some(other) => Err(StoreError(format!("unexpected reply {other:?}"))),
+        }
+    }
+
+    /// After each fresh spend, `WAIT replicas timeout`: the spend is granted only once that
+    /// many replicas acknowledged it, else it is an error (503, nothing granted; the record
+    /// stays on the primary, so the token is consumed). 0 (the default) waits for none.
+    #[must_use]
+    pub fn with_wait(mut self, replicas: u32, timeout: Duration) -> Self {
+        self.wait_replicas = replicas;
+        self.wait_timeout_ms = u64::try_from(timeout.as_millis())
+            .unwrap_or(u64::MAX)
+            .max(1);
+        self
+    }
+
+    /// `WAIT` for [`RedisStore::with_wait`]'s replicas.
+    async fn wait_for_replicas(&self) -> Result<(), StoreError> {
+        let mut conn = self.conn.clone();
+        let acked: u64 = redis::cmd("WAIT")
+            .arg(self.wait_replicas)
+            .arg(self.wait_timeout_ms)
+            .query_async(&mut conn)
+            .await
+            .map_err(store_err)?;
+        if acked < u64::from(self.wait_replicas) {
+            return Err(StoreError(format!(
+                "the spend reached {acked} of {} replicas within {} ms",
+                self.wait_replicas, self.wait_timeout_ms
+            )));
+        }
         Ok(())
     }
 }
@@ -642,24 +685,16 @@ impl SpentStore for RedisStore {
             if now >= expires_at {
                 return Err(key_expired());
             }
-            let mut key = Vec::with_capacity(self.prefix.len() + id.len());
-            key.extend_from_slice(&self.prefix);
-            key.extend_from_slice(id);
-            let mut conn = self.conn.clone();
-            let reply: Option<String> = redis::cmd("SET")
-                .arg(key)
-                .arg(1)
-                .arg("NX")
-                .arg("EXAT")
-                .arg(expires_at.saturating_add(self.margin))
-                .query_async(&mut conn)
-                .await
-                .map_err(store_err)?;
-            match reply.as_deref() {
-                Some("OK") => Ok(Spend::Fresh),
-                None => Ok(Spend::AlreadySpent),
-                Some(other) => Err(StoreError(format!("unexpected reply {other:?}"))),
+            if !self
+                .set_nx_exat(id, expires_at.saturating_add(self.margin))
+                .await?
+            {
+                return Ok(Spend::AlreadySpent);
             }
+            if self.wait_replicas > 0 {
+                self.wait_for_replicas().await?;
+            }
+            Ok(Spend::Fresh)
         })
     }
 
