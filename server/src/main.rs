@@ -78,8 +78,13 @@ struct ServeArgs {
     /// Accept a spent-token store without this deployment's marker (new, emptied or
     /// replaced): it is marked now, and tokens of every key live before now are refused (they
     /// may have been spent in the old set) until those keys expire. Prefer `migrate-spent`.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "adopt_spent_store")]
     new_spent_store: bool,
+    /// Accept a spent-token store without a marker as the set this deployment has always used
+    /// (once, when upgrading from a version without markers): it is marked with
+    /// `valid_from = 0`. Wrong on a new, emptied or replaced store (replays would redeem).
+    #[arg(long)]
+    adopt_spent_store: bool,
 }
 
 /// Resolves at SIGTERM or Ctrl-C. The SIGTERM handler is installed when this is called (before
@@ -206,7 +211,11 @@ async fn run(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
     let marker = marker::check_at_start(
         store.as_ref(),
         &master.fingerprint(),
-        args.new_spent_store,
+        match (args.new_spent_store, args.adopt_spent_store) {
+            (true, _) => marker::Unmarked::New,
+            (false, true) => marker::Unmarked::Adopt,
+            (false, false) => marker::Unmarked::Refuse,
+        },
         now,
     )
     .await?;

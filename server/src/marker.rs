@@ -15,6 +15,8 @@
 //! - `serve --new-spent-store` acknowledges a new set: it is marked with `valid_from = now`, so
 //!   every token of a key live before now is refused (fail closed: no double spend, but clients
 //!   need tokens of the next keys), or
+//! - `serve --adopt-spent-store` marks it with `valid_from = 0`: the operator states it is the
+//!   set this deployment has always used (the one-time upgrade from a version without markers), or
 //! - `migrate-spent` copies the embedded set into Redis with its marker's `valid_from`, then
 //!   removes the marker from the embedded file (serving on that file again needs the flag).
 
@@ -47,7 +49,8 @@ pub enum MarkerError {
         "the {0} spent-token store has no marker: it is new, emptied or replaced, and tokens \
          already spent under the live keys would be accepted again. Copy the old set with \
          `privacy-tokens-server migrate-spent` (redb to Redis), or start once with \
-         `--new-spent-store` (tokens of keys live before now are then refused until they expire)"
+         `--new-spent-store` (tokens of keys live before now are then refused until they expire); \
+         a store used since before markers existed (an upgrade): `--adopt-spent-store` once"
     )]
     Unmarked(&'static str),
     /// The marker names another master secret.
@@ -110,6 +113,18 @@ pub async fn put(store: &dyn SpentStore, marker: &StoreMarker) -> Result<StoreMa
         .ok_or_else(|| MarkerError::Malformed("the marker vanished while written".into()))
 }
 
+/// What `serve` does with a store that has no marker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unmarked {
+    /// Refuse to start (the default).
+    Refuse,
+    /// `--new-spent-store`: mark it with `valid_from = now` (tokens of older keys refused).
+    New,
+    /// `--adopt-spent-store`: the operator states it is the set this deployment has always
+    /// used (an upgrade from a version without markers): mark it with `valid_from = 0`.
+    Adopt,
+}
+
 /// The check of `serve` (see the module doc): the marker to serve with, or the refusal.
 ///
 /// # Errors
@@ -117,12 +132,22 @@ pub async fn put(store: &dyn SpentStore, marker: &StoreMarker) -> Result<StoreMa
 pub async fn check_at_start(
     store: &dyn SpentStore,
     fingerprint: &str,
-    new_store: bool,
+    unmarked: Unmarked,
     now: u64,
 ) -> Result<StoreMarker, MarkerError> {
     let found = match read(store).await? {
         Some(m) => m,
-        None if new_store => {
+        None if unmarked == Unmarked::Adopt => {
+            let m = put(store, &StoreMarker::new(fingerprint, 0, now)).await?;
+            tracing::warn!(
+                store = store.name(),
+                store_id = %m.store_id,
+                "--adopt-spent-store: marked the existing spent-token set as this deployment's \
+                 (valid_from = 0)"
+            );
+            m
+        }
+        None if unmarked == Unmarked::New => {
             let m = put(store, &StoreMarker::new(fingerprint, now, now)).await?;
             tracing::warn!(
                 store = store.name(),
@@ -161,7 +186,7 @@ pub async fn migrate(
     fingerprint: &str,
     now: u64,
 ) -> Result<(u64, StoreMarker), MarkerError> {
-    let source = check_at_start(from, fingerprint, false, now).await?;
+    let source = check_at_start(from, fingerprint, Unmarked::Refuse, now).await?;
     if read(to).await?.is_some() {
         return Err(MarkerError::Malformed(
             "the Redis store is marked already: migrate into an unmarked one".into(),

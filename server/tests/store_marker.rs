@@ -131,3 +131,40 @@ async fn a_store_of_another_master_secret_is_refused() {
         Err(log) => assert!(log.contains("belongs to the master secret"), "{log}"),
     }
 }
+
+/// The upgrade from a version without markers: a store that was served before (here, its
+/// marker removed) is refused, and `--adopt-spent-store` keeps its records and every key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_existing_store_is_adopted_once_on_upgrade() {
+    let redis = Redis::start();
+    let dir = tempfile::tempdir().unwrap(); // ok: test
+    let data = dir.path().join("data");
+    init_data_dir(&data);
+    let url = redis.url();
+    migrate_spent(&data, &url, &[]);
+    let (child, serving) = spawn_serve(&data, "", &["--redis", &url]);
+    let base = format!("http://{}", field(&serving, "addr"));
+    let c = http();
+    let (token, _) = voprf_token_at(&c, &base).await;
+    assert_eq!(redeem_at(&c, &base, &token).await.0, 200);
+    terminate(child);
+    // As a Redis of the version before markers.
+    let out = Command::new("redis-cli")
+        .arg("-s")
+        .arg(redis.socket())
+        .args(["DEL", "pts:meta:store"])
+        .output()
+        .unwrap(); // ok: test
+    assert!(out.status.success());
+    assert_eq!(replay_status(&data, &["--redis", &url], &token).await, None);
+    let adopt = ["--redis", url.as_str(), "--adopt-spent-store"];
+    let (child, serving) = spawn_serve(&data, "", &adopt);
+    let base = format!("http://{}", field(&serving, "addr"));
+    assert_eq!(redeem_at(&c, &base, &token).await.0, 401);
+    let (fresh, _) = voprf_token_at(&c, &base).await;
+    assert_eq!(redeem_at(&c, &base, &fresh).await.0, 200);
+    terminate(child);
+    // Marked now: a plain start serves.
+    let (child, _) = spawn_serve(&data, "", &["--redis", &url]);
+    terminate(child);
+}
