@@ -45,6 +45,14 @@ async fn replay_status(data: &Path, extra: &[&str], token: &[u8]) -> Option<u16>
     }
 }
 
+/// A temporary directory and its data directory, made by `init`.
+fn initialized() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap(); // ok: test
+    let data = dir.path().join("data");
+    init_data_dir(&data);
+    (dir, data)
+}
+
 /// Starts on redb, gets a token and spends it; returns the token.
 async fn spend_on_redb(data: &Path) -> Vec<u8> {
     let (child, serving) = spawn_serve(data, "", &[]);
@@ -60,9 +68,7 @@ async fn spend_on_redb(data: &Path) -> Vec<u8> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_switch_from_redb_to_redis_does_not_reopen_spent_tokens() {
     let redis = Redis::start();
-    let dir = tempfile::tempdir().unwrap(); // ok: test
-    let data = dir.path().join("data");
-    init_data_dir(&data);
+    let (_dir, data) = initialized();
     let token = spend_on_redb(&data).await;
     // The move the README describes, on an empty Redis: refused at start (before the fix the
     // replay got 200).
@@ -91,9 +97,7 @@ async fn a_switch_from_redb_to_redis_does_not_reopen_spent_tokens() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lost_spent_redb_does_not_reopen_spent_tokens() {
-    let dir = tempfile::tempdir().unwrap(); // ok: test
-    let data = dir.path().join("data");
-    init_data_dir(&data);
+    let (_dir, data) = initialized();
     let token = spend_on_redb(&data).await;
     // A non-persistent volume: the file is gone, master.key is injected again.
     std::fs::remove_file(data.join("spent.redb")).unwrap(); // ok: test
@@ -137,9 +141,7 @@ async fn a_store_of_another_master_secret_is_refused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_existing_store_is_adopted_once_on_upgrade() {
     let redis = Redis::start();
-    let dir = tempfile::tempdir().unwrap(); // ok: test
-    let data = dir.path().join("data");
-    init_data_dir(&data);
+    let (_dir, data) = initialized();
     let url = redis.url();
     migrate_spent(&data, &url, &[]);
     let (child, serving) = spawn_serve(&data, "", &["--redis", &url]);
