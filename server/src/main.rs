@@ -184,7 +184,15 @@ async fn run(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     let store: Arc<dyn SpentStore> = match &args.redis {
-        Some(url) => Arc::new(connect_redis(url, &config).await?),
+        Some(url) => {
+            let redis = connect_redis(url, &config).await?;
+            match redis.persistence_warning().await {
+                Ok(None) => {}
+                Ok(Some(w)) => tracing::error!(warning = %w, "Redis persistence"),
+                Err(e) => tracing::error!(error = %e, "cannot read Redis persistence settings"),
+            }
+            Arc::new(redis)
+        }
         None => {
             let redb = Arc::new(
                 RedbStore::open(&args.data_dir.join(SPENT_FILE))?

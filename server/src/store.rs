@@ -531,6 +531,55 @@ impl RedisStore {
         self
     }
 
+    /// Why Redis may forget acknowledged spends on a crash, if it may: `appendonly` is not
+    /// `yes` or `appendfsync` is not `always` (read with `CONFIG GET`, else `INFO
+    /// persistence`, which shows `aof_enabled` only). `serve` logs it as an error at start;
+    /// managed services that offer no `appendfsync always` rely on replication instead (see
+    /// [`RedisStore::with_wait`]).
+    ///
+    /// # Errors
+    /// [`StoreError`] when neither can be read.
+    pub async fn persistence_warning(&self) -> Result<Option<String>, StoreError> {
+        let mut conn = self.conn.clone();
+        let config: Result<Vec<String>, _> = redis::cmd("CONFIG")
+            .arg("GET")
+            .arg("append*")
+            .query_async(&mut conn)
+            .await;
+        let (aof, fsync) = match config {
+            Ok(v) if !v.is_empty() => {
+                let get = |name: &str| {
+                    v.chunks(2)
+                        .find(|p| p.first().map(String::as_str) == Some(name))
+                        .and_then(|p| p.get(1).cloned())
+                        .unwrap_or_default()
+                };
+                (get("appendonly") == "yes", Some(get("appendfsync")))
+            }
+            _ => {
+                let info: String = redis::cmd("INFO")
+                    .arg("persistence")
+                    .query_async(&mut conn)
+                    .await
+                    .map_err(store_err)?;
+                let aof = info.lines().any(|l| l.trim() == "aof_enabled:1");
+                (aof, None)
+            }
+        };
+        Ok(match (aof, fsync.as_deref()) {
+            (false, _) => Some(
+                "Redis runs without its append-only file (appendonly no): a crash or restart \
+                 forgets spent tokens, and serve then refuses the unmarked store"
+                    .into(),
+            ),
+            (true, Some(f)) if f != "always" => Some(format!(
+                "Redis appendfsync is {f:?}: a crash can forget the last acknowledged spends; \
+                 set appendfsync always, or use store.redis_wait_replicas"
+            )),
+            _ => None,
+        })
+    }
+
     /// The key of the marker (`pts:meta:store`, no expiry).
     fn marker_key(&self) -> &'static str {
         "pts:meta:store"
