@@ -98,3 +98,32 @@ fn the_wait_timeout_is_validated() {
         assert!(privacy_tokens_server::config::Config::from_toml(&toml).is_err());
     }
 }
+
+/// The cost of `WAIT 1` per spend (sequential, loopback, one replica): printed, and bounded
+/// loosely (`--nocapture` shows the figures quoted in the README).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wait_cost_per_spend() {
+    use privacy_tokens_server::store::{Spend, SpentStore as _};
+    let port = free_port();
+    let primary = Redis::start_with(&["--port", &port, "--bind", "127.0.0.1"]);
+    let replica = Redis::start_with(&["--replicaof", "127.0.0.1", &port]);
+    linked(&replica);
+    let url = primary.url();
+    let exp = privacy_tokens_server::unix_now() + 3600;
+    for (replicas, label) in [(0, "without WAIT"), (1, "WAIT 1")] {
+        let store = RedisStore::connect(&url, Duration::from_secs(2))
+            .await
+            .unwrap() // ok: test
+            .with_wait(replicas, Duration::from_millis(500));
+        let n = 500u32;
+        let start = Instant::now();
+        for i in 0..n {
+            let id = format!("{label}-{i}");
+            let r = store.spend(id.as_bytes(), exp, exp - 3600).await.unwrap(); // ok: test
+            assert_eq!(r, Spend::Fresh);
+        }
+        let per = start.elapsed() / n;
+        eprintln!("{label}: {n} sequential spends, {per:?} each");
+        assert!(per < Duration::from_millis(50), "{label}: {per:?}");
+    }
+}
