@@ -62,6 +62,16 @@ pub struct LimitsConfig {
     pub crypto_threads: usize,
     /// Jobs waiting beyond those; more are answered 503 with `Retry-After: 1`.
     pub crypto_queue: usize,
+    /// Seconds a connection has to send a whole request header, counted from its opening and,
+    /// on a kept-alive connection, from the end of the previous response (so it is also the
+    /// keep-alive idle timeout); then the connection is closed (1 to 300).
+    pub header_read_timeout_secs: u64,
+    /// Connections served at once; further ones wait in the listen backlog until one closes
+    /// (at least 1; keep it below the process's open-file limit).
+    pub max_connections: usize,
+    /// Seconds a graceful shutdown waits for open connections to finish their requests before
+    /// closing them (1 to 300).
+    pub shutdown_grace_secs: u64,
 }
 
 impl Default for LimitsConfig {
@@ -69,6 +79,9 @@ impl Default for LimitsConfig {
         Self {
             crypto_threads: 0,
             crypto_queue: 64,
+            header_read_timeout_secs: 10,
+            max_connections: 10_000,
+            shutdown_grace_secs: 35,
         }
     }
 }
@@ -123,6 +136,12 @@ pub struct StoreConfig {
     pub redis_password_file: Option<std::path::PathBuf>,
     /// PEM CA certificates trusted for a `rediss://` server (instead of the system's roots).
     pub redis_ca_file: Option<std::path::PathBuf>,
+    /// With `--redis` (one primary with replicas): after each fresh spend, `WAIT` until this
+    /// many replicas acknowledged it; fewer within `redis_wait_timeout_ms` answers 503 (nothing
+    /// granted). 0 (the default) does not wait: a failover can lose an acknowledged spend.
+    pub redis_wait_replicas: u32,
+    /// Milliseconds `WAIT` waits for the replicas (1 to 1500, below the 2 s command timeout).
+    pub redis_wait_timeout_ms: u64,
 }
 
 impl Default for StoreConfig {
@@ -132,6 +151,8 @@ impl Default for StoreConfig {
             group_commit_wait_us: 1000,
             redis_password_file: None,
             redis_ca_file: None,
+            redis_wait_replicas: 0,
+            redis_wait_timeout_ms: 500,
         }
     }
 }
@@ -359,6 +380,18 @@ impl Config {
         }
         if self.store.group_commit_wait_us > 10_000 {
             return bad("store.group_commit_wait_us must be at most 10000");
+        }
+        if !(1..=300).contains(&self.limits.header_read_timeout_secs) {
+            return bad("limits.header_read_timeout_secs must be 1 to 300");
+        }
+        if !(1..=300).contains(&self.limits.shutdown_grace_secs) {
+            return bad("limits.shutdown_grace_secs must be 1 to 300");
+        }
+        if self.limits.max_connections == 0 {
+            return bad("limits.max_connections must be at least 1");
+        }
+        if !(1..=1500).contains(&self.store.redis_wait_timeout_ms) {
+            return bad("store.redis_wait_timeout_ms must be 1 to 1500");
         }
         if self.store.spent_margin_secs < 60 {
             return bad("store.spent_margin_secs must be at least 60");

@@ -8,11 +8,13 @@
 
 pub mod auth;
 pub mod config;
+pub mod conn;
 pub mod gate;
 mod hex;
 pub mod history;
 pub mod issuer;
 pub mod keys;
+pub mod marker;
 pub mod metrics;
 pub mod origin;
 pub mod pool;
@@ -21,7 +23,7 @@ pub mod rng;
 pub mod store;
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
@@ -76,6 +78,12 @@ pub struct AppState {
     pub metrics: Metrics,
     /// Seconds added to the system clock (tests of the key schedule move time with it).
     clock_offset: AtomicI64,
+    /// The spent-token store's `valid_from` ([`marker::StoreMarker`]): tokens of keys live
+    /// before it are refused (0 until [`AppState::set_store_marker`]).
+    store_valid_from: AtomicU64,
+    /// Whether the store's clock was last seen too far from this instance's
+    /// ([`AppState::check_store_clock`]): redemptions are refused (503) while it is.
+    clock_refusing: AtomicBool,
     /// The issuance gate.
     pub gate: gate::Gate,
     /// The key schedule history, kept up to date by [`AppState::spawn_rotation`] (the binary
@@ -109,6 +117,8 @@ impl AppState {
             store,
             metrics,
             clock_offset: AtomicI64::new(0),
+            store_valid_from: AtomicU64::new(0),
+            clock_refusing: AtomicBool::new(false),
             gate,
             history: std::sync::OnceLock::new(),
         }))
@@ -148,6 +158,83 @@ impl AppState {
     /// Moves the server's clock by `secs` from the system clock (for tests of rotation).
     pub fn set_clock_offset(&self, secs: i64) {
         self.clock_offset.store(secs, Ordering::Relaxed);
+    }
+
+    /// Serves with the store's marker (checked by [`marker::check_at_start`]): refuses tokens
+    /// of keys live before its `valid_from`, and exports its id.
+    pub fn set_store_marker(&self, m: &marker::StoreMarker) {
+        self.store_valid_from.store(m.valid_from, Ordering::Relaxed);
+        self.metrics.set_store_id(&m.store_id);
+    }
+
+    /// The store's `valid_from` (see [`AppState::set_store_marker`]).
+    pub fn store_valid_from(&self) -> u64 {
+        self.store_valid_from.load(Ordering::Relaxed)
+    }
+
+    /// The largest clock skew between this instance and the store that redemption tolerates:
+    /// `store.spent_margin_secs` less 45 s (the 30 s request timeout, the 5 s check period and
+    /// slack), at least half the margin. A spent record lives `margin` past its key's expiry on
+    /// the store's clock, so an instance behind by less still finds every record of a key it
+    /// accepts.
+    pub fn clock_skew_limit(&self) -> u64 {
+        let m = self.config.store.spent_margin_secs;
+        m.saturating_sub(45).max(m / 2)
+    }
+
+    /// Compares the store's clock (Redis `TIME`) with this instance's ([`AppState::now`]),
+    /// sets `pt_clock_skew_seconds`, and refuses redemptions (503) while the skew exceeds
+    /// [`AppState::clock_skew_limit`], logging each change. A store that cannot answer changes
+    /// nothing (its spends fail on their own). Returns the skew (store minus instance).
+    ///
+    /// # Errors
+    /// A message naming the skew when it exceeds the limit (`serve` refuses to start then).
+    pub async fn check_store_clock(&self) -> Result<i64, String> {
+        let store_now = match self.store.clock().await {
+            Ok(Some(t)) => t,
+            Ok(None) => return Ok(0),
+            Err(e) => {
+                tracing::warn!(error = %e, "reading the spent-token store's clock");
+                return Ok(0);
+            }
+        };
+        let now = self.now();
+        let skew = i64::try_from(store_now)
+            .unwrap_or(i64::MAX)
+            .saturating_sub(i64::try_from(now).unwrap_or(i64::MAX));
+        self.metrics.clock_skew.set(skew);
+        let limit = self.clock_skew_limit();
+        let refuse = skew.unsigned_abs() > limit;
+        self.metrics.clock_refusing.set(i64::from(refuse));
+        let was = self.clock_refusing.swap(refuse, Ordering::Relaxed);
+        if refuse {
+            let msg = format!(
+                "the spent-token store's clock is {skew} s from this instance's (limit {limit} \
+                 s, store.spent_margin_secs less 45 s): spent records could expire before \
+                 their keys do; fix the clock (NTP)"
+            );
+            if !was {
+                tracing::error!(
+                    skew,
+                    limit,
+                    "clock skew beyond the limit: refusing redemptions"
+                );
+            }
+            return Err(msg);
+        }
+        if was {
+            tracing::warn!(
+                skew,
+                limit,
+                "clock skew back within the limit: redeeming again"
+            );
+        }
+        Ok(skew)
+    }
+
+    /// Whether redemptions are refused for clock skew ([`AppState::check_store_clock`]).
+    pub fn clock_refusing(&self) -> bool {
+        self.clock_refusing.load(Ordering::Relaxed)
     }
 
     /// The master secret's public fingerprint.
@@ -266,6 +353,7 @@ impl AppState {
                 if let Err(e) = st.derive_ahead(ahead).await {
                     tracing::error!(error = %e, "background key derivation failed");
                 }
+                let _ = st.check_store_clock().await;
                 st.record_history().await;
             }
         })
@@ -461,12 +549,12 @@ pub async fn serve(st: Arc<AppState>, listener: TcpListener) -> std::io::Result<
     let (tx, rx) = oneshot::channel::<()>();
     let app = router(st.clone());
     let rotation = st.spawn_rotation(Duration::from_secs(5));
+    let limits = st.config.limits.clone();
     let task = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = rx.await;
-            })
-            .await
+        conn::serve_http(listener, app, &limits, async move {
+            let _ = rx.await;
+        })
+        .await
     });
     Ok(RunningServer {
         addr,

@@ -37,6 +37,13 @@ pub struct FingerprintLabel {
     pub fingerprint: String,
 }
 
+/// The label of the store id metric.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct StoreLabel {
+    /// The spent-token store's id ([`crate::marker::StoreMarker`]).
+    pub store_id: String,
+}
+
 type HistogramFamily<L> = Family<L, Histogram, fn() -> Histogram>;
 
 fn latency_histogram() -> Histogram {
@@ -61,6 +68,13 @@ pub struct Metrics {
     pub store_latency: Histogram,
     /// 1, labelled with the master secret's fingerprint (instances that disagree split clients).
     pub fingerprint: Family<FingerprintLabel, Gauge>,
+    /// 1, labelled with the spent-token store's id (instances that disagree are on different
+    /// sets).
+    pub store_info: Family<StoreLabel, Gauge>,
+    /// The store's clock minus this instance's, seconds (Redis `TIME`; 0 for redb).
+    pub clock_skew: Gauge,
+    /// 1 while redemptions are refused because of that skew.
+    pub clock_refusing: Gauge,
 }
 
 impl Default for Metrics {
@@ -77,6 +91,24 @@ impl Default for Metrics {
             "pt_key_fingerprint",
             "1, labelled with the master secret's public fingerprint",
             fingerprint.clone(),
+        );
+        let store_info = Family::<StoreLabel, Gauge>::default();
+        registry.register(
+            "pt_store_info",
+            "1, labelled with the spent-token store's id",
+            store_info.clone(),
+        );
+        let clock_skew = Gauge::default();
+        registry.register(
+            "pt_clock_skew_seconds",
+            "The spent-token store's clock minus this instance's",
+            clock_skew.clone(),
+        );
+        let clock_refusing = Gauge::default();
+        registry.register(
+            "pt_clock_skew_refusing",
+            "1 while redemptions are refused for clock skew beyond the limit",
+            clock_refusing.clone(),
         );
         registry.register("pt_issued_tokens", "Tokens issued", issued.clone());
         registry.register(
@@ -113,6 +145,9 @@ impl Default for Metrics {
             latency,
             store_latency,
             fingerprint,
+            store_info,
+            clock_skew,
+            clock_refusing,
         }
     }
 }
@@ -142,6 +177,15 @@ impl Metrics {
                 })
                 .inc();
         }
+    }
+
+    /// Sets the store id metric.
+    pub fn set_store_id(&self, id: &str) {
+        self.store_info
+            .get_or_create(&StoreLabel {
+                store_id: id.into(),
+            })
+            .set(1);
     }
 
     /// Sets the key fingerprint metric.

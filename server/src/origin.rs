@@ -26,7 +26,7 @@ use sha2::{Digest as _, Sha256};
 
 use crate::auth::{parse_authorization_with_extensions, www_authenticate};
 use crate::config::{TYPE_ARC, TYPE_BLIND_RSA, TYPE_PBRSA, TYPE_VOPRF, TYPE_VOPRF5};
-use crate::keys::{KeyRing, RsaKey, VoprfType};
+use crate::keys::{KeyRing, KeyTimes, RsaKey, VoprfType};
 use crate::pool::Busy;
 use crate::store::Spend;
 use crate::{key_failure, text, AppState};
@@ -183,8 +183,8 @@ enum Outcome {
     Busy(Busy),
 }
 
-/// A verified token: its spend id and its key's last redemption instant.
-type Verified = Result<(Vec<u8>, u64), Outcome>;
+/// A verified token: its spend id and its key's times.
+type Verified = Result<(Vec<u8>, KeyTimes), Outcome>;
 
 /// Parse, key, challenge and verify for one token type (the token, and the `extensions`
 /// parameter if the client sent one).
@@ -241,7 +241,7 @@ pub async fn private(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Res
             let outcome = match verified {
                 Err(b) => Outcome::Busy(b),
                 Ok(Err(o)) => o,
-                Ok(Ok((id, expires_at))) => spent_outcome(spend(&st, &id, expires_at, now).await),
+                Ok(Ok((id, times))) => spent_outcome(spend(&st, &id, &times, now).await),
             };
             (label, outcome)
         }
@@ -266,15 +266,29 @@ pub async fn private(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Res
     }
 }
 
-/// Spends `id` until `expires_at`, timing the store and counting its errors.
+/// Spends `id` until its key's `expires_at`, timing the store and counting its errors. A
+/// token of a key live before the store's `valid_from` ([`crate::marker`]) may have been
+/// spent in another set: it is refused as spent, without asking the store.
 pub(crate) async fn spend(
     st: &AppState,
     id: &[u8],
-    expires_at: u64,
+    times: &KeyTimes,
     now: u64,
 ) -> Result<Spend, ()> {
+    if times.not_before < st.store_valid_from() {
+        tracing::debug!(
+            epoch = times.epoch,
+            "token of a key older than the spent-token store"
+        );
+        return Ok(Spend::AlreadySpent);
+    }
+    if st.clock_refusing() {
+        st.metrics.store_errors.inc();
+        tracing::warn!("redemption refused: the store's clock is beyond the skew limit");
+        return Err(());
+    }
     let start = std::time::Instant::now();
-    let r = st.store.spend(id, expires_at, now).await;
+    let r = st.store.spend(id, times.expires_at, now).await;
     st.metrics
         .store_latency
         .observe(start.elapsed().as_secs_f64());
@@ -318,7 +332,7 @@ fn verify_voprf<T: VoprfType>(
     let mut id = Vec::with_capacity(34);
     id.extend_from_slice(&T::TOKEN_TYPE.to_be_bytes());
     id.extend_from_slice(&token.nonce);
-    Ok((id, key.times.expires_at))
+    Ok((id, key.times))
 }
 
 /// Parse, key, challenge, verify of an ARC token (on the crypto pool).
@@ -360,7 +374,7 @@ fn verify_arc(
         challenge.presentation_context(key.issuer.key_id()),
     ));
     id.extend_from_slice(tag.as_bytes());
-    Ok((id, key.times.expires_at))
+    Ok((id, key.times))
 }
 
 /// Parse, key, challenge, verify of a blind RSA token, type 0x0002 or 0xDA7A (on the crypto
@@ -414,5 +428,5 @@ fn verify_rsa(
     let mut id = Vec::with_capacity(34);
     id.extend_from_slice(&t.to_be_bytes());
     id.extend_from_slice(token.nonce());
-    Ok((id, key.times.expires_at))
+    Ok((id, key.times))
 }

@@ -292,7 +292,7 @@ pub async fn redeem(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Resp
     id.extend_from_slice(b"pst");
     id.push(keys.method.id());
     id.extend_from_slice(&r.nonce);
-    match crate::origin::spend(&st, &id, times.expires_at, now).await {
+    match crate::origin::spend(&st, &id, times, now).await {
         Ok(Spend::Fresh) => {
             st.metrics.redeemed(name, "ok");
             let rr = redemption_record(

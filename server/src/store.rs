@@ -59,12 +59,47 @@ pub trait SpentStore: Send + Sync + 'static {
 
     /// The backend's name for logs and metrics.
     fn name(&self) -> &'static str;
+
+    /// The store's identity marker ([`crate::marker`]), as written by
+    /// [`SpentStore::put_marker`]; `None` when the store has none (new, emptied or replaced).
+    ///
+    /// # Errors
+    /// [`StoreError`] when the store cannot answer.
+    fn marker(&self) -> MarkerFuture<'_>;
+
+    /// Writes the marker unless the store has one already (kept without expiry); `true` when
+    /// this call wrote it.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the store cannot answer.
+    fn put_marker<'a>(&'a self, marker: &'a [u8]) -> PutFuture<'a>;
+
+    /// The store's clock, UNIX seconds, when it judges expiry by a clock of its own (Redis
+    /// `TIME`); `None` when it uses this process's (redb).
+    ///
+    /// # Errors
+    /// [`StoreError`] when the store cannot answer.
+    fn clock(&self) -> ClockFuture<'_>;
 }
+
+/// A boxed future of a clock read.
+pub type ClockFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<Option<u64>, StoreError>> + Send + 'a>>;
+
+/// A boxed future of a marker read.
+pub type MarkerFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<Option<Vec<u8>>, StoreError>> + Send + 'a>>;
+
+/// A boxed future of a marker write: whether it was written.
+pub type PutFuture<'a> = Pin<Box<dyn Future<Output = Result<bool, StoreError>> + Send + 'a>>;
 
 /// A boxed future of a readiness check.
 pub type ReadyFuture<'a> = Pin<Box<dyn Future<Output = Result<(), StoreError>> + Send + 'a>>;
 
 const SPENT: TableDefinition<&[u8], u64> = TableDefinition::new("spent");
+/// The embedded store's metadata: [`MARKER_KEY`] holds the marker.
+const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+const MARKER_KEY: &str = "store";
 
 /// The default of `store.spent_margin_secs`, owned by the configuration; also the margin of a
 /// store built without [`RedbStore::with_margin`] or [`RedisStore::with_margin`].
@@ -118,6 +153,7 @@ impl RedbStore {
         let db = Database::create(path).map_err(store_err)?;
         let txn = db.begin_write().map_err(store_err)?;
         txn.open_table(SPENT).map_err(store_err)?;
+        txn.open_table(META).map_err(store_err)?;
         txn.commit().map_err(store_err)?;
         let mut s = Self {
             db: Arc::new(db),
@@ -278,6 +314,72 @@ impl RedbStore {
     }
 }
 
+impl RedbStore {
+    /// Up to `n` records (id, kept-until instant) after `after` in id order, for copying the
+    /// set elsewhere ([`crate::marker::migrate`]).
+    ///
+    /// # Errors
+    /// [`StoreError`] on a database error.
+    pub fn records_after(
+        &self,
+        after: Option<&[u8]>,
+        n: usize,
+    ) -> Result<Vec<(Vec<u8>, u64)>, StoreError> {
+        let txn = self.db.begin_read().map_err(store_err)?;
+        let table = txn.open_table(SPENT).map_err(store_err)?;
+        let range = match after {
+            Some(a) => {
+                table.range::<&[u8]>((std::ops::Bound::Excluded(a), std::ops::Bound::Unbounded))
+            }
+            None => table.range::<&[u8]>(..),
+        }
+        .map_err(store_err)?;
+        let mut out = Vec::new();
+        for entry in range.take(n) {
+            let (k, v) = entry.map_err(store_err)?;
+            out.push((k.value().to_vec(), v.value()));
+        }
+        Ok(out)
+    }
+
+    /// Removes the marker (after its set was copied elsewhere: serving on this file again then
+    /// needs the operator's acknowledgement).
+    ///
+    /// # Errors
+    /// [`StoreError`] on a database error.
+    pub fn remove_marker(&self) -> Result<(), StoreError> {
+        let txn = self.db.begin_write().map_err(store_err)?;
+        txn.open_table(META)
+            .map_err(store_err)?
+            .remove(MARKER_KEY)
+            .map_err(store_err)?;
+        txn.commit().map_err(store_err)
+    }
+
+    fn read_marker(db: &Database) -> Result<Option<Vec<u8>>, StoreError> {
+        let txn = db.begin_read().map_err(store_err)?;
+        let table = txn.open_table(META).map_err(store_err)?;
+        let v = table.get(MARKER_KEY).map_err(store_err)?;
+        Ok(v.map(|v| v.value().to_vec()))
+    }
+
+    fn write_marker(db: &Database, marker: &[u8]) -> Result<bool, StoreError> {
+        let mut txn = db.begin_write().map_err(store_err)?;
+        txn.set_durability(Durability::Immediate);
+        let written = {
+            let mut table = txn.open_table(META).map_err(store_err)?;
+            if table.get(MARKER_KEY).map_err(store_err)?.is_some() {
+                false
+            } else {
+                table.insert(MARKER_KEY, marker).map_err(store_err)?;
+                true
+            }
+        };
+        txn.commit().map_err(store_err)?;
+        Ok(written)
+    }
+}
+
 /// Records scanned per sweep transaction.
 pub const SWEEP_CHUNK: usize = 10_000;
 
@@ -329,6 +431,28 @@ impl SpentStore for RedbStore {
     fn name(&self) -> &'static str {
         "redb"
     }
+
+    fn marker(&self) -> MarkerFuture<'_> {
+        let db = self.db.clone();
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || Self::read_marker(&db))
+                .await
+                .map_err(store_err)?
+        })
+    }
+
+    fn clock(&self) -> ClockFuture<'_> {
+        Box::pin(async { Ok(None) })
+    }
+
+    fn put_marker<'a>(&'a self, marker: &'a [u8]) -> PutFuture<'a> {
+        let (db, marker) = (self.db.clone(), marker.to_vec());
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || Self::write_marker(&db, &marker))
+                .await
+                .map_err(store_err)?
+        })
+    }
 }
 
 /// Redis 6.2 or newer (for `EXAT`): `SET <prefix ‖ id> 1 NX EXAT <expires_at + margin>`, one
@@ -340,6 +464,8 @@ pub struct RedisStore {
     conn: redis::aio::ConnectionManager,
     prefix: Vec<u8>,
     margin: u64,
+    wait_replicas: u32,
+    wait_timeout_ms: u64,
 }
 
 impl RedisStore {
@@ -393,6 +519,8 @@ impl RedisStore {
             conn,
             prefix: b"pts:spent:".to_vec(),
             margin: DEFAULT_MARGIN_SECS,
+            wait_replicas: 0,
+            wait_timeout_ms: 0,
         })
     }
 
@@ -401,6 +529,121 @@ impl RedisStore {
     pub fn with_margin(mut self, secs: u64) -> Self {
         self.margin = secs;
         self
+    }
+
+    /// Why Redis may forget acknowledged spends on a crash, if it may: `appendonly` is not
+    /// `yes` or `appendfsync` is not `always` (read with `CONFIG GET`, else `INFO
+    /// persistence`, which shows `aof_enabled` only). `serve` logs it as an error at start;
+    /// managed services that offer no `appendfsync always` rely on replication instead (see
+    /// [`RedisStore::with_wait`]).
+    ///
+    /// # Errors
+    /// [`StoreError`] when neither can be read.
+    pub async fn persistence_warning(&self) -> Result<Option<String>, StoreError> {
+        let mut conn = self.conn.clone();
+        let config: Result<Vec<String>, _> = redis::cmd("CONFIG")
+            .arg("GET")
+            .arg("append*")
+            .query_async(&mut conn)
+            .await;
+        let (aof, fsync) = match config {
+            Ok(v) if !v.is_empty() => {
+                let get = |name: &str| {
+                    v.chunks(2)
+                        .find(|p| p.first().map(String::as_str) == Some(name))
+                        .and_then(|p| p.get(1).cloned())
+                        .unwrap_or_default()
+                };
+                (get("appendonly") == "yes", Some(get("appendfsync")))
+            }
+            _ => {
+                let info: String = redis::cmd("INFO")
+                    .arg("persistence")
+                    .query_async(&mut conn)
+                    .await
+                    .map_err(store_err)?;
+                let aof = info.lines().any(|l| l.trim() == "aof_enabled:1");
+                (aof, None)
+            }
+        };
+        Ok(match (aof, fsync.as_deref()) {
+            (false, _) => Some(
+                "Redis runs without its append-only file (appendonly no): a crash or restart \
+                 forgets spent tokens, and serve then refuses the unmarked store"
+                    .into(),
+            ),
+            (true, Some(f)) if f != "always" => Some(format!(
+                "Redis appendfsync is {f:?}: a crash can forget the last acknowledged spends; \
+                 set appendfsync always, or use store.redis_wait_replicas"
+            )),
+            _ => None,
+        })
+    }
+
+    /// The key of the marker (`pts:meta:store`, no expiry).
+    fn marker_key(&self) -> &'static str {
+        "pts:meta:store"
+    }
+
+    /// Copies one record of another store: `SET NX EXAT keep_until` (an existing record is
+    /// kept); `keep_until` is the record's own expiry, margin included.
+    ///
+    /// # Errors
+    /// [`StoreError`] when Redis cannot answer.
+    pub async fn copy_record(&self, id: &[u8], keep_until: u64) -> Result<(), StoreError> {
+        self.set_nx_exat(id, keep_until).await.map(drop)
+    }
+
+    /// `SET <prefix ‖ id> 1 NX EXAT at`: whether the record was absent (and is now written).
+    async fn set_nx_exat(&self, id: &[u8], at: u64) -> Result<bool, StoreError> {
+        let mut key = Vec::with_capacity(self.prefix.len() + id.len());
+        key.extend_from_slice(&self.prefix);
+        key.extend_from_slice(id);
+        let mut conn = self.conn.clone();
+        let reply: Option<String> = redis::cmd("SET")
+            .arg(key)
+            .arg(1)
+            .arg("NX")
+            .arg("EXAT")
+            .arg(at)
+            .query_async(&mut conn)
+            .await
+            .map_err(store_err)?;
+        match reply.as_deref() {
+            Some("OK") => Ok(true),
+            None => Ok(false),
+            Some(other) => Err(StoreError(format!("unexpected reply {other:?}"))),
+        }
+    }
+
+    /// After each fresh spend, `WAIT replicas timeout`: the spend is granted only once that
+    /// many replicas acknowledged it, else it is an error (503, nothing granted; the record
+    /// stays on the primary, so the token is consumed). 0 (the default) waits for none.
+    #[must_use]
+    pub fn with_wait(mut self, replicas: u32, timeout: Duration) -> Self {
+        self.wait_replicas = replicas;
+        self.wait_timeout_ms = u64::try_from(timeout.as_millis())
+            .unwrap_or(u64::MAX)
+            .max(1);
+        self
+    }
+
+    /// `WAIT` for [`RedisStore::with_wait`]'s replicas.
+    async fn wait_for_replicas(&self) -> Result<(), StoreError> {
+        let mut conn = self.conn.clone();
+        let acked: u64 = redis::cmd("WAIT")
+            .arg(self.wait_replicas)
+            .arg(self.wait_timeout_ms)
+            .query_async(&mut conn)
+            .await
+            .map_err(store_err)?;
+        if acked < u64::from(self.wait_replicas) {
+            return Err(StoreError(format!(
+                "the spend reached {acked} of {} replicas within {} ms",
+                self.wait_replicas, self.wait_timeout_ms
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -491,24 +734,16 @@ impl SpentStore for RedisStore {
             if now >= expires_at {
                 return Err(key_expired());
             }
-            let mut key = Vec::with_capacity(self.prefix.len() + id.len());
-            key.extend_from_slice(&self.prefix);
-            key.extend_from_slice(id);
-            let mut conn = self.conn.clone();
-            let reply: Option<String> = redis::cmd("SET")
-                .arg(key)
-                .arg(1)
-                .arg("NX")
-                .arg("EXAT")
-                .arg(expires_at.saturating_add(self.margin))
-                .query_async(&mut conn)
-                .await
-                .map_err(store_err)?;
-            match reply.as_deref() {
-                Some("OK") => Ok(Spend::Fresh),
-                None => Ok(Spend::AlreadySpent),
-                Some(other) => Err(StoreError(format!("unexpected reply {other:?}"))),
+            if !self
+                .set_nx_exat(id, expires_at.saturating_add(self.margin))
+                .await?
+            {
+                return Ok(Spend::AlreadySpent);
             }
+            if self.wait_replicas > 0 {
+                self.wait_for_replicas().await?;
+            }
+            Ok(Spend::Fresh)
         })
     }
 
@@ -529,6 +764,42 @@ impl SpentStore for RedisStore {
 
     fn name(&self) -> &'static str {
         "redis"
+    }
+
+    fn marker(&self) -> MarkerFuture<'_> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            redis::cmd("GET")
+                .arg(self.marker_key())
+                .query_async::<Option<Vec<u8>>>(&mut conn)
+                .await
+                .map_err(store_err)
+        })
+    }
+
+    fn clock(&self) -> ClockFuture<'_> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let (secs, _micros): (u64, u64) = redis::cmd("TIME")
+                .query_async(&mut conn)
+                .await
+                .map_err(store_err)?;
+            Ok(Some(secs))
+        })
+    }
+
+    fn put_marker<'a>(&'a self, marker: &'a [u8]) -> PutFuture<'a> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let reply: Option<String> = redis::cmd("SET")
+                .arg(self.marker_key())
+                .arg(marker)
+                .arg("NX")
+                .query_async(&mut conn)
+                .await
+                .map_err(store_err)?;
+            Ok(reply.is_some())
+        })
     }
 }
 

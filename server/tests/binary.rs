@@ -79,7 +79,9 @@ async fn the_key_fingerprint_is_logged_and_exported() {
     let c = http();
     let mut seen = Vec::new();
     for d in [&a, &b, &other] {
-        let (child, serving) = spawn_serve(d, "", &[]);
+        // `b` has the master secret only: its new embedded store must be acknowledged.
+        let extra: &[&str] = if d == &b { &["--new-spent-store"] } else { &[] };
+        let (child, serving) = spawn_serve(d, "", extra);
         let fp = field(&serving, "key_fingerprint");
         assert_eq!(fp.len(), 16, "{serving}");
         let metrics = c

@@ -120,6 +120,7 @@ async fn redis_password_from_a_file_or_the_environment_and_rediss_with_a_ca() {
         .expect_err("served without the Redis password");
     assert!(log.contains("fatal"), "{log}");
     // The password from the environment.
+    migrate_spent(&data, &plain, &[("PT_REDIS_PASSWORD", PASSWORD)]);
     let (child, serving) = try_serve(
         &data,
         "",

@@ -206,6 +206,7 @@ async fn the_binary_with_redis_spends_in_redis() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     init_data_dir(&data);
+    migrate_spent(&data, &redis.url(), &[]);
     let (child, serving) = spawn_serve(&data, "", &["--redis", &redis.url()]);
     let (addr, store) = (field(&serving, "addr"), field(&serving, "store"));
     assert_eq!(store, "redis");

@@ -331,6 +331,19 @@ pub fn init_data_dir(data: &Path) {
     assert!(out.status.success(), "init failed: {out:?}");
 }
 
+/// `privacy-tokens-server migrate-spent --data-dir DIR --redis URL` with environment `env`:
+/// copies the embedded set of a data directory made by [`init_data_dir`] into Redis and marks
+/// Redis as its store (an unmarked Redis is refused by `serve`); panics unless it succeeds.
+pub fn migrate_spent(data: &Path, url: &str, env: &[(&str, &str)]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_privacy-tokens-server"))
+        .args(["migrate-spent", "--redis", url, "--data-dir"])
+        .arg(data)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "migrate-spent failed: {out:?}");
+}
+
 /// Writes `config.toml` beside `data` (issuance open, then `toml`) and starts `serve --listen
 /// 127.0.0.1:0 --json-logs --data-dir data --config ... extra`; returns the process and the
 /// fields of its JSON `serving` log line (`addr`, `store`, `key_fingerprint`, ...).
