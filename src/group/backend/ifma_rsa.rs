@@ -280,21 +280,24 @@ fn finish(x: &Limbs, m: &[u64; WORDS]) -> [u64; WORDS] {
 /// masks (`vpcmpuq` greater than / equal to `2^52 - 1`) gathered into 24-bit integers
 /// (`kmovw`, shifts), the carry-lookahead `((G << 1) + P) ^ P` in `eax`, and its bits added
 /// under mask (`vpsubq` of all ones) before the final `vpandq`.
-fn amm2(
-    ifma: Ifma,
-    out: &mut [Limbs; 2],
-    a: &[Limbs; 2],
-    b: &[Limbs; 2],
-    m: &[Limbs; 2],
-    k0: &[u64; 2],
+///
+/// # Safety
+/// The CPU has AVX-512F, VL and IFMA (an [`Ifma`] token exists); `a`, `b` and `m` point to
+/// readable `[Limbs; 2]`, `k0` to two readable words, `out` to a writable `[Limbs; 2]`. `out`
+/// may equal `a` and `b` (they are read before `out` is written: `a` and `m` at the start, `b`
+/// during the rounds, `out` at the end), so a squaring and a product in place need no copy.
+unsafe fn amm2_raw(
+    out: *mut [Limbs; 2],
+    a: *const [Limbs; 2],
+    b: *const [Limbs; 2],
+    m: *const [Limbs; 2],
+    k0: *const [u64; 2],
 ) {
-    let _ = ifma;
-    // SAFETY: the `Ifma` token proves AVX-512F, VL and IFMA (and the OS's `zmm` state); every
-    // memory operand is inside the borrowed arrays (`[Limbs; 2]` is 384 bytes aligned to 64,
-    // half 1 at offset 192, `b`'s limbs read at offsets 0 to 152 of each half, `k0` 16 bytes);
-    // `out` is written only through its own pointer and does not alias the inputs (a unique
-    // borrow). The vector and mask registers are declared clobbered (`clobber_abi`), the
-    // general ones are operands; no stack use.
+    // SAFETY: the caller's contract: the instructions exist; every memory operand is inside
+    // the pointed arrays (`[Limbs; 2]` is 384 bytes aligned to 64, half 1 at offset 192, `b`'s
+    // limbs read at offsets 0 to 152 of each half, `k0` 16 bytes); `out` is written only after
+    // the last read of `a` and `b`. The vector and mask registers are declared clobbered
+    // (`clobber_abi`), the general ones are operands; no stack use.
     unsafe {
         core::arch::asm!(
             "vpxord xmm31, xmm31, xmm31",
@@ -475,11 +478,11 @@ fn amm2(
             "vmovdqa64 zmmword ptr [{out} + 256], zmm17",
             "vmovdqa64 zmmword ptr [{out} + 320], zmm18",
             "vzeroupper",
-            a = in(reg) a.as_ptr(),
-            inout("rsi") b.as_ptr() => _,
-            m = in(reg) m.as_ptr(),
-            k0 = in(reg) k0.as_ptr(),
-            out = in(reg) out.as_mut_ptr(),
+            a = in(reg) a,
+            inout("rsi") b => _,
+            m = in(reg) m,
+            k0 = in(reg) k0,
+            out = in(reg) out,
             inout("rcx") LIMBS => _,
             out("rax") _,
             out("rdx") _,
@@ -488,6 +491,37 @@ fn amm2(
             options(nostack),
         );
     }
+}
+
+/// [`amm2_raw`] into a separate `out`: `out = a b R^-1`.
+fn amm2(
+    ifma: Ifma,
+    out: &mut [Limbs; 2],
+    a: &[Limbs; 2],
+    b: &[Limbs; 2],
+    m: &[Limbs; 2],
+    k0: &[u64; 2],
+) {
+    let _ = ifma;
+    // SAFETY: the token proves the instructions; the references are valid for the accesses.
+    unsafe { amm2_raw(out, a, b, m, k0) }
+}
+
+/// [`amm2_raw`] in place: `acc = acc b R^-1`.
+fn amm2_assign(ifma: Ifma, acc: &mut [Limbs; 2], b: &[Limbs; 2], m: &[Limbs; 2], k0: &[u64; 2]) {
+    let _ = ifma;
+    let acc: *mut [Limbs; 2] = acc;
+    // SAFETY: the token proves the instructions; `acc` is read (as `a`) and then written
+    // through the one unique borrow, which `amm2_raw` allows.
+    unsafe { amm2_raw(acc, acc, b, m, k0) }
+}
+
+/// [`amm2_raw`] squaring in place: `acc = acc^2 R^-1`.
+fn ams2_assign(ifma: Ifma, acc: &mut [Limbs; 2], m: &[Limbs; 2], k0: &[u64; 2]) {
+    let _ = ifma;
+    let acc: *mut [Limbs; 2] = acc;
+    // SAFETY: as in `amm2_assign`, with `b` the same array as `a` and `out`.
+    unsafe { amm2_raw(acc, acc, acc, m, k0) }
 }
 
 /// `out[h] = table[idx[h]][h]` by a scan of every entry (module docs): each entry is loaded
@@ -586,26 +620,23 @@ fn pow2(
     let width = bits - top;
     let mut idx = [window(&e[0], top, width), window(&e[1], top, width)];
     lookup2(ifma, &mut acc, &table, &idx);
-    let mut tmp = [Limbs::ZERO; 2];
+    let mut power = [Limbs::ZERO; 2];
     for w in (0..windows - 1).rev() {
         for _ in 0..WINDOW {
-            amm2(ifma, &mut tmp, &acc, &acc, m, k0);
-            acc = tmp;
+            ams2_assign(ifma, &mut acc, m, k0);
         }
         idx = [
             window(&e[0], w * WINDOW, WINDOW),
             window(&e[1], w * WINDOW, WINDOW),
         ];
-        lookup2(ifma, &mut tmp, &table, &idx);
-        let power = tmp;
-        amm2(ifma, &mut tmp, &acc, &power, m, k0);
-        acc = tmp;
+        lookup2(ifma, &mut power, &table, &idx);
+        amm2_assign(ifma, &mut acc, &power, m, k0);
     }
     let mut out = [Limbs::ZERO; 2];
     amm2(ifma, &mut out, &acc, &ones, m, k0);
     table.zeroize();
     acc.zeroize();
-    tmp.zeroize();
+    power.zeroize();
     prev.zeroize();
     idx.zeroize();
     out
