@@ -252,12 +252,16 @@ impl Modulus {
         let mont = Mont::new(k, words, r2.0.as_words());
         r2.zeroize();
         #[cfg(target_arch = "x86_64")]
-        if k == ifma_rsa::WORDS && ifma_rsa::get().is_some() {
-            // `2^2080 mod n` (`R^2` for the IFMA backend's radix `R = 2^1040`).
-            let mut rr = BoxedUint::zero_with_precision(u32::try_from(2112).ok()?);
-            *rr.as_mut_words().get_mut(2080 / 64)? = 1 << (2080 % 64);
+        if (k == ifma_rsa::WORDS || k == ifma_rsa::WORDS_2048) && ifma_rsa::get().is_some() {
+            // `R^2 mod n` for the IFMA backend's radix `R = 2^(52 ceil(64 k / 52))`: `2^2080`
+            // (1024-bit class) or `2^4160` (2048-bit class).
+            let two_r = 2 * 52 * (64 * k).div_ceil(52);
+            let mut rr = BoxedUint::zero_with_precision(
+                u32::try_from(two_r + 64).ok()?.next_multiple_of(64),
+            );
+            *rr.as_mut_words().get_mut(two_r / 64)? = 1 << (two_r % 64);
             let mut rr = self.reduce(&Int(rr));
-            let mont = mont.map(|m| m.with_rr1040(rr.0.as_words()));
+            let mont = mont.map(|m| m.with_rr_ifma(rr.0.as_words()));
             rr.zeroize();
             return mont;
         }
@@ -426,8 +430,8 @@ impl Modulus {
         eb: &Int,
     ) -> Option<(Int, Int)> {
         let ifma = ifma_rsa::get()?;
-        let (ma, rra) = a.mont.as_ref()?.rr1040()?;
-        let (mb, rrb) = b.mont.as_ref()?.rr1040()?;
+        let (ma, rra) = a.mont.as_ref()?.rr_ifma()?;
+        let (mb, rrb) = b.mont.as_ref()?.rr_ifma()?;
         let mut ia = a.engine_input(xa);
         let mut ib = b.engine_input(xb);
         let out = ifma.pow_secret_x2_1024([
@@ -455,9 +459,32 @@ impl Modulus {
         Some(result)
     }
 
+    /// [`Modulus::pow_public_exp`] on the IFMA backend (2048-bit class: RSA-2048's modulus), or
+    /// `None` (no IFMA, another class: public facts).
+    #[cfg(target_arch = "x86_64")]
+    fn pow_public_ifma(&self, x: &Int, e: &Int) -> Option<Int> {
+        let ifma = ifma_rsa::get()?;
+        let (m, rr) = self.mont.as_ref()?.rr_ifma()?;
+        if m.len() != ifma_rsa::WORDS_2048 {
+            return None;
+        }
+        let mut input = self.engine_input(x);
+        let out = ifma.pow_public_2048_vartime(m, rr, input.0.as_words(), e.0.as_words());
+        input.zeroize();
+        out.map(|mut words| {
+            let value = self.engine_output(words.to_vec());
+            words.zeroize();
+            value
+        })
+    }
+
     /// `x^e mod n` for a public exponent: constant time in `x`, variable time in `e` (square
     /// and multiply on its bits).
     pub(crate) fn pow_public_exp(&self, x: &Int, e: &Int) -> Int {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(out) = self.pow_public_ifma(x, e) {
+            return out;
+        }
         if let Some(mont) = &self.mont {
             let input = self.engine_input(x);
             if let Some(words) = mont.pow_public(input.0.as_words(), e.0.as_words()) {
@@ -548,16 +575,16 @@ mod mont {
         m: Vec<Word>,
         m0inv: Word,
         r2: Vec<Word>,
-        /// `2^2080 mod m` for the AVX-512 IFMA backend (`R^2` for its radix `R = 2^1040`):
-        /// in the 1024-bit class on a CPU with IFMA, empty otherwise.
-        rr1040: Vec<Word>,
+        /// `R^2 mod m` for the AVX-512 IFMA backend's radix `R` (`2^1040` in the 1024-bit
+        /// class, `2^2080` in the 2048-bit one) on a CPU with IFMA, empty otherwise.
+        rr_ifma: Vec<Word>,
     }
 
     impl Drop for Mont {
         fn drop(&mut self) {
             self.m.zeroize();
             self.r2.zeroize();
-            self.rr1040.zeroize();
+            self.rr_ifma.zeroize();
             self.m0inv.zeroize();
         }
     }
@@ -593,24 +620,25 @@ mod mont {
                 m,
                 m0inv: inv.wrapping_neg(),
                 r2: pad(r2),
-                rr1040: Vec::new(),
+                rr_ifma: Vec::new(),
             })
         }
 
-        /// The engine with `2^2080 mod m` (below `m`, at most `k` words) for the IFMA backend.
+        /// The engine with the IFMA backend's `R^2 mod m` (below `m`, at most `k` words).
         #[cfg(target_arch = "x86_64")]
-        pub(super) fn with_rr1040(mut self, rr: &[Word]) -> Self {
-            self.rr1040 = rr.to_vec();
+        pub(super) fn with_rr_ifma(mut self, rr: &[Word]) -> Self {
+            self.rr_ifma = rr.to_vec();
             self
         }
 
-        /// `m` and `2^2080 mod m` when the IFMA backend's constant was computed (1024-bit class).
+        /// `m` and the IFMA backend's `R^2 mod m` when it was computed (1024- and 2048-bit
+        /// classes on a CPU with IFMA).
         #[cfg(target_arch = "x86_64")]
-        pub(super) fn rr1040(&self) -> Option<(&[Word], &[Word])> {
-            if self.rr1040.is_empty() {
+        pub(super) fn rr_ifma(&self) -> Option<(&[Word], &[Word])> {
+            if self.rr_ifma.is_empty() {
                 return None;
             }
-            Some((&self.m, &self.rr1040))
+            Some((&self.m, &self.rr_ifma))
         }
 
         /// Marks `m`, `R^2 mod m` and `-m^-1` undefined for memcheck.
@@ -618,7 +646,7 @@ mod mont {
         pub(super) fn mark_secret(&self) {
             crate::group::validation::mark_secret(self.m.as_slice());
             crate::group::validation::mark_secret(self.r2.as_slice());
-            crate::group::validation::mark_secret(self.rr1040.as_slice());
+            crate::group::validation::mark_secret(self.rr_ifma.as_slice());
             crate::group::validation::mark_secret(core::slice::from_ref(&self.m0inv));
         }
 
@@ -1123,7 +1151,7 @@ mod tests {
         let (mw, rr) = m
             .mont
             .as_ref()
-            .and_then(|e| e.rr1040())
+            .and_then(|e| e.rr_ifma())
             .unwrap_or_else(|| panic!("rr")); // ok: test
         let x = random(&mut rng, 1020, false);
         let e = random(&mut rng, 1024, false);
@@ -1146,6 +1174,68 @@ mod tests {
             .and_then(|t| t.pow_secret_x2_1024([half, bad]))
             .is_none());
         println!("ifma_pair_equals_portable: {cases} pairs equal");
+    }
+
+    /// The IFMA backend's public-exponent exponentiation (2048-bit class) equals the portable
+    /// engine and answers: moduli of 2048 bits (random, all ones) and shorter ones of the
+    /// class, bases 0, 1, `n - 1`, wide, random; exponents 0, 1, 3, 65537, all ones, about 1022
+    /// bits. Skipped (one line) without IFMA.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn ifma_public_equals_portable() {
+        if ifma_rsa::get().is_none() {
+            println!(
+                "ifma_public_equals_portable: no AVX-512 IFMA on this CPU (or forced off): skipped"
+            );
+            return;
+        }
+        let mut rng = rand::rng();
+        let mut moduli: Vec<Int> = [2048, 2048, 2047, 1800]
+            .iter()
+            .map(|&b| random(&mut rng, b, true))
+            .collect();
+        moduli.push(Int::from_be(&[0xff; 256]));
+        let mut cases = 0;
+        for n in &moduli {
+            let m = Modulus::new_public(n).unwrap_or_else(|| panic!("modulus")); // ok: test
+            let Some(engine) = m.mont.as_ref() else {
+                panic!("no engine") // ok: test
+            };
+            for x in [
+                Int::from_be(&[0]),
+                Int::from_be(&[1]),
+                n.minus_one(),
+                random(&mut rng, 2048, false),
+                random(&mut rng, 2400, false),
+                m.reduce(&random(&mut rng, 2100, false)),
+            ] {
+                for e in [
+                    Int::from_be(&[0]),
+                    Int::from_be(&[1]),
+                    Int::from_be(&[3]),
+                    Int::from_be(&[1, 0, 1]),
+                    Int::from_be(&[0xff; 128]),
+                    random(&mut rng, 1022, true),
+                ] {
+                    let ours = m
+                        .pow_public_ifma(&x, &e)
+                        .unwrap_or_else(|| panic!("no answer")); // ok: test
+                    let input = m.engine_input(&x);
+                    let portable = engine
+                        .pow_public(input.0.as_words(), e.0.as_words())
+                        .map(|w| m.engine_output(w))
+                        .unwrap_or_else(|| panic!("portable")); // ok: test
+                    assert!(bool::from(ours.ct_eq(&portable)), "{}", n.bits_vartime());
+                    cases += 1;
+                }
+            }
+        }
+        // The 1024-bit class is not this kernel's.
+        let small = Modulus::new_public(&random(&mut rng, 1024, true)).unwrap_or_else(|| panic!()); // ok: test
+        assert!(small
+            .pow_public_ifma(&Int::from_be(&[2]), &Int::from_be(&[3]))
+            .is_none());
+        println!("ifma_public_equals_portable: {cases} cases equal");
     }
 
     /// The engine itself answers (a refusal would fall back to crypto-bigint and give the same

@@ -215,26 +215,31 @@ fn words(x: &[u64]) -> [u64; WORDS] {
     out
 }
 
-/// 64-bit words to 52-bit limbs (public positions).
-fn to_limbs(x: &[u64; WORDS]) -> Limbs {
-    let mut out = Limbs::ZERO;
-    for (i, o) in out.0.iter_mut().take(LIMBS).enumerate() {
+/// 64-bit words to 52-bit limbs (public positions): `out[i]` is bits `52 i` to `52 i + 51` of
+/// `x` (zero past its end), for every `i` of `out`.
+fn pack52(x: &[u64], out: &mut [u64]) {
+    for (i, o) in out.iter_mut().enumerate() {
         let (j, s) = (i * 52 / 64, i * 52 % 64);
         let lo = x.get(j).copied().unwrap_or(0);
         let hi = x.get(j + 1).copied().unwrap_or(0);
         *o = (((u128::from(hi) << 64) | u128::from(lo)) >> s) as u64 & MASK;
     }
-    out
 }
 
-/// 52-bit limbs (normalized, value below `2^1024`) to 64-bit words (public positions).
-fn from_limbs(x: &Limbs) -> [u64; WORDS] {
-    let mut out = [0; WORDS];
+/// 52-bit limbs (normalized) to 64-bit words (public positions): `out[j]` is bits `64 j` to
+/// `64 j + 63` of the value.
+fn unpack52(x: &[u64], out: &mut [u64]) {
     for (j, o) in out.iter_mut().enumerate() {
         let (i, s) = (j * 64 / 52, j * 64 % 52);
-        let limb = |k: usize| u128::from(x.0.get(k).copied().unwrap_or(0));
+        let limb = |k: usize| u128::from(x.get(k).copied().unwrap_or(0));
         *o = ((limb(i) >> s) | (limb(i + 1) << (52 - s)) | (limb(i + 2) << (104 - s))) as u64;
     }
+}
+
+/// 64-bit words to the 1024-bit class's limbs.
+fn to_limbs(x: &[u64; WORDS]) -> Limbs {
+    let mut out = Limbs::ZERO;
+    pack52(x, out.0.get_mut(..LIMBS).unwrap_or_default());
     out
 }
 
@@ -248,24 +253,30 @@ fn neg_inv52(m0: u64) -> u64 {
     inv.wrapping_neg() & MASK
 }
 
-/// The exponentiation's output (normalized limbs, value at most `m`) as words below `m`: `m`
-/// is subtracted under a mask made from the borrow (constant time).
+/// The exponentiation's output (normalized limbs, value at most `m`) as words below `m`.
 fn finish(x: &Limbs, m: &[u64; WORDS]) -> [u64; WORDS] {
-    let mut r = from_limbs(x);
-    let mut d = [0u64; WORDS];
+    let mut r = [0; WORDS];
+    unpack52(&x.0, &mut r);
+    sub_if_ge(&mut r, m);
+    r
+}
+
+/// `r - m` if `r >= m`, else `r` (equal lengths), under a mask made from the borrow: constant
+/// time.
+fn sub_if_ge(r: &mut [u64], m: &[u64]) {
     let mut borrow = 0u64;
-    for ((d, &r), &m) in d.iter_mut().zip(&r).zip(m) {
+    for (&r, &m) in r.iter().zip(m) {
         let t = u128::from(r).wrapping_sub(u128::from(m) + u128::from(borrow));
-        *d = t as u64;
         borrow = ((t >> 64) as u64) & 1;
     }
     // All ones when `r < m` (keep `r`), zero when `r >= m` (take `r - m`).
     let keep = core::hint::black_box(borrow.wrapping_neg());
-    for (r, d) in r.iter_mut().zip(&d) {
-        *r = (*r & keep) | (*d & !keep);
+    let mut borrow = 0u64;
+    for (r, &m) in r.iter_mut().zip(m) {
+        let t = u128::from(*r).wrapping_sub(u128::from(m) + u128::from(borrow));
+        borrow = ((t >> 64) as u64) & 1;
+        *r = (*r & keep) | (t as u64 & !keep);
     }
-    d.zeroize();
-    r
 }
 
 /// Almost-Montgomery multiplication of both halves (module docs): `out[h] = a[h] b[h] R^-1
@@ -640,4 +651,256 @@ fn pow2(
     prev.zeroize();
     idx.zeroize();
     out
+}
+
+/// The 64-bit words of a 2048-bit operand (the public modulus of RSA-2048).
+pub(crate) const WORDS_2048: usize = 32;
+/// Limbs of 52 bits of a number below `2^2080` (five full registers).
+const LIMBS_2048: usize = 40;
+
+/// A number below `2^2080` as 40 limbs of 52 bits, 64-byte aligned: five `zmm` registers.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Limbs40([u64; LIMBS_2048]);
+
+impl Zeroize for Limbs40 {
+    fn zeroize(&mut self) {
+        self.0.zeroize();
+    }
+}
+
+impl Ifma {
+    /// `x^e mod m` for a 2048-bit-class odd modulus `m` (at most [`WORDS_2048`] words, with
+    /// `rr = 2^4160 mod m`, `R^2` for `R = 2^2080`), `x < 2^2048` and a public exponent `e`:
+    /// constant time in `x` (and `m`), variable time in `e` (square and multiply on its bits,
+    /// from the top set one). The same almost-Montgomery multiplication as the 1024-bit class
+    /// (module docs) on one operand of 40 limbs: for inputs below `2m`, outputs below
+    /// `4m^2 / R + m < 2m` (`4m < 2^2050 < R`); a lane receives at most 160 terms below `2^52`
+    /// plus carries, below `2^60`. `None` when an operand is longer than [`WORDS_2048`].
+    pub(crate) fn pow_public_2048_vartime(
+        self,
+        m: &[u64],
+        rr: &[u64],
+        x: &[u64],
+        e: &[u64],
+    ) -> Option<[u64; WORDS_2048]> {
+        if m.len() > WORDS_2048 || rr.len() > WORDS_2048 || x.len() > WORDS_2048 {
+            return None;
+        }
+        let pack = |v: &[u64]| {
+            let mut out = Limbs40([0; LIMBS_2048]);
+            pack52(v, &mut out.0);
+            out
+        };
+        let (ml, rrl, mut xl) = (pack(m), pack(rr), pack(x));
+        let k0 = neg_inv52(m.first().copied().unwrap_or(1));
+        let mut one = Limbs40([0; LIMBS_2048]);
+        one.0[0] = 1;
+        // x R and R (1 in Montgomery form).
+        let mut base = Limbs40([0; LIMBS_2048]);
+        amm_2048(self, &mut base, &xl, &rrl, &ml, k0);
+        let mut acc = Limbs40([0; LIMBS_2048]);
+        amm_2048(self, &mut acc, &rrl, &one, &ml, k0);
+        let bits = e.iter().rposition(|&w| w != 0).map_or(0, |i| {
+            i * 64 + (64 - e.get(i).map_or(64, |w| w.leading_zeros() as usize))
+        });
+        let mut tmp = acc;
+        for i in (0..bits).rev() {
+            amm_2048(self, &mut tmp, &acc, &acc, &ml, k0);
+            acc = tmp;
+            if e.get(i / 64).is_some_and(|w| (w >> (i % 64)) & 1 == 1) {
+                amm_2048(self, &mut tmp, &acc, &base, &ml, k0);
+                acc = tmp;
+            }
+        }
+        amm_2048(self, &mut tmp, &acc, &one, &ml, k0);
+        let mut out = [0u64; WORDS_2048];
+        unpack52(&tmp.0, &mut out);
+        let mut mw = [0u64; WORDS_2048];
+        for (o, w) in mw.iter_mut().zip(m) {
+            *o = *w;
+        }
+        sub_if_ge(&mut out, &mw);
+        for v in [&mut xl, &mut base, &mut acc, &mut tmp] {
+            v.zeroize();
+        }
+        Some(out)
+    }
+}
+
+/// Almost-Montgomery multiplication in the 2048-bit class: `out = a b R^-1 mod m`
+/// (`R = 2^2080`), below `2m` for inputs below `2m`, normalized; `k0 = -m^-1 mod 2^52`. As
+/// [`amm2_raw`] for one operand of five registers: the accumulator in `zmm0`-`zmm4`, `a` in
+/// `zmm5`-`zmm9`, `m` in `zmm10`-`zmm14`, the high products in `zmm15`-`zmm19`, `q` in
+/// `zmm20`, a temporary in `zmm21`; 40 rounds, then the normalization with 40-bit lane masks.
+fn amm_2048(ifma: Ifma, out: &mut Limbs40, a: &Limbs40, b: &Limbs40, m: &Limbs40, k0: u64) {
+    let _ = ifma;
+    let k0 = [k0];
+    // SAFETY: the `Ifma` token proves AVX-512F, VL and IFMA (and the OS's `zmm` state); every
+    // memory operand is inside the borrowed values (`Limbs40` is 320 bytes aligned to 64, `b`'s
+    // limbs read at offsets 0 to 312, `k0` one word); `out` is a unique borrow, written only at
+    // the end. The vector and mask registers are declared clobbered (`clobber_abi`), the
+    // general ones are operands; no stack use.
+    unsafe {
+        core::arch::asm!(
+            "vpxord xmm31, xmm31, xmm31",
+            "vpternlogq zmm29, zmm29, zmm29, 0xff",
+            "vpsrlq zmm30, zmm29, 12",
+            "vmovdqa64 zmm5, zmmword ptr [{a}]",
+            "vmovdqa64 zmm6, zmmword ptr [{a} + 64]",
+            "vmovdqa64 zmm7, zmmword ptr [{a} + 128]",
+            "vmovdqa64 zmm8, zmmword ptr [{a} + 192]",
+            "vmovdqa64 zmm9, zmmword ptr [{a} + 256]",
+            "vmovdqa64 zmm10, zmmword ptr [{m}]",
+            "vmovdqa64 zmm11, zmmword ptr [{m} + 64]",
+            "vmovdqa64 zmm12, zmmword ptr [{m} + 128]",
+            "vmovdqa64 zmm13, zmmword ptr [{m} + 192]",
+            "vmovdqa64 zmm14, zmmword ptr [{m} + 256]",
+            "vpxord xmm0, xmm0, xmm0",
+            "vpxord xmm1, xmm1, xmm1",
+            "vpxord xmm2, xmm2, xmm2",
+            "vpxord xmm3, xmm3, xmm3",
+            "vpxord xmm4, xmm4, xmm4",
+            "2:",
+            "vpxord xmm15, xmm15, xmm15",
+            "vpxord xmm16, xmm16, xmm16",
+            "vpxord xmm17, xmm17, xmm17",
+            "vpxord xmm18, xmm18, xmm18",
+            "vpxord xmm19, xmm19, xmm19",
+            "vpxord xmm21, xmm21, xmm21",
+            "vpmadd52luq zmm0, zmm5, qword ptr [rsi]{{1to8}}",
+            "vpmadd52luq zmm1, zmm6, qword ptr [rsi]{{1to8}}",
+            "vpmadd52luq zmm2, zmm7, qword ptr [rsi]{{1to8}}",
+            "vpmadd52luq zmm3, zmm8, qword ptr [rsi]{{1to8}}",
+            "vpmadd52luq zmm4, zmm9, qword ptr [rsi]{{1to8}}",
+            "vpmadd52huq zmm15, zmm5, qword ptr [rsi]{{1to8}}",
+            "vpmadd52huq zmm16, zmm6, qword ptr [rsi]{{1to8}}",
+            "vpmadd52huq zmm17, zmm7, qword ptr [rsi]{{1to8}}",
+            "vpmadd52huq zmm18, zmm8, qword ptr [rsi]{{1to8}}",
+            "vpmadd52huq zmm19, zmm9, qword ptr [rsi]{{1to8}}",
+            "vpmadd52luq zmm21, zmm0, qword ptr [{k0}]{{1to8}}",
+            "vpbroadcastq zmm20, xmm21",
+            "vpmadd52luq zmm0, zmm10, zmm20",
+            "vpmadd52luq zmm1, zmm11, zmm20",
+            "vpmadd52luq zmm2, zmm12, zmm20",
+            "vpmadd52luq zmm3, zmm13, zmm20",
+            "vpmadd52luq zmm4, zmm14, zmm20",
+            "vpmadd52huq zmm15, zmm10, zmm20",
+            "vpmadd52huq zmm16, zmm11, zmm20",
+            "vpmadd52huq zmm17, zmm12, zmm20",
+            "vpmadd52huq zmm18, zmm13, zmm20",
+            "vpmadd52huq zmm19, zmm14, zmm20",
+            "vmovq xmm21, xmm0",
+            "vpsrlq xmm21, xmm21, 52",
+            "valignq zmm0, zmm1, zmm0, 1",
+            "valignq zmm1, zmm2, zmm1, 1",
+            "valignq zmm2, zmm3, zmm2, 1",
+            "valignq zmm3, zmm4, zmm3, 1",
+            "valignq zmm4, zmm31, zmm4, 1",
+            "vpaddq zmm0, zmm0, zmm21",
+            "vpaddq zmm0, zmm0, zmm15",
+            "vpaddq zmm1, zmm1, zmm16",
+            "vpaddq zmm2, zmm2, zmm17",
+            "vpaddq zmm3, zmm3, zmm18",
+            "vpaddq zmm4, zmm4, zmm19",
+            "add rsi, 8",
+            "dec ecx",
+            "jnz 2b",
+            "vpsrlq zmm15, zmm0, 52",
+            "vpsrlq zmm16, zmm1, 52",
+            "vpsrlq zmm17, zmm2, 52",
+            "vpsrlq zmm18, zmm3, 52",
+            "vpsrlq zmm19, zmm4, 52",
+            "vpandq zmm0, zmm0, zmm30",
+            "vpandq zmm1, zmm1, zmm30",
+            "vpandq zmm2, zmm2, zmm30",
+            "vpandq zmm3, zmm3, zmm30",
+            "vpandq zmm4, zmm4, zmm30",
+            "valignq zmm19, zmm19, zmm18, 7",
+            "valignq zmm18, zmm18, zmm17, 7",
+            "valignq zmm17, zmm17, zmm16, 7",
+            "valignq zmm16, zmm16, zmm15, 7",
+            "valignq zmm15, zmm15, zmm31, 7",
+            "vpaddq zmm0, zmm0, zmm15",
+            "vpaddq zmm1, zmm1, zmm16",
+            "vpaddq zmm2, zmm2, zmm17",
+            "vpaddq zmm3, zmm3, zmm18",
+            "vpaddq zmm4, zmm4, zmm19",
+            "vpcmpuq k1, zmm0, zmm30, 6",
+            "vpcmpuq k2, zmm1, zmm30, 6",
+            "vpcmpuq k3, zmm2, zmm30, 6",
+            "vpcmpuq k4, zmm3, zmm30, 6",
+            "vpcmpuq k5, zmm4, zmm30, 6",
+            "kmovw eax, k1",
+            "kmovw r8d, k2",
+            "shl r8, 8",
+            "or rax, r8",
+            "kmovw r8d, k3",
+            "shl r8, 16",
+            "or rax, r8",
+            "kmovw r8d, k4",
+            "shl r8, 24",
+            "or rax, r8",
+            "kmovw r8d, k5",
+            "shl r8, 32",
+            "or rax, r8",
+            "vpcmpuq k1, zmm0, zmm30, 0",
+            "vpcmpuq k2, zmm1, zmm30, 0",
+            "vpcmpuq k3, zmm2, zmm30, 0",
+            "vpcmpuq k4, zmm3, zmm30, 0",
+            "vpcmpuq k5, zmm4, zmm30, 0",
+            "kmovw edx, k1",
+            "kmovw r8d, k2",
+            "shl r8, 8",
+            "or rdx, r8",
+            "kmovw r8d, k3",
+            "shl r8, 16",
+            "or rdx, r8",
+            "kmovw r8d, k4",
+            "shl r8, 24",
+            "or rdx, r8",
+            "kmovw r8d, k5",
+            "shl r8, 32",
+            "or rdx, r8",
+            "add rax, rax",
+            "add rax, rdx",
+            "xor rax, rdx",
+            "kmovw k1, eax",
+            "shr rax, 8",
+            "kmovw k2, eax",
+            "shr rax, 8",
+            "kmovw k3, eax",
+            "shr rax, 8",
+            "kmovw k4, eax",
+            "shr rax, 8",
+            "kmovw k5, eax",
+            "vpsubq zmm0 {{k1}}, zmm0, zmm29",
+            "vpsubq zmm1 {{k2}}, zmm1, zmm29",
+            "vpsubq zmm2 {{k3}}, zmm2, zmm29",
+            "vpsubq zmm3 {{k4}}, zmm3, zmm29",
+            "vpsubq zmm4 {{k5}}, zmm4, zmm29",
+            "vpandq zmm0, zmm0, zmm30",
+            "vpandq zmm1, zmm1, zmm30",
+            "vpandq zmm2, zmm2, zmm30",
+            "vpandq zmm3, zmm3, zmm30",
+            "vpandq zmm4, zmm4, zmm30",
+            "vmovdqa64 zmmword ptr [{out}], zmm0",
+            "vmovdqa64 zmmword ptr [{out} + 64], zmm1",
+            "vmovdqa64 zmmword ptr [{out} + 128], zmm2",
+            "vmovdqa64 zmmword ptr [{out} + 192], zmm3",
+            "vmovdqa64 zmmword ptr [{out} + 256], zmm4",
+            "vzeroupper",
+            a = in(reg) a,
+            inout("rsi") b => _,
+            m = in(reg) m,
+            k0 = in(reg) k0.as_ptr(),
+            out = in(reg) out,
+            inout("rcx") LIMBS_2048 => _,
+            out("rax") _,
+            out("rdx") _,
+            out("r8") _,
+            clobber_abi("C"),
+            options(nostack),
+        );
+    }
 }
