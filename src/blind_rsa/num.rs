@@ -1074,6 +1074,16 @@ mod tests {
         ));
     }
 
+    /// Whether the IFMA backend runs here; prints the test's skip line when it does not.
+    #[cfg(target_arch = "x86_64")]
+    fn ifma_or_skip(test: &str) -> bool {
+        let on = ifma_rsa::get().is_some();
+        if !on {
+            println!("{test}: no AVX-512 IFMA on this CPU (or forced off): skipped");
+        }
+        on
+    }
+
     /// The IFMA backend's dual exponentiation equals the portable engine, per half: random
     /// moduli of the 1024-bit class (top bit set, near `2^1024`, shorter, all-ones limbs), equal
     /// moduli for both halves, bases 0, 1, `m - 1`, all-ones words, random; exponents zero, one,
@@ -1081,10 +1091,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn ifma_pair_equals_portable() {
-        if ifma_rsa::get().is_none() {
-            println!(
-                "ifma_pair_equals_portable: no AVX-512 IFMA on this CPU (or forced off): skipped"
-            );
+        if !ifma_or_skip("ifma_pair_equals_portable") {
             return;
         }
         let mut rng = rand::rng();
@@ -1183,10 +1190,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn ifma_public_equals_portable() {
-        if ifma_rsa::get().is_none() {
-            println!(
-                "ifma_public_equals_portable: no AVX-512 IFMA on this CPU (or forced off): skipped"
-            );
+        if !ifma_or_skip("ifma_public_equals_portable") {
             return;
         }
         let mut rng = rand::rng();
