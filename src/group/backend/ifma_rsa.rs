@@ -55,13 +55,20 @@
 //! No branch and no memory address depends on `m`, `x` or `e`: the loops run on public counts
 //! (20 limbs, 32 entries, 205 windows), the exponent's windows are read at public positions,
 //! the carry-lookahead and the final subtraction are integer arithmetic and masks. The vector
-//! instructions used (`vpmadd52luq`, `vpmadd52huq`, `valignq`, `vpbroadcastq`, `vpsrlq`,
-//! `vpandq`, `vpaddq`, `vpcmpuq`, `vmovdqa64` with and without a mask, `kmov`) run in time
-//! independent of their operands on the cores that have them. Valgrind cannot execute AVX-512
-//! (it hides the features from CPUID, so this code is not selected under it: the line
-//! `ct-valgrind backend:` of `tests/ct_valgrind.rs` says which RSA engine ran), so the constant
-//! time of this path is argued from the code and checked by the branch scan of the disassembly
-//! (`.ci/ct-branch-scan.py`); the statistical timing check runs it on a CPU with IFMA.
+//! instructions used (`vpmadd52luq`, `vpmadd52huq`, `valignq`, `vpbroadcastq`, `vmovq`,
+//! `vpsrlq`, `vpandq`, `vpxord`, `vpternlogq`, `vpaddq`, `vpsubq` with and without a mask,
+//! `vpcmpuq`, `vpcmpeqq`, `vmovdqa64` with and without a mask, `kmovw`) run in time independent
+//! of their operands on the cores that have them. The 2048-bit public-exponent routine
+//! ([`Ifma::pow_public_2048_vartime`]) branches on the public exponent's bits only.
+//!
+//! Valgrind cannot execute AVX-512 and hides it from CPUID (checked: under valgrind 3 on this
+//! Zen 4, `num::tests::ifma_pair_equals_portable` prints its skip line), so under
+//! `tests/ct_valgrind.rs` this code is not selected and memcheck checks the portable engine;
+//! were it ever selected there, the run would stop on an illegal instruction rather than pass
+//! unchecked. The constant time of this path is therefore argued from the code above and
+//! checked by the branch scan of the disassembly (`.ci/ct-branch-scan.py`: no hit in this
+//! module but a loop tail on a slice length in `sub_if_ge`). The statistical timing check
+//! (`examples/ct_check.rs`) has no RSA class yet.
 //!
 //! # Selection
 //! [`get`] answers once per process whether the CPU has AVX-512F, AVX-512VL and AVX-512 IFMA
