@@ -44,6 +44,7 @@
 
 #[cfg(target_arch = "x86_64")]
 mod adx;
+pub(crate) mod backend;
 #[cfg(test)]
 mod carry_paths;
 mod ct_multi;

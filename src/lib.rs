@@ -70,7 +70,8 @@
 //! (variable-time functions are named `vartime_*` and take public data); secrets are zeroized and
 //! each operation wipes the stack it used. The claims and the evidence for each, and how to rerun
 //! it, are in `docs/security.md`; how to report a vulnerability is in `SECURITY.md`.
-// `unsafe` is denied everywhere but in `group::adx`, the x86-64 assembly backend.
+// `unsafe` is denied everywhere but in the group layer's x86-64 assembly backends (`group::adx`,
+// `group::backend::ifma_rsa`) and `group::validation`'s test hooks.
 #![deny(unsafe_code)]
 #![cfg_attr(
     not(test),

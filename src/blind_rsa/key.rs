@@ -397,8 +397,7 @@ impl SecretKey {
         let (p, q, n) = (&self.p, &self.q, &self.public.n);
         let mut mp = p.reduce(m);
         let mut mq = q.reduce(m);
-        let mut sp = p.pow(&mp, &self.dp);
-        let mut sq = q.pow(&mq, &self.dq);
+        let (mut sp, mut sq) = Modulus::pow_pair(p, &mp, &self.dp, q, &mq, &self.dq);
         // h = qinv (sp - sq) mod p; s = sq + q h < p q.
         let mut sq_p = p.reduce(&sq);
         let mut diff = p.sub(&sp, &sq_p);

@@ -9,6 +9,8 @@ use crypto_bigint::{BoxedUint, ConcatenatingMul, CtLt, CtOption, Integer, NonZer
 use subtle::{Choice, ConstantTimeEq};
 use zeroize::Zeroize;
 
+#[cfg(target_arch = "x86_64")]
+use crate::group::backend::ifma_rsa;
 use crate::{Error, Result};
 use mont::Mont;
 
@@ -249,6 +251,20 @@ impl Modulus {
         let mut r2 = self.reduce(&Int(r2));
         let mont = Mont::new(k, words, r2.0.as_words());
         r2.zeroize();
+        #[cfg(target_arch = "x86_64")]
+        if (k == ifma_rsa::WORDS || k == ifma_rsa::WORDS_2048) && ifma_rsa::get().is_some() {
+            // `R^2 mod n` for the IFMA backend's radix `R = 2^(52 ceil(64 k / 52))`: `2^2080`
+            // (1024-bit class) or `2^4160` (2048-bit class).
+            let two_r = 2 * 52 * (64 * k).div_ceil(52);
+            let mut rr = BoxedUint::zero_with_precision(
+                u32::try_from(two_r + 64).ok()?.next_multiple_of(64),
+            );
+            *rr.as_mut_words().get_mut(two_r / 64)? = 1 << (two_r % 64);
+            let mut rr = self.reduce(&Int(rr));
+            let mont = mont.map(|m| m.with_rr_ifma(rr.0.as_words()));
+            rr.zeroize();
+            return mont;
+        }
         mont
     }
 
@@ -383,9 +399,92 @@ impl Modulus {
         out
     }
 
+    /// `(xa^ea mod a, xb^eb mod b)` for secret exponents (the private operation's two CRT
+    /// halves): each equal to [`Modulus::pow`]'s, constant time in every value. Both at once on
+    /// the AVX-512 IFMA backend when the CPU has it and both moduli are of the 1024-bit class
+    /// (RSA-2048), else one after the other on the portable engine.
+    pub(crate) fn pow_pair(
+        a: &Modulus,
+        xa: &Int,
+        ea: &Int,
+        b: &Modulus,
+        xb: &Int,
+        eb: &Int,
+    ) -> (Int, Int) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(out) = Self::pow_pair_ifma(a, xa, ea, b, xb, eb) {
+            return out;
+        }
+        (a.pow(xa, ea), b.pow(xb, eb))
+    }
+
+    /// [`Modulus::pow_pair`] on the IFMA backend, or `None` (no IFMA, another size class, an
+    /// exponent of more than 1024 bits: public facts).
+    #[cfg(target_arch = "x86_64")]
+    fn pow_pair_ifma(
+        a: &Modulus,
+        xa: &Int,
+        ea: &Int,
+        b: &Modulus,
+        xb: &Int,
+        eb: &Int,
+    ) -> Option<(Int, Int)> {
+        let ifma = ifma_rsa::get()?;
+        let (ma, rra) = a.mont.as_ref()?.rr_ifma()?;
+        let (mb, rrb) = b.mont.as_ref()?.rr_ifma()?;
+        let mut ia = a.engine_input(xa);
+        let mut ib = b.engine_input(xb);
+        let out = ifma.pow_secret_x2_1024([
+            ifma_rsa::Half {
+                m: ma,
+                rr: rra,
+                x: ia.0.as_words(),
+                e: ea.0.as_words(),
+            },
+            ifma_rsa::Half {
+                m: mb,
+                rr: rrb,
+                x: ib.0.as_words(),
+                e: eb.0.as_words(),
+            },
+        ]);
+        ia.zeroize();
+        ib.zeroize();
+        let mut out = out?;
+        let result = (
+            a.engine_output(out[0].to_vec()),
+            b.engine_output(out[1].to_vec()),
+        );
+        out.zeroize();
+        Some(result)
+    }
+
+    /// [`Modulus::pow_public_exp`] on the IFMA backend (2048-bit class: RSA-2048's modulus), or
+    /// `None` (no IFMA, another class: public facts).
+    #[cfg(target_arch = "x86_64")]
+    fn pow_public_ifma(&self, x: &Int, e: &Int) -> Option<Int> {
+        let ifma = ifma_rsa::get()?;
+        let (m, rr) = self.mont.as_ref()?.rr_ifma()?;
+        if m.len() != ifma_rsa::WORDS_2048 {
+            return None;
+        }
+        let mut input = self.engine_input(x);
+        let out = ifma.pow_public_2048_vartime(m, rr, input.0.as_words(), e.0.as_words());
+        input.zeroize();
+        out.map(|mut words| {
+            let value = self.engine_output(words.to_vec());
+            words.zeroize();
+            value
+        })
+    }
+
     /// `x^e mod n` for a public exponent: constant time in `x`, variable time in `e` (square
     /// and multiply on its bits).
     pub(crate) fn pow_public_exp(&self, x: &Int, e: &Int) -> Int {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(out) = self.pow_public_ifma(x, e) {
+            return out;
+        }
         if let Some(mont) = &self.mont {
             let input = self.engine_input(x);
             if let Some(words) = mont.pow_public(input.0.as_words(), e.0.as_words()) {
@@ -476,12 +575,16 @@ mod mont {
         m: Vec<Word>,
         m0inv: Word,
         r2: Vec<Word>,
+        /// `R^2 mod m` for the AVX-512 IFMA backend's radix `R` (`2^1040` in the 1024-bit
+        /// class, `2^2080` in the 2048-bit one) on a CPU with IFMA, empty otherwise.
+        rr_ifma: Vec<Word>,
     }
 
     impl Drop for Mont {
         fn drop(&mut self) {
             self.m.zeroize();
             self.r2.zeroize();
+            self.rr_ifma.zeroize();
             self.m0inv.zeroize();
         }
     }
@@ -517,7 +620,25 @@ mod mont {
                 m,
                 m0inv: inv.wrapping_neg(),
                 r2: pad(r2),
+                rr_ifma: Vec::new(),
             })
+        }
+
+        /// The engine with the IFMA backend's `R^2 mod m` (below `m`, at most `k` words).
+        #[cfg(target_arch = "x86_64")]
+        pub(super) fn with_rr_ifma(mut self, rr: &[Word]) -> Self {
+            self.rr_ifma = rr.to_vec();
+            self
+        }
+
+        /// `m` and the IFMA backend's `R^2 mod m` when it was computed (1024- and 2048-bit
+        /// classes on a CPU with IFMA).
+        #[cfg(target_arch = "x86_64")]
+        pub(super) fn rr_ifma(&self) -> Option<(&[Word], &[Word])> {
+            if self.rr_ifma.is_empty() {
+                return None;
+            }
+            Some((&self.m, &self.rr_ifma))
         }
 
         /// Marks `m`, `R^2 mod m` and `-m^-1` undefined for memcheck.
@@ -525,6 +646,7 @@ mod mont {
         pub(super) fn mark_secret(&self) {
             crate::group::validation::mark_secret(self.m.as_slice());
             crate::group::validation::mark_secret(self.r2.as_slice());
+            crate::group::validation::mark_secret(self.rr_ifma.as_slice());
             crate::group::validation::mark_secret(core::slice::from_ref(&self.m0inv));
         }
 
@@ -950,6 +1072,174 @@ mod tests {
                 .pow(&x, &e)
                 .ct_eq(&Int(modulus.monty(&x).pow(&e.0).retrieve()))
         ));
+    }
+
+    /// Whether the IFMA backend runs here; prints the test's skip line when it does not.
+    #[cfg(target_arch = "x86_64")]
+    fn ifma_or_skip(test: &str) -> bool {
+        let on = ifma_rsa::get().is_some();
+        if !on {
+            println!("{test}: no AVX-512 IFMA on this CPU (or forced off): skipped");
+        }
+        on
+    }
+
+    /// The IFMA backend's dual exponentiation equals the portable engine, per half: random
+    /// moduli of the 1024-bit class (top bit set, near `2^1024`, shorter, all-ones limbs), equal
+    /// moduli for both halves, bases 0, 1, `m - 1`, all-ones words, random; exponents zero, one,
+    /// all ones, random, and of fewer words. Skipped (one line) without IFMA.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn ifma_pair_equals_portable() {
+        if !ifma_or_skip("ifma_pair_equals_portable") {
+            return;
+        }
+        let mut rng = rand::rng();
+        let mut moduli: Vec<Int> = [1024, 1024, 1023, 1000, 961]
+            .iter()
+            .map(|&b| random(&mut rng, b, true))
+            .collect();
+        // 2^1024 - 1 (all ones) and 2^1024 - 3, and a modulus with all-ones low limbs.
+        moduli.push(Int::from_be(&[0xff; 128]));
+        let mut near = [0xff; 128];
+        near[127] = 0xfd;
+        moduli.push(Int::from_be(&near));
+        let mut ones_low = [0u8; 128];
+        ones_low[0] = 0x80;
+        for b in ones_low.iter_mut().skip(64) {
+            *b = 0xff;
+        }
+        moduli.push(Int::from_be(&ones_low));
+        let mods: Vec<Modulus> = moduli
+            .iter()
+            .map(|n| Modulus::new_secret(n).unwrap_or_else(|| panic!("modulus"))) // ok: test
+            .collect();
+        let exps = |rng: &mut rand::rngs::ThreadRng| {
+            vec![
+                random(rng, 1024, false),
+                random(rng, 1023, true),
+                Int::from_be(&[0u8; 128]),
+                Int::from_be(&[0]),
+                Int::from_be(&[1]),
+                Int::from_be(&[0xff; 128]),
+                random(rng, 64, true),
+            ]
+        };
+        let bases = |m: &Modulus, rng: &mut rand::rngs::ThreadRng| {
+            let n = m.value();
+            vec![
+                m.reduce(&random(rng, 1100, false)),
+                Int::from_be(&[0]),
+                Int::from_be(&[1]),
+                n.minus_one(),
+                m.reduce(&Int::from_be(&[0xff; 128])),
+                random(rng, 1024, false),
+            ]
+        };
+        let mut cases = 0;
+        for (i, a) in mods.iter().enumerate() {
+            // A different modulus and the same one in the other half.
+            for b in [&mods[(i + 1) % mods.len()], a] {
+                let (xs_a, xs_b) = (bases(a, &mut rng), bases(b, &mut rng));
+                let (es_a, es_b) = (exps(&mut rng), exps(&mut rng));
+                for (xa, xb) in xs_a.iter().zip(xs_b.iter().rev()) {
+                    for (ea, eb) in es_a.iter().zip(es_b.iter().rev()) {
+                        let (ra, rb) = Modulus::pow_pair(a, xa, ea, b, xb, eb);
+                        assert!(bool::from(ra.ct_eq(&a.pow(xa, ea))), "half a, modulus {i}");
+                        assert!(bool::from(rb.ct_eq(&b.pow(xb, eb))), "half b, modulus {i}");
+                        assert_eq!(ra.0.bits_precision(), 1024);
+                        cases += 1;
+                    }
+                }
+            }
+        }
+        // The backend answered (not the fallback): a direct call.
+        let m = &mods[0];
+        let (mw, rr) = m
+            .mont
+            .as_ref()
+            .and_then(|e| e.rr_ifma())
+            .unwrap_or_else(|| panic!("rr")); // ok: test
+        let x = random(&mut rng, 1020, false);
+        let e = random(&mut rng, 1024, false);
+        let half = ifma_rsa::Half {
+            m: mw,
+            rr,
+            x: x.0.as_words(),
+            e: e.0.as_words(),
+        };
+        let out = ifma_rsa::get()
+            .and_then(|t| t.pow_secret_x2_1024([half, half]))
+            .unwrap_or_else(|| panic!("no answer")); // ok: test
+        let expected = m.pow(&x, &e);
+        assert_eq!(&out[0][..], expected.0.as_words());
+        assert_eq!(&out[1][..], expected.0.as_words());
+        // Longer operands are refused.
+        let long = vec![1u64; 17];
+        let bad = ifma_rsa::Half { x: &long, ..half };
+        assert!(ifma_rsa::get()
+            .and_then(|t| t.pow_secret_x2_1024([half, bad]))
+            .is_none());
+        println!("ifma_pair_equals_portable: {cases} pairs equal");
+    }
+
+    /// The IFMA backend's public-exponent exponentiation (2048-bit class) equals the portable
+    /// engine and answers: moduli of 2048 bits (random, all ones) and shorter ones of the
+    /// class, bases 0, 1, `n - 1`, wide, random; exponents 0, 1, 3, 65537, all ones, about 1022
+    /// bits. Skipped (one line) without IFMA.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn ifma_public_equals_portable() {
+        if !ifma_or_skip("ifma_public_equals_portable") {
+            return;
+        }
+        let mut rng = rand::rng();
+        let mut moduli: Vec<Int> = [2048, 2048, 2047, 1800]
+            .iter()
+            .map(|&b| random(&mut rng, b, true))
+            .collect();
+        moduli.push(Int::from_be(&[0xff; 256]));
+        let mut cases = 0;
+        for n in &moduli {
+            let m = Modulus::new_public(n).unwrap_or_else(|| panic!("modulus")); // ok: test
+            let Some(engine) = m.mont.as_ref() else {
+                panic!("no engine") // ok: test
+            };
+            for x in [
+                Int::from_be(&[0]),
+                Int::from_be(&[1]),
+                n.minus_one(),
+                random(&mut rng, 2048, false),
+                random(&mut rng, 2400, false),
+                m.reduce(&random(&mut rng, 2100, false)),
+            ] {
+                for e in [
+                    Int::from_be(&[0]),
+                    Int::from_be(&[1]),
+                    Int::from_be(&[3]),
+                    Int::from_be(&[1, 0, 1]),
+                    Int::from_be(&[0xff; 128]),
+                    random(&mut rng, 1022, true),
+                ] {
+                    let ours = m
+                        .pow_public_ifma(&x, &e)
+                        .unwrap_or_else(|| panic!("no answer")); // ok: test
+                    let input = m.engine_input(&x);
+                    let portable = engine
+                        .pow_public(input.0.as_words(), e.0.as_words())
+                        .map(|w| m.engine_output(w))
+                        .unwrap_or_else(|| panic!("portable")); // ok: test
+                    assert!(bool::from(ours.ct_eq(&portable)), "{}", n.bits_vartime());
+                    cases += 1;
+                }
+            }
+        }
+        // The 1024-bit class is not this kernel's.
+        let small = Modulus::new_public(&random(&mut rng, 1024, true)).unwrap_or_else(|| panic!()); // ok: test
+        assert!(small
+            .pow_public_ifma(&Int::from_be(&[2]), &Int::from_be(&[3]))
+            .is_none());
+        println!("ifma_public_equals_portable: {cases} cases equal");
     }
 
     /// The engine itself answers (a refusal would fall back to crypto-bigint and give the same
