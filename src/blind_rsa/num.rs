@@ -533,6 +533,8 @@ impl Modulus {
 /// memory index depends on an operand, the final subtraction is a mask, the exponent's windows
 /// are read at public positions and the table is read whole for each lookup.
 mod mont {
+    #[cfg(target_arch = "x86_64")]
+    use crate::group::backend::adx_rsa;
     use crypto_bigint::{WideWord, Word};
     use zeroize::Zeroize;
 
@@ -779,8 +781,69 @@ mod mont {
         t
     }
 
-    /// Montgomery multiplication: `a b R^-1 mod m` for `a b < R m`, the result below `m`.
+    /// Montgomery multiplication: `a b R^-1 mod m` for `a < R` and `b < m`, the result below
+    /// `m`: on `mulx`/`adx` ([`adx_rsa`]) for the 1024-bit class when the CPU has them and the
+    /// portable engine is not forced (`PRIVACY_TOKENS_ARITH=portable`), else [`mul_portable`].
+    #[inline(always)]
     fn mul<const K: usize>(a: &[Word; K], b: &[Word; K], m: &[Word; K], m0inv: Word) -> [Word; K] {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(out) = adx_1024(a, m, m0inv, |adx, a, m, m0inv| {
+            let b = <&[u64; adx_rsa::WORDS]>::try_from(b.as_slice()).ok()?;
+            Some(adx_rsa::mont_mul_1024(adx, a, b, m, m0inv))
+        }) {
+            return out;
+        }
+        mul_portable(a, b, m, m0inv)
+    }
+
+    /// Montgomery squaring: `a^2 R^-1 mod m` for `a < m`, the result below `m` (the
+    /// [`adx_rsa`] backend as in [`mul`], else [`sqr_portable`]).
+    #[inline(always)]
+    fn sqr<const K: usize>(a: &[Word; K], m: &[Word; K], m0inv: Word) -> [Word; K] {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(out) = adx_1024(a, m, m0inv, |adx, a, m, m0inv| {
+            Some(adx_rsa::mont_sqr_1024(adx, a, m, m0inv))
+        }) {
+            return out;
+        }
+        sqr_portable(a, m, m0inv)
+    }
+
+    /// Runs `f` on the [`adx_rsa`] backend when `K` is its size class (16 words) and the CPU
+    /// has BMI2 and ADX (public facts), `None` otherwise.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn adx_1024<const K: usize>(
+        a: &[Word; K],
+        m: &[Word; K],
+        m0inv: Word,
+        f: impl FnOnce(
+            adx_rsa::Adx,
+            &[u64; adx_rsa::WORDS],
+            &[u64; adx_rsa::WORDS],
+            u64,
+        ) -> Option<[u64; adx_rsa::WORDS]>,
+    ) -> Option<[Word; K]> {
+        if K != adx_rsa::WORDS {
+            return None;
+        }
+        let adx = adx_rsa::get()?;
+        let a = <&[u64; adx_rsa::WORDS]>::try_from(a.as_slice()).ok()?;
+        let m = <&[u64; adx_rsa::WORDS]>::try_from(m.as_slice()).ok()?;
+        let r = f(adx, a, m, m0inv)?;
+        let mut out = [0 as Word; K];
+        out.copy_from_slice(&r);
+        Some(out)
+    }
+
+    /// The portable Montgomery multiplication: `a b R^-1 mod m` for `a b < R m`, the result
+    /// below `m`.
+    fn mul_portable<const K: usize>(
+        a: &[Word; K],
+        b: &[Word; K],
+        m: &[Word; K],
+        m0inv: Word,
+    ) -> [Word; K] {
         redc_columns(m, m0inv, |i, acc| {
             let lo = (i + 1).saturating_sub(K);
             for j in lo..=i.min(K - 1) {
@@ -789,9 +852,9 @@ mod mont {
         })
     }
 
-    /// Montgomery squaring: `a^2 R^-1 mod m` for `a < m`, the result below `m`: each cross
-    /// product once, doubled, plus the diagonal.
-    fn sqr<const K: usize>(a: &[Word; K], m: &[Word; K], m0inv: Word) -> [Word; K] {
+    /// The portable Montgomery squaring: `a^2 R^-1 mod m` for `a < m`, the result below `m`:
+    /// each cross product once, doubled, plus the diagonal.
+    fn sqr_portable<const K: usize>(a: &[Word; K], m: &[Word; K], m0inv: Word) -> [Word; K] {
         redc_columns(m, m0inv, |i, acc| {
             let lo = (i + 1).saturating_sub(K);
             let mut cross = Acc::default();
@@ -934,6 +997,92 @@ mod mont {
             odd.zeroize();
         }
         mul(&acc, &one, &m, mt.m0inv).to_vec()
+    }
+    /// The [`adx_rsa`] multiplication and squaring equal the portable engine's, called side by
+    /// side (whatever the process selected), on moduli of the 1024-bit class (top bit set,
+    /// `2^1024 - 1`, `2^1024 - 3`, all-ones low words, shorter ones) and on edge and random
+    /// values: 0, 1, `m - 1`, all-ones words, and `a = 2^1024 - 1` as the unreduced operand.
+    #[cfg(all(test, target_arch = "x86_64"))]
+    mod adx_tests {
+        use super::*;
+        use rand::Rng;
+
+        #[test]
+        fn adx_mont_equals_portable() {
+            let Some(adx) = adx_rsa::get() else {
+                std::eprintln!("adx_mont_equals_portable: skipped (no BMI2/ADX or forced off)");
+                return;
+            };
+            let mut rng = rand::rng();
+            let mut word = || {
+                let mut b = [0u8; 8];
+                rng.fill_bytes(&mut b);
+                u64::from_le_bytes(b)
+            };
+            let ones = [Word::MAX; C1024];
+            let mut moduli: Vec<[Word; C1024]> = Vec::new();
+            let mut minus3 = ones;
+            minus3[0] = Word::MAX - 2;
+            moduli.push(ones);
+            moduli.push(minus3);
+            let mut low_ones = [0 as Word; C1024];
+            low_ones[..8].copy_from_slice(&ones[..8]);
+            low_ones[C1024 - 1] = 1 << (WB - 1);
+            moduli.push(low_ones);
+            for top in [WB, WB, WB, WB - 1, WB - 24, WB - 63] {
+                let mut m = [0 as Word; C1024];
+                for w in m.iter_mut() {
+                    *w = word();
+                }
+                m[0] |= 1;
+                m[C1024 - 1] >>= WB - top;
+                m[C1024 - 1] |= 1 << (top - 1);
+                moduli.push(m);
+            }
+            for m in moduli {
+                let mt = Mont::new(C1024, &m, &[]).unwrap_or_else(|| panic!("mont")); // ok: test
+                let mut m_minus_1 = m;
+                m_minus_1[0] -= 1;
+                let mut one = [0 as Word; C1024];
+                one[0] = 1;
+                let mut vals = vec![[0 as Word; C1024], one, m_minus_1];
+                // All-ones words below `m`: `m - 1` with its low half set to ones.
+                let mut low = m_minus_1;
+                low[..C1024 / 2].copy_from_slice(&ones[..C1024 / 2]);
+                vals.push(low);
+                for _ in 0..8 {
+                    let mut v = [0 as Word; C1024];
+                    for w in v.iter_mut() {
+                        *w = word();
+                    }
+                    // Below `m`: clear bits from `m`'s top bit up.
+                    let top = WB - m[C1024 - 1].leading_zeros() as usize;
+                    v[C1024 - 1] &= (1 << (top - 1)) - 1;
+                    vals.push(v);
+                }
+                for a in vals.iter().chain([&ones]) {
+                    for b in &vals {
+                        let want = mul_portable(a, b, &m, mt.m0inv);
+                        let got = adx_rsa::mont_mul_1024(adx, a, b, &m, mt.m0inv);
+                        assert_eq!(got, want, "mul {a:x?} {b:x?} mod {m:x?}");
+                    }
+                }
+                for a in &vals {
+                    let want = sqr_portable(a, &m, mt.m0inv);
+                    assert_eq!(adx_rsa::mont_sqr_1024(adx, a, &m, mt.m0inv), want, "sqr");
+                }
+                // Chains of products (the exponentiation's shape).
+                let mut x = vals[vals.len() - 1];
+                let mut y = x;
+                for _ in 0..200 {
+                    x = adx_rsa::mont_sqr_1024(adx, &x, &m, mt.m0inv);
+                    x = adx_rsa::mont_mul_1024(adx, &x, &vals[4], &m, mt.m0inv);
+                    y = sqr_portable(&y, &m, mt.m0inv);
+                    y = mul_portable(&y, &vals[4], &m, mt.m0inv);
+                }
+                assert_eq!(x, y, "chain");
+            }
+        }
     }
 }
 
