@@ -247,8 +247,8 @@ mod tests {
             vec![7; 32],
             b"origin.example".to_vec(),
         )
-        .unwrap();
-        let c = TokenChallenge::from_bytes(&c.to_bytes()).unwrap();
+        .unwrap(); // ok: test
+        let c = TokenChallenge::from_bytes(&c.to_bytes()).unwrap(); // ok: test
         assert_eq!(c.token_type(), 0x0005);
         assert_eq!(c.issuer_name(), b"issuer.example");
         assert_eq!(c.redemption_context(), &[7; 32]);

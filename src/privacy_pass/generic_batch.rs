@@ -697,7 +697,7 @@ mod tests {
 
     fn challenge(t: u16) -> Vec<u8> {
         TokenChallenge::new(t, b"issuer.example".to_vec(), vec![], vec![])
-            .unwrap()
+            .unwrap() // ok: test
             .to_bytes()
     }
 
@@ -716,10 +716,10 @@ mod tests {
             put_varint(v, &mut out);
             assert_eq!(out, enc, "{v}");
         }
-        assert_eq!(vector_body(&[2, 7, 8]).unwrap(), &[7, 8]);
-        assert_eq!(vector_body(&[0]).unwrap(), &[] as &[u8]);
+        assert_eq!(vector_body(&[2, 7, 8]).unwrap(), &[7, 8]); // ok: test
+        assert_eq!(vector_body(&[0]).unwrap(), &[] as &[u8]); // ok: test
         let long = [&[0x40, 0x40][..], &[9u8; 64]].concat();
-        assert_eq!(vector_body(&long).unwrap(), &[9u8; 64]);
+        assert_eq!(vector_body(&long).unwrap(), &[9u8; 64]); // ok: test
         for bad in [
             &[0x40, 2, 7, 8][..],               // 2 in two bytes: not minimal
             &[0x80, 0, 0, 2, 7, 8],             // 2 in four bytes
@@ -741,14 +741,14 @@ mod tests {
         let c = challenge(1);
         assert_eq!(request(&[], &mut rng).unwrap_err(), Error::Batch);
         let items = vec![(GenericPublicKey::Type1(one.public_key()), &c[..]); 3];
-        let (req, _) = request(&items, &mut rng).unwrap();
+        let (req, _) = request(&items, &mut rng).unwrap(); // ok: test
         assert_eq!(
             issue(&mut rng, &req, 2, |_| Some(&one), |_| None, |_| None).unwrap_err(),
             Error::Batch
         );
         assert_eq!(
             issue(&mut rng, &req, 3, |_| Some(&one), |_| None, |_| None)
-                .unwrap()
+                .unwrap() // ok: test
                 .issued(),
             3
         );
@@ -763,7 +763,7 @@ mod tests {
         let one = Issuer::<Type1>::new(VoprfServer::new(&mut rng));
         let c = challenge(1);
         let items = vec![(GenericPublicKey::Type1(one.public_key()), &c[..]); 2];
-        let (req, st) = request(&items, &mut rng).unwrap();
+        let (req, st) = request(&items, &mut rng).unwrap(); // ok: test
         assert_eq!((req.len(), req.is_empty()), (2, false));
         assert_eq!((st.len(), st.is_empty()), (2, false));
         assert_eq!(format!("{st:?}"), "GenericBatchClientState(<redacted>)");

@@ -374,11 +374,12 @@ unsafe fn amm2_raw(
     m: *const [Limbs; 2],
     k0: *const [u64; 2],
 ) {
-    // SAFETY: the caller's contract: the instructions exist; every memory operand is inside
+    // the caller's contract: the instructions exist; every memory operand is inside
     // the pointed arrays (`[Limbs; 2]` is 384 bytes aligned to 64, half 1 at offset 192, `b`'s
     // limbs read at offsets 0 to 152 of each half, `k0` 16 bytes); `out` is written only after
     // the last read of `a` and `b`. The vector and mask registers are declared clobbered
     // (`clobber_abi`), the general ones are operands; no stack use.
+    // SAFETY: by the token, the bounds and the clobbers stated just above.
     unsafe {
         core::arch::asm!(
             "vpxord xmm31, xmm31, xmm31",
@@ -502,8 +503,8 @@ fn amm2(
 fn amm2_assign(ifma: Ifma, acc: &mut [Limbs; 2], b: &[Limbs; 2], m: &[Limbs; 2], k0: &[u64; 2]) {
     let _ = ifma;
     let acc: *mut [Limbs; 2] = acc;
-    // SAFETY: the token proves the instructions; `acc` is read (as `a`) and then written
-    // through the one unique borrow, which `amm2_raw` allows.
+    // SAFETY: the token proves the instructions; `acc` is read (as `a`), then written, through
+    // the one unique borrow, which `amm2_raw` allows.
     unsafe { amm2_raw(acc, acc, b, m, k0) }
 }
 
@@ -520,10 +521,11 @@ fn ams2_assign(ifma: Ifma, acc: &mut [Limbs; 2], m: &[Limbs; 2], k0: &[u64; 2]) 
 /// index (`vmovdqa64` register to register under the mask): constant time in the indices.
 fn lookup2(ifma: Ifma, out: &mut [Limbs; 2], table: &[[Limbs; 2]; TABLE], idx: &[u64; 2]) {
     let _ = ifma;
-    // SAFETY: the `Ifma` token proves AVX-512F; the loop reads the 32 entries of `table`
+    // the `Ifma` token proves AVX-512F; the loop reads the 32 entries of `table`
     // (384 bytes each, aligned to 64) in order, from its start to its end, and writes `out`
     // (384 bytes, aligned, not aliasing `table`). The vector and mask registers are declared
     // clobbered; no stack use.
+    // SAFETY: by the token, the bounds and the clobbers stated just above.
     unsafe {
         core::arch::asm!(
             "vpbroadcastq zmm20, qword ptr [{idx}]",
@@ -716,11 +718,12 @@ impl Ifma {
 fn amm_2048(ifma: Ifma, out: &mut Limbs40, a: &Limbs40, b: &Limbs40, m: &Limbs40, k0: u64) {
     let _ = ifma;
     let k0 = [k0];
-    // SAFETY: the `Ifma` token proves AVX-512F, VL and IFMA (and the OS's `zmm` state); every
+    // the `Ifma` token proves AVX-512F, VL and IFMA (and the OS's `zmm` state); every
     // memory operand is inside the borrowed values (`Limbs40` is 320 bytes aligned to 64, `b`'s
     // limbs read at offsets 0 to 312, `k0` one word); `out` is a unique borrow, written only at
     // the end. The vector and mask registers are declared clobbered (`clobber_abi`), the
     // general ones are operands; no stack use.
+    // SAFETY: by the token, the bounds and the clobbers stated just above.
     unsafe {
         core::arch::asm!(
             "vpxord xmm31, xmm31, xmm31",
