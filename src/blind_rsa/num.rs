@@ -1003,7 +1003,7 @@ mod mont {
     /// `2^1024 - 1`, `2^1024 - 3`, all-ones low words, shorter ones) and on edge and random
     /// values: 0, 1, `m - 1`, all-ones words, and `a = 2^1024 - 1` as the unreduced operand.
     #[cfg(all(test, target_arch = "x86_64"))]
-    mod adx_tests {
+    mod tests {
         use super::*;
         use rand::Rng;
 
