@@ -327,7 +327,7 @@ fn issue_rsa(st: &AppState, ring: &KeyRing, body: &[u8], now: u64) -> Response {
     let Some(key) = issuing_rsa_key(&ring.rsa, req.truncated_token_key_id(), now) else {
         return unprocessable("unknown token key\n");
     };
-    match key.issuer.issue(body) {
+    match key.issuer.issue_request(&req) {
         Ok(resp) => {
             st.metrics.issued("2", 1);
             ok(TOKEN_RESPONSE, resp.to_bytes())
@@ -350,7 +350,7 @@ fn issue_pbrsa(st: &AppState, ring: &KeyRing, body: &[u8], now: u64) -> Response
     else {
         return unprocessable("unknown token key\n");
     };
-    match key.issuer.issue_extended(body, |_| true) {
+    match key.issuer.issue_extended_request(&req, |_| true) {
         Ok(resp) => {
             st.metrics.issued("55930", 1);
             ok(TOKEN_RESPONSE, resp.to_bytes())

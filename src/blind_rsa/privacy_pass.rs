@@ -571,7 +571,11 @@ impl ClientState {
     /// authenticator verified (`InvalidSignature` otherwise; `InvalidLength` for a response
     /// of another length than `Nk`).
     pub fn finalize(self, response: &[u8]) -> Result<Token> {
-        let response = TokenResponse::from_bytes(response)?;
+        self.finalize_response(&TokenResponse::from_bytes(response)?)
+    }
+
+    /// [`ClientState::finalize`] of a response already decoded (a generic batch's entry).
+    pub fn finalize_response(self, response: &TokenResponse) -> Result<Token> {
         let sig = self.blinding.finalize(&response.blind_sig)?;
         Ok(Token {
             token_type: self.token_type,
@@ -631,7 +635,13 @@ impl Issuer {
     /// length, `UnsupportedValue` for another type or truncated key id, and `BlindSign`'s
     /// errors (`OutOfRange` for a blinded message not below `n`).
     pub fn issue(&self, request: &[u8]) -> Result<TokenResponse> {
-        let request = TokenRequest::from_bytes(request)?;
+        self.issue_request(&TokenRequest::from_bytes(request)?)
+    }
+
+    /// [`Issuer::issue`] of a request already decoded (a generic batch's entry, or a request
+    /// the caller read for its key id): `UnsupportedValue` for another type or truncated key
+    /// id, and `BlindSign`'s errors.
+    pub fn issue_request(&self, request: &TokenRequest) -> Result<TokenResponse> {
         if request.token_type != TOKEN_TYPE_BLIND_RSA
             || request.truncated_token_key_id != self.token_key.truncated_id()
         {
@@ -651,7 +661,16 @@ impl Issuer {
         request: &[u8],
         allow: impl FnOnce(&Extensions) -> bool,
     ) -> Result<TokenResponse> {
-        let request = ExtendedTokenRequest::from_bytes(request)?;
+        self.issue_extended_request(&ExtendedTokenRequest::from_bytes(request)?, allow)
+    }
+
+    /// [`Issuer::issue_extended`] of a request already decoded (one the caller read for its key
+    /// id or its extensions).
+    pub fn issue_extended_request(
+        &self,
+        request: &ExtendedTokenRequest,
+        allow: impl FnOnce(&Extensions) -> bool,
+    ) -> Result<TokenResponse> {
         if request.request.truncated_token_key_id != self.token_key.truncated_id()
             || !allow(&request.extensions)
         {

@@ -640,7 +640,7 @@ impl GenericBatchClientState {
                     s.finalize(r).map(|t| Some(GenericToken::Type5(t)))
                 }
                 (GenericClientState::BlindRsa(s), Some(GenericTokenResponse::BlindRsa(r))) => s
-                    .finalize(&r.to_bytes())
+                    .finalize_response(r)
                     .map(|t| Some(GenericToken::BlindRsa(t))),
                 _ => Err(Error::UnsupportedValue),
             })
@@ -682,7 +682,7 @@ pub fn issue<'k>(
                 .and_then(|i| i.issue(rng, r).ok())
                 .map(GenericTokenResponse::Type5),
             GenericTokenRequest::BlindRsa(r) => blind_rsa(r.truncated_token_key_id())
-                .and_then(|i| i.issue(&r.to_bytes()).ok())
+                .and_then(|i| i.issue_request(r).ok())
                 .map(GenericTokenResponse::BlindRsa),
         })
         .collect();
