@@ -37,11 +37,11 @@ use privacy_tokens::arc::{
 use privacy_tokens::group::{
     self, Curve, FieldOps, FixedBaseTable, LadderBlind, Point, Scalar, Xmd,
 };
-use privacy_tokens::hazmat;
 use privacy_tokens::trust_token::{self, Method};
 use privacy_tokens::voprf::{
     BlindedElement, PoprfServer, PublicKey, SecretKey, VoprfClient, VoprfServer,
 };
+use privacy_tokens::{act, hazmat};
 use privacy_tokens::{P256Sha256, P384Sha384, Suite};
 use rand::rngs::StdRng;
 use rand::{Rng, RngExt, SeedableRng};
@@ -1307,6 +1307,121 @@ fn arc_paths(out: &mut Vec<Path>) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// ACT (`ACTv1-P256-SHA256`)
+
+/// The width of the ACT paths' contexts.
+const ACT_L: u8 = 16;
+/// The amount every measured spend spends.
+const ACT_SPEND: u64 = 10;
+
+/// A credential of balance `c` under `key`, as storage bytes.
+fn act_credential(
+    key: &act::PrivateKey,
+    ctx: &act::CredentialContext,
+    c: u64,
+    rng: &mut StdRng,
+) -> zeroize::Zeroizing<Vec<u8>> {
+    let request = act::ClientIssuanceState::request(rng).expect("request");
+    let response = key.issue(ctx, c, &request.message, rng).expect("issue");
+    request
+        .state
+        .finalize(ctx, key.public_key(), &response)
+        .expect("credential")
+        .to_bytes()
+        .to_vec()
+        .into()
+}
+
+/// A Moderator key of the class: low Hamming weight (class A) or uniform (class B).
+fn act_key(class: usize, rng: &mut StdRng) -> act::PrivateKey {
+    let sk = low_weight_or_random::<p256::NistP256>(class, rng);
+    act::PrivateKey::from_bytes(scalar_bytes::<p256::NistP256>(&sk).as_ref()).expect("key")
+}
+
+fn act_paths(out: &mut Vec<Path>) {
+    // The Client's balance: `c = s` (the remaining balance `v1 = 0`, every bit of the range
+    // proof 0) against a uniform balance in `[s, 2^L)`; the same key, spend amount and context.
+    out.push(path("act/prove_spend/balance", |cfg| {
+        let mut rng = cfg.rng();
+        let ctx = act::CredentialContext::with_width(b"ct_check", ACT_L).expect("context");
+        let key = act::PrivateKey::generate(&mut rng).expect("key");
+        let credentials: [Vec<_>; 2] = core::array::from_fn(|class| {
+            (0..POOL / 4)
+                .map(|_| {
+                    let c = if class == 0 {
+                        ACT_SPEND
+                    } else {
+                        rng.random_range(ACT_SPEND..1 << ACT_L)
+                    };
+                    act_credential(&key, &ctx, c, &mut rng)
+                })
+                .collect()
+        });
+        measure(
+            cfg,
+            |rng, class| {
+                act::Credential::from_bytes(&credentials[class][rng.random_range(0..POOL / 4)])
+                    .expect("stored credential")
+            },
+            |credential| credential.prove_spend(&ctx, ACT_SPEND, 0, b"ct_check", &mut rng),
+        )
+    }));
+    // The Moderator's key in `IssueResponse` (`e`, `(e + skM)^-1`) and in `VerifySpend` (`skM *
+    // A'`) with `IssueRefund`: low-weight keys against uniform ones.
+    out.push(path("act/issue/key", |cfg| {
+        let mut rng = cfg.rng();
+        let ctx = act::CredentialContext::with_width(b"ct_check", ACT_L).expect("context");
+        let keys: [Vec<act::PrivateKey>; 2] =
+            core::array::from_fn(|class| (0..POOL / 4).map(|_| act_key(class, &mut rng)).collect());
+        let requests: Vec<act::IssueRequest> = (0..POOL)
+            .map(|_| {
+                act::ClientIssuanceState::request(&mut rng)
+                    .expect("request")
+                    .message
+            })
+            .collect();
+        measure(
+            cfg,
+            |rng, class| {
+                (
+                    &keys[class][rng.random_range(0..POOL / 4)],
+                    &requests[rng.random_range(0..POOL)],
+                )
+            },
+            |(key, request)| key.issue(&ctx, 100, request, &mut rng),
+        )
+    }));
+    out.push(path("act/verify_spend+refund/key", |cfg| {
+        let mut rng = cfg.rng();
+        let ctx = act::CredentialContext::with_width(b"ct_check", ACT_L).expect("context");
+        let pairs: [Vec<(act::PrivateKey, act::Spend)>; 2] = core::array::from_fn(|class| {
+            (0..POOL / 4)
+                .map(|_| {
+                    let key = act_key(class, &mut rng);
+                    let stored = act_credential(&key, &ctx, 100, &mut rng);
+                    let spend = act::Credential::from_bytes(&stored)
+                        .expect("stored credential")
+                        .prove_spend(&ctx, ACT_SPEND, 0, b"ct_check", &mut rng)
+                        .expect("spend")
+                        .message;
+                    (key, spend)
+                })
+                .collect()
+        });
+        measure(
+            cfg,
+            |rng, class| &pairs[class][rng.random_range(0..POOL / 4)],
+            |(key, spend)| {
+                let verified = key
+                    .verify_spend(&ctx, spend, b"ct_check")
+                    .expect("verified");
+                key.issue_refund(&ctx, &verified, 1, &mut rng)
+            },
+        )
+    }));
+}
+
+// ---------------------------------------------------------------------------------------------
 // Hex decoding of secrets (serde JSON)
 
 /// Nibble classes of the hex of a secret.
@@ -1391,6 +1506,7 @@ fn all_paths() -> (Vec<Path>, Vec<Path>) {
     voprf_paths::<P384Sha384>(&mut paths);
     trust_token_paths(&mut paths);
     arc_paths(&mut paths);
+    act_paths(&mut paths);
     hex_paths::<P256Sha256>(&mut paths);
     hex_paths::<P384Sha384>(&mut paths);
     trust_token_hex_paths(&mut paths);

@@ -428,7 +428,9 @@ impl PrivateKey {
     }
 
     fn from_scalar(sk: Scalar) -> Self {
-        let pk = group::to_affine(&group::mul_generator::<C>(&sk));
+        let mut pk = group::to_affine(&group::mul_generator::<C>(&sk));
+        // Published: the public key (`skM` stays secret).
+        group::validation::publish(&mut pk);
         Self {
             sk,
             public: PublicKey { pk },

@@ -20,7 +20,8 @@
 //! experiment methods) from key generation to redemption; ARC v2 (Privacy Pass ARC) and v1
 //! (legacy) from key generation to verification; RSA blind signatures (RFC 9474, partially
 //! blind with `info`) and Privacy Pass types 0x0002 and 0xDA7A issuance, on a key whose private
-//! values are marked undefined after it is loaded. Valgrind 3.19 hides ADX from `cpuid`, so the
+//! values are marked undefined after it is loaded; ACT from the Moderator's key generation to
+//! the refund, `ProveSpend` on a credential whose every field is marked undefined. Valgrind 3.19 hides ADX from `cpuid`, so the
 //! field arithmetic checked is the portable code (the line `ct-valgrind backend:` says which).
 //!
 //! Run by `bash scripts/ct-valgrind.sh` (which builds it with `--features ct-validation`), which
@@ -694,6 +695,72 @@ fn control(ops: &mut Ops) {
     });
 }
 
+/// ACT (`ACTv1-P256-SHA256`, L = 16): the Moderator's key generation from the secret RNG,
+/// issuance (`e` derivation, `(e + skM)^-1`, `x^-1 * X_A`), the Client's request and
+/// finalisation, `ProveSpend` on a credential whose every field (the nullifier `k`, the balance
+/// `c`, `r`, `A`, `e`) is marked undefined (the balance must not steer a branch or an index: the
+/// bit decomposition, the bit commitments and the range proof's witness), the Moderator's
+/// `VerifySpend` (its `skM * A'`) and `IssueRefund`, and the Client's `FinalizeRefund`. The
+/// library publishes the messages it sends and declassifies the outcomes of its checks only.
+fn act(ops: &mut Ops) {
+    use privacy_tokens::act::{ClientIssuanceState, CredentialContext, PrivateKey};
+    let ctx = CredentialContext::with_width(b"ct-valgrind", 16).unwrap();
+    let mut key = None;
+    ops.run("act/keygen", |rng| {
+        key = Some(PrivateKey::generate(rng).unwrap())
+    });
+    let key = key.unwrap();
+    let mut request = None;
+    ops.run("act/request", |rng| {
+        request = Some(ClientIssuanceState::request(rng).unwrap());
+    });
+    let request = request.unwrap();
+    let mut response = None;
+    ops.run("act/issue", |rng| {
+        response = Some(key.issue(&ctx, 1000, &request.message, rng).unwrap());
+    });
+    let response = response.unwrap();
+    let mut credential = None;
+    ops.run("act/finalize", |_| {
+        credential = Some(
+            request
+                .state
+                .finalize(&ctx, key.public_key(), &response)
+                .unwrap(),
+        );
+    });
+    let credential = credential.unwrap();
+    for (s, a) in [(30, 0), (0, 0), (5, 7)] {
+        // A copy of the credential for each spend (decoded from bytes the test declares
+        // public, so that the decoding is not counted), then every field marked secret.
+        let bytes = credential.to_bytes();
+        public(&*bytes);
+        let credential = privacy_tokens::act::Credential::from_bytes(&*bytes).unwrap();
+        secret(&credential);
+        let mut spend = None;
+        ops.run(&format!("act/prove_spend/s={s},a={a}"), |rng| {
+            spend = Some(credential.prove_spend(&ctx, s, a, b"ctx", rng).unwrap());
+        });
+        let spend = spend.unwrap();
+        let mut refund = None;
+        ops.run(
+            &format!("act/verify_spend+issue_refund/s={s},a={a}"),
+            |rng| {
+                let verified = key.verify_spend(&ctx, &spend.message, b"ctx").unwrap();
+                refund = Some(key.issue_refund(&ctx, &verified, s / 2 + a, rng).unwrap());
+            },
+        );
+        let refund = refund.unwrap();
+        ops.run(&format!("act/finalize_refund/s={s},a={a}"), |_| {
+            let next = spend
+                .state
+                .finalize(&ctx, key.public_key(), &refund)
+                .unwrap();
+            std::hint::black_box(next);
+        });
+    }
+}
+
 #[test]
 fn ct_valgrind() {
     let on = memcheck::running_on_valgrind();
@@ -724,6 +791,7 @@ fn ct_valgrind() {
         arc(&mut ops);
         arc_legacy(&mut ops);
         blind_rsa(&mut ops);
+        act(&mut ops);
     }
     let errors: u64 = ops.done.iter().map(|(_, e)| e).sum();
     println!("ct-valgrind backend: {}", group::arithmetic_backend());

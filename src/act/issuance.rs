@@ -11,7 +11,7 @@ use super::{
     read_scalar, read_u64, CredentialContext, PrivateKey, PublicKey, Reader, Rejected, Scalar, C,
     ELEMENT_LEN, SCALAR_LEN, SEED_LEN,
 };
-use crate::group::{self, Affine, Curve, Point};
+use crate::group::{self, validation, Affine, Curve, Point};
 use crate::{Error, Result};
 
 /// Length of an [`IssueRequest`]: `K || pok` (129 bytes).
@@ -127,7 +127,9 @@ impl ClientIssuanceState {
         let d = derive_scalars(r0, ISSUE_REQUEST, 2)?;
         // ok: `derive_scalars` returned exactly 2 scalars.
         let (k, r) = (d[0], d[1]);
-        let big_k = group::to_affine(&commit(g, false, &[(1, &k), (2, &r)]));
+        let mut big_k = group::to_affine(&commit(g, false, &[(1, &k), (2, &r)]));
+        // Published: `K` is the request message (`k`, `r` stay secret).
+        validation::publish(&mut big_k);
         if group::declassify(big_k.is_identity()) {
             return Err(Error::IdentityElement);
         }
@@ -266,13 +268,17 @@ pub(crate) fn sign(
         return Err(Error::InvalidInput);
     }
     let x_a_enc = C::encode_compressed(&x_a);
-    let (e, mut x) = sk.signing_exponent(label, &x_a_enc, r0)?;
+    let (mut e, mut x) = sk.signing_exponent(label, &x_a_enc, r0)?;
     let mut x_inv = group::invert::<C>(&x)?;
-    let pts = group::normalize_array::<C, 2>(&[
+    let mut pts = group::normalize_array::<C, 2>(&[
         group::mul_affine::<C>(&x_a, &x_inv),
         group::mul_generator::<C>(&x),
     ]);
     x_inv.zeroize();
+    // Published: `A = x^-1 * X_A` and `e` are the response message, `X_G = x*G = e*G + pkM` is
+    // recomputed by the Client (`x = e + skM` and `skM` stay secret).
+    validation::publish(&mut pts);
+    validation::publish(&mut e);
     let points = [pts[0], x_a, pts[1]];
     let enc = points.map(|p| C::encode_compressed(&p));
     let rel = proofs::signature(&points, &enc)?;

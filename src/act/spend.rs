@@ -5,6 +5,7 @@ use core::fmt;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 use super::issuance::{
@@ -17,7 +18,7 @@ use super::{
     read_scalar, read_u64, CredentialContext, Generators, PrivateKey, PublicKey, Reader, Rejected,
     Scalar, C, ELEMENT_LEN, SCALAR_LEN, SEED_LEN,
 };
-use crate::group::{self, Affine, Curve, Point};
+use crate::group::{self, validation, Affine, Curve, Point};
 use crate::{Error, Result};
 
 /// Length of a stored [`ClientSpendState`]: `k* || r* || uint64 v1 || uint64 s || uint64 a ||
@@ -282,14 +283,12 @@ impl Credential {
         let lu = usize::from(l);
         check_amount(u128::from(s), l)?;
         check_amount(u128::from(a), l)?;
-        check_amount(u128::from(self.c), l)?;
-        // The balance is the Client's own secret; these comparisons refuse a request the
-        // Client made, on public `s`, `a` against its balance (the outcome is public anyway:
-        // a spend is sent or not).
-        if s > self.c {
+        // The balance is the Client's own secret: `c < 2^L`, `s <= c` and `c + a < 2^L` are
+        // computed in constant time and only their outcome is declassified (it is public
+        // anyway: a spend is sent or not).
+        if !group::declassify(balance_allows(self.c, s, a, l)) {
             return Err(Error::OutOfRange);
         }
-        check_amount(u128::from(self.c) + u128::from(a), l)?;
         let sid = proofs::session_id(SPEND, &[ctx_spend])?;
         let (r0, r1) = split_rand(rand);
         let g = generators()?;
@@ -341,7 +340,13 @@ impl Credential {
         proj.push(commit(g, false, &[(0, &v1s), (1, &k_star), (2, &r_star)]));
         let mut affine = vec![Affine::<C>::IDENTITY; proj.len()];
         group::normalize_slice::<C>(&proj, &mut affine)?;
+        // Published: A', B̄, K_n and the commitments are the spend message; Ā, H1' and K'
+        // the Moderator recomputes. The blinds, the balance and its bits stay secret.
+        validation::publish(&mut affine[..]);
         let k_prime = affine.pop().ok_or(Error::Batch)?;
+        // Published: the nullifier is sent (ACT §4.6.2).
+        let mut nullifier = self.k;
+        validation::publish(&mut nullifier);
         // A', B̄, Ā, K_n and the commitments go to the instance; the identity (probability
         // ~2^-256 with derived blinds) is refused before anything is sent.
         if affine.iter().any(|p| group::declassify(p.is_identity())) {
@@ -366,7 +371,7 @@ impl Credential {
         Ok(SpendResult {
             message: Spend {
                 l,
-                k: self.k,
+                k: nullifier,
                 s,
                 a,
                 points,
@@ -382,6 +387,15 @@ impl Credential {
             },
         })
     }
+}
+
+/// `c < 2^L`, `s <= c` and `c + a < 2^L` (`s`, `a < 2^L`), in constant time in the balance `c`.
+fn balance_allows(c: u64, s: u64, a: u64, l: u8) -> subtle::Choice {
+    use subtle::ConstantTimeGreater;
+    let c_fits = (u128::from(c) >> l).ct_eq(&0);
+    let v2 = u128::from(c) + u128::from(a);
+    let v2_fits = (v2 >> l).ct_eq(&0);
+    c_fits & !s.ct_gt(&c) & v2_fits
 }
 
 /// A spend that passed [`PrivateKey::verify_spend`]: its nullifier and what
@@ -554,12 +568,15 @@ impl PrivateKey {
         let sid = proofs::session_id(SPEND, &[ctx_spend])?;
         // ok: `points` has `n >= 4` entries (checked above).
         let a_prime = spend.points[0];
-        let pub_pts = group::normalize_array::<C, 2>(&[
+        let mut pub_pts = group::normalize_array::<C, 2>(&[
             group::mul_affine::<C>(&a_prime, &self.sk),
             Point::<C>::from(Affine::<C>::generator())
                 + g.tables[1].vartime_mul(&spend.k)
                 + g.tables[3].vartime_mul(&ctx.ctx),
         ]);
+        // Published: `Ā = skM * A'` is the Client's own value (`B̄ * r2 - A' * e`), which its
+        // proof covers; `skM` stays secret.
+        validation::publish(&mut pub_pts);
         let mut points = Vec::with_capacity(n + 2);
         points.extend_from_slice(&spend.points[..2]);
         points.extend_from_slice(&pub_pts);
@@ -693,7 +710,11 @@ impl ClientSpendState {
         if t > u128::from(self.s) + u128::from(self.a) {
             return Err(Error::OutOfRange);
         }
-        check_amount(u128::from(self.v1) + t, ctx.l)?;
+        // `v1 + t < 2^L` on the secret remaining balance `v1`: constant time, only the
+        // outcome declassified (a refund that would overflow is refused, visibly anyway).
+        if !group::declassify(((u128::from(self.v1) + t) >> ctx.l).ct_eq(&0)) {
+            return Err(Error::OutOfRange);
+        }
         let g = generators()?;
         // A stored state whose secrets no longer open `K'` (corrupted storage) would give a
         // credential that can never be spent: refused here, in constant time.

@@ -36,7 +36,7 @@ use super::sigma::{
     reduce_wide, Base, Coefficient, Elements, Equation, ImageTerm, SigmaTranscript, Statement,
     Term, MAX_COEFFICIENTS, MAX_ELEMENTS, MAX_EQUATIONS, MAX_IMAGE_TERMS, MAX_SCALARS, MAX_TERMS,
 };
-use crate::group::{self, Affine, Curve, FixedBaseTable, Point, Scalar};
+use crate::group::{self, validation, Affine, Curve, FixedBaseTable, Point, Scalar};
 use crate::{Error, Result};
 
 /// The SHAKE128 rate in bytes: the session id is padded to one block.
@@ -891,6 +891,9 @@ impl<C: Curve> LinearRelation<C> {
     ) -> Result<Scalar<C>> {
         let mut affine = vec![Affine::<C>::IDENTITY; commitments.len()];
         group::normalize_slice::<C>(commitments, &mut affine)?;
+        // Published: the commitments are determined by the proof `c || z` and the instance
+        // (the verifier recomputes them); the nonces behind them stay secret.
+        validation::publish(&mut affine[..]);
         let mut ds = DuplexSponge::new(session_id);
         ds.absorb(instance);
         for a in &affine {
@@ -955,6 +958,9 @@ impl<C: Curve> LinearRelation<C> {
             out.extend_from_slice(C::scalar_bytes(&z).as_ref());
             zeroize::Zeroize::zeroize(&mut z);
         }
+        // Published: the proof is the prover's message (`c` a hash output, each `z_i` masked by
+        // its one-time nonce).
+        validation::publish(&mut out[..]);
         Ok(out)
     }
 
