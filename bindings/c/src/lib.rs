@@ -1,6 +1,6 @@
 //! The C ABI of `privacy-tokens`: Privacy Pass token types 0x0001 and 0x0005 (single and
-//! amortized batches), the `PrivateToken` HTTP headers, ARC (0xE5AC), Trust Tokens (Private
-//! State Tokens) and the OPRF, VOPRF and POPRF of RFC 9497 on its five suites, for C, Swift,
+//! amortized batches), the `PrivateToken` HTTP headers, ARC (0xE5AC), ACT (Anonymous Credit
+//! Tokens), Trust Tokens (Private State Tokens) and the OPRF, VOPRF and POPRF of RFC 9497 on its five suites, for C, Swift,
 //! Kotlin/Java (JNI), Go (cgo) and Python (ctypes). The header is `include/privacy_tokens.h`,
 //! generated from this crate by `cbindgen`.
 //!
@@ -21,6 +21,7 @@
 // (and in README.md) rather than in a `# Safety` section per function.
 #![allow(clippy::missing_safety_doc)]
 
+pub mod act;
 pub mod arc;
 pub mod blind_rsa;
 pub mod challenge;
@@ -34,6 +35,13 @@ mod wipe_tests;
 
 // Every handle type carries its tag (review BND-9).
 ffi::handle_types!(
+    act::pt_act_context,
+    act::pt_act_issuance_state,
+    act::pt_act_credential,
+    act::pt_act_spend_state,
+    act::pt_act_moderator,
+    act::pt_act_verified_spend,
+    act::pt_act_nullifier_store,
     privacy_pass::pt_token_request_state,
     arc::pt_credential_request_state,
     arc::pt_credential,
@@ -63,6 +71,13 @@ ffi::handle_types!(
 const _: () = {
     const fn send<T: Send>() {}
     const fn sync<T: Send + Sync>() {}
+    send::<act::pt_act_issuance_state>();
+    send::<act::pt_act_credential>();
+    send::<act::pt_act_spend_state>();
+    send::<act::pt_act_verified_spend>();
+    sync::<act::pt_act_context>();
+    sync::<act::pt_act_moderator>();
+    sync::<act::pt_act_nullifier_store>();
     send::<privacy_pass::pt_token_request_state>();
     send::<arc::pt_credential_request_state>();
     send::<arc::pt_credential>();

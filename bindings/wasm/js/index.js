@@ -25,3 +25,6 @@ export const base64urlDecode = guard(raw.base64urlDecode);
 export const parseIssuerDirectory = guard(raw.parseIssuerDirectory);
 export const encodeExtensions = guard(raw.encodeExtensions);
 export const decodeExtensions = guard(raw.decodeExtensions);
+export const createActIssueRequest = guard(raw.createActIssueRequest);
+export const actKeyId = guard(raw.actKeyId);
+export const actCiphersuite = guard(raw.actCiphersuite);

@@ -7,6 +7,7 @@
 //! - [`blind_rsa`]: Privacy Pass token types 0x0002 and 0xDA7A (blind RSA, partially blind
 //!   RSA with extensions): `Extensions` encoding, the issuer and the origin's key (their client
 //!   is [`privacy_pass`]'s `createTokenRequest`);
+//! - [`act`]: ACT (Anonymous Credit Tokens) clients and the Moderator;
 //! - [`arc`]: ARC (0xE5AC) credentials, presentations and the issuer;
 //! - [`oprf`]: OPRF, VOPRF and POPRF on the five RFC 9497 suites (feature `oprf`);
 //! - `hazmat` (feature `hazmat`, only in the test flavour): deterministic entry points for
@@ -35,6 +36,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use zeroize::{Zeroize, Zeroizing};
 
+pub mod act;
 pub mod arc;
 pub mod blind_rsa;
 pub mod challenge;

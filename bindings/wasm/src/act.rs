@@ -1,0 +1,704 @@
+//! ACT, Anonymous Credit Tokens (`ACTv1-P256-SHA256`, draft-authors-mole-act; `docs/act.md`):
+//! a credential with a hidden balance, spent in public amounts with a refund of the rest.
+//!
+//! Client: [`createActIssueRequest`](create_act_issue_request) → [`ActIssuanceState`] →
+//! [`ActCredential`] → `proveSpend` → [`ActSpendState`] → `finalize(refund)` → a new
+//! [`ActCredential`]. The Moderator ([`ActModerator`], flavour `issuer`): key generation and
+//! derivation, issuance, spend verification, refunds and `redeem` (verify, record the
+//! nullifier, refund) with an in-memory store ([`ActNullifierStore`]) or a JavaScript callback.
+//!
+//! One-shot values are consumed by their use: an issuance state by a successful `finalize`, a
+//! credential by `proveSpend`, a spend state by a successful `finalize`, a verified spend by
+//! `issueRefund`; a second use throws `STATE_CONSUMED`. A finalisation whose message is refused
+//! leaves the state usable (ask again). Credentials and states are secret: they are zeroized
+//! when their object is freed or consumed, and `toBytes()` copies them out of a wiped buffer.
+
+use privacy_tokens::act::{
+    ClientIssuanceState, ClientSpendState, Credential as LibCredential, CredentialContext,
+    IssueResponse, PublicKey, Refund, CIPHERSUITE,
+};
+use wasm_bindgen::prelude::*;
+
+use crate::{bad_arg, bytes, error, object, secret_bytes, u8a, JsResult, OrThrow, STATE_CONSUMED};
+
+/// Media type of an issuance request body (`key_id[32] || IssueRequest`) in this project's
+/// HTTP transport.
+pub const ISSUE_REQUEST_MEDIA_TYPE: &str = "application/act-issue-request";
+/// Media type of an issuance response body.
+pub const ISSUE_RESPONSE_MEDIA_TYPE: &str = "application/act-issue-response";
+/// Media type of a spend body (`key_id[32] || Spend`).
+pub const SPEND_MEDIA_TYPE: &str = "application/act-spend";
+/// Media type of a refund body.
+pub const REFUND_MEDIA_TYPE: &str = "application/act-refund";
+
+/// The ciphersuite identifier, `ACTv1-P256-SHA256`.
+#[wasm_bindgen(js_name = actCiphersuite)]
+pub fn act_ciphersuite() -> String {
+    CIPHERSUITE.to_string()
+}
+
+/// An amount argument (`s`, `a`, `t`, credits): a non-negative safe integer `number` or a
+/// `bigint` below `2^64`.
+pub(crate) fn amount(v: &JsValue, name: &str) -> JsResult<u64> {
+    if v.is_bigint() {
+        return u64::try_from(v.clone()).map_err(|_| bad_arg(name, "expected a bigint in 0..2^64"));
+    }
+    crate::integer(v, name, 0, (1u64 << 53) - 1)
+}
+
+fn consumed(what: &str) -> JsValue {
+    error(
+        STATE_CONSUMED,
+        &format!("this {what} was already used; it is one-shot"),
+    )
+}
+
+/// The agreed configuration of a Moderator: the balance width `L` and the credential context
+/// (`CreateContextScalar`). Public.
+#[wasm_bindgen]
+pub struct ActContext {
+    inner: CredentialContext,
+}
+
+#[wasm_bindgen]
+impl ActContext {
+    /// The context of `ctxCred` with width `L` bound into it (`ctxCred || I2OSP(L, 1)`, this
+    /// project's default and the server's): `new ActContext(ctxCred, width)`. Throws
+    /// `UNSUPPORTED_VALUE` for a width outside 1..=64.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(js_name = ctxCred, unchecked_param_type = "Uint8Array")] ctx_cred: JsValue,
+        width: JsValue,
+    ) -> JsResult<ActContext> {
+        let c = bytes(&ctx_cred, "ctxCred")?;
+        let l = crate::integer(&width, "width", 0, 255)? as u8;
+        Ok(ActContext {
+            inner: CredentialContext::with_width(&c, l).or_throw()?,
+        })
+    }
+
+    /// The context of `ctxCred` used as given, the published vectors' form.
+    #[wasm_bindgen(js_name = withoutWidth)]
+    pub fn without_width(
+        #[wasm_bindgen(js_name = ctxCred, unchecked_param_type = "Uint8Array")] ctx_cred: JsValue,
+        width: JsValue,
+    ) -> JsResult<ActContext> {
+        let c = bytes(&ctx_cred, "ctxCred")?;
+        let l = crate::integer(&width, "width", 0, 255)? as u8;
+        Ok(ActContext {
+            inner: CredentialContext::new(&c, l).or_throw()?,
+        })
+    }
+
+    /// The balance width `L`.
+    #[wasm_bindgen(getter)]
+    pub fn width(&self) -> u8 {
+        self.inner.bit_length()
+    }
+
+    /// The context scalar, encoded (32 bytes).
+    #[wasm_bindgen(getter)]
+    pub fn scalar(&self) -> Vec<u8> {
+        self.inner.scalar_bytes().to_vec()
+    }
+}
+
+fn public_key(v: &JsValue) -> JsResult<PublicKey> {
+    PublicKey::from_bytes(&bytes(v, "publicKey")?).or_throw()
+}
+
+/// A new issuance request: `{ message, contentType, state }`. Send `message` (the
+/// `IssueRequest`, 129 bytes) to the Moderator (the server's transport prefixes its key id);
+/// `state.finalize(context, publicKey, response)` gives the credential.
+#[wasm_bindgen(js_name = createActIssueRequest, unchecked_return_type = "ActIssueRequest")]
+pub fn create_act_issue_request() -> JsResult<JsValue> {
+    crate::with_rng(|rng| {
+        let r = ClientIssuanceState::request(rng).or_throw()?;
+        let message = u8a(&r.message.to_bytes());
+        let state = ActIssuanceState {
+            inner: Some(r.state),
+        };
+        Ok(object(&[
+            ("message", message),
+            ("contentType", ISSUE_REQUEST_MEDIA_TYPE.into()),
+            ("state", state.into()),
+        ]))
+    })
+}
+
+/// The client's secret state between an issuance request and the Moderator's response.
+/// `finalize` consumes it; `free()` wipes it.
+#[wasm_bindgen]
+pub struct ActIssuanceState {
+    inner: Option<ClientIssuanceState>,
+}
+
+#[wasm_bindgen]
+impl ActIssuanceState {
+    /// The credential from the Moderator's response (its proof verified against `publicKey`,
+    /// 33 bytes). A malformed or refused response throws (`INVALID_PROOF`, `OUT_OF_RANGE`,
+    /// decoding codes) and leaves the state usable; success consumes it (then `STATE_CONSUMED`).
+    pub fn finalize(
+        &mut self,
+        context: &ActContext,
+        #[wasm_bindgen(js_name = publicKey, unchecked_param_type = "Uint8Array")]
+        public_key_bytes: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] response: JsValue,
+    ) -> JsResult<ActCredential> {
+        let pk = public_key(&public_key_bytes)?;
+        let resp = IssueResponse::from_bytes(&bytes(&response, "response")?).or_throw()?;
+        crate::wiped(|| {
+            let st =
+                crate::take_state(&mut self.inner).ok_or_else(|| consumed("issuance state"))?;
+            match st.finalize(&context.inner, &pk, &resp) {
+                Ok(c) => Ok(ActCredential { inner: Some(c) }),
+                Err(r) => {
+                    // Restored through its encoding: moving it out of the box would leave an
+                    // unwiped copy on the heap; the box wipes itself when dropped.
+                    let b = r.state.to_bytes();
+                    self.inner = Some(ClientIssuanceState::from_bytes(&b[..]).or_throw()?);
+                    Err(crate::lib_error(r.error))
+                }
+            }
+        })
+    }
+
+    /// Whether `finalize` succeeded already.
+    #[wasm_bindgen(getter)]
+    pub fn consumed(&self) -> bool {
+        self.inner.is_none()
+    }
+
+    /// The state's encoding (97 bytes), **secret**, to persist a pending request.
+    #[wasm_bindgen(js_name = toBytes)]
+    pub fn to_bytes(&self) -> JsResult<js_sys::Uint8Array> {
+        let st = self
+            .inner
+            .as_ref()
+            .ok_or_else(|| consumed("issuance state"))?;
+        Ok(js_sys::Uint8Array::from(&st.to_bytes()[..]))
+    }
+
+    /// Strict decoding of `toBytes()`'s output.
+    #[wasm_bindgen(js_name = fromBytes)]
+    pub fn from_bytes(
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] state: JsValue,
+    ) -> JsResult<ActIssuanceState> {
+        let b = secret_bytes(&state, "state")?;
+        Ok(ActIssuanceState {
+            inner: Some(ClientIssuanceState::from_bytes(&b).or_throw()?),
+        })
+    }
+}
+
+/// An ACT credential with its hidden balance. **Secret**: `proveSpend` consumes it (the spend
+/// state carries the rest of the balance until the refund finalizes into a new credential).
+/// Persist `toBytes()`; `free()` wipes it.
+#[wasm_bindgen]
+pub struct ActCredential {
+    inner: Option<LibCredential>,
+}
+
+#[wasm_bindgen]
+impl ActCredential {
+    /// The balance `c`.
+    #[wasm_bindgen(getter)]
+    pub fn balance(&self) -> JsResult<u64> {
+        Ok(self
+            .inner
+            .as_ref()
+            .ok_or_else(|| consumed("credential"))?
+            .balance())
+    }
+
+    /// Whether `proveSpend` consumed it.
+    #[wasm_bindgen(getter)]
+    pub fn consumed(&self) -> bool {
+        self.inner.is_none()
+    }
+
+    /// Spends `amount` (`s`) with top-up allowance `topUp` (`a`, 0 for none) under
+    /// `spendContext` (the Moderator's spend context bytes): `{ message, nullifier, state }`.
+    /// Persist `state.toBytes()` before sending `message`. Consumes the credential; a spend
+    /// refused here (`OUT_OF_RANGE`: `s > balance`, `balance + a >= 2^L`, amounts of `L + 1`
+    /// bits; `INPUT_TOO_LONG`) leaves it usable.
+    #[wasm_bindgen(js_name = proveSpend, unchecked_return_type = "ActSpendResult")]
+    pub fn prove_spend(
+        &mut self,
+        context: &ActContext,
+        #[wasm_bindgen(unchecked_param_type = "number | bigint")] amount: JsValue,
+        #[wasm_bindgen(js_name = topUp, unchecked_param_type = "number | bigint")] top_up: JsValue,
+        #[wasm_bindgen(js_name = spendContext, unchecked_param_type = "Uint8Array")]
+        spend_context: JsValue,
+    ) -> JsResult<JsValue> {
+        let s = self::amount(&amount, "amount")?;
+        let a = self::amount(&top_up, "topUp")?;
+        let ctx_spend = bytes(&spend_context, "spendContext")?;
+        crate::with_rng(|rng| {
+            let cred = crate::take_state(&mut self.inner).ok_or_else(|| consumed("credential"))?;
+            // The library consumes the credential also on a refusal: a copy, in a wiping
+            // buffer, restores it then.
+            let backup = cred.to_bytes();
+            match cred.prove_spend(&context.inner, s, a, &ctx_spend, rng) {
+                Ok(r) => {
+                    let message = r.message.to_bytes();
+                    Ok(object(&[
+                        ("message", u8a(&message)),
+                        ("nullifier", u8a(&r.message.nullifier())),
+                        ("contentType", SPEND_MEDIA_TYPE.into()),
+                        (
+                            "state",
+                            ActSpendState {
+                                inner: Some(r.state),
+                            }
+                            .into(),
+                        ),
+                    ]))
+                }
+                Err(e) => {
+                    self.inner = Some(LibCredential::from_bytes(&backup[..]).or_throw()?);
+                    Err(crate::lib_error(e))
+                }
+            }
+        })
+    }
+
+    /// The credential's encoding (137 bytes), **secret**.
+    #[wasm_bindgen(js_name = toBytes)]
+    pub fn to_bytes(&self) -> JsResult<js_sys::Uint8Array> {
+        let c = self.inner.as_ref().ok_or_else(|| consumed("credential"))?;
+        Ok(js_sys::Uint8Array::from(&c.to_bytes()[..]))
+    }
+
+    /// Strict decoding of `toBytes()`'s output.
+    #[wasm_bindgen(js_name = fromBytes)]
+    pub fn from_bytes(
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] credential: JsValue,
+    ) -> JsResult<ActCredential> {
+        let b = secret_bytes(&credential, "credential")?;
+        Ok(ActCredential {
+            inner: Some(LibCredential::from_bytes(&b).or_throw()?),
+        })
+    }
+}
+
+/// The client's secret state between a spend and its refund: the rest of the balance.
+/// `finalize` consumes it; `free()` wipes it. Losing it after the Moderator recorded the
+/// spend loses the balance: persist `toBytes()` before sending the spend.
+#[wasm_bindgen]
+pub struct ActSpendState {
+    inner: Option<ClientSpendState>,
+}
+
+#[wasm_bindgen]
+impl ActSpendState {
+    /// The new credential from the Moderator's refund. A malformed or refused refund throws
+    /// and leaves the state usable (ask again); success consumes it.
+    pub fn finalize(
+        &mut self,
+        context: &ActContext,
+        #[wasm_bindgen(js_name = publicKey, unchecked_param_type = "Uint8Array")]
+        public_key_bytes: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] refund: JsValue,
+    ) -> JsResult<ActCredential> {
+        let pk = public_key(&public_key_bytes)?;
+        let refund = Refund::from_bytes(&bytes(&refund, "refund")?).or_throw()?;
+        crate::wiped(|| {
+            let st = crate::take_state(&mut self.inner).ok_or_else(|| consumed("spend state"))?;
+            match st.finalize(&context.inner, &pk, &refund) {
+                Ok(c) => Ok(ActCredential { inner: Some(c) }),
+                Err(r) => {
+                    let b = r.state.to_bytes();
+                    self.inner = Some(ClientSpendState::from_bytes(&b[..]).or_throw()?);
+                    Err(crate::lib_error(r.error))
+                }
+            }
+        })
+    }
+
+    /// Whether `finalize` succeeded already.
+    #[wasm_bindgen(getter)]
+    pub fn consumed(&self) -> bool {
+        self.inner.is_none()
+    }
+
+    /// The state's encoding (121 bytes), **secret**.
+    #[wasm_bindgen(js_name = toBytes)]
+    pub fn to_bytes(&self) -> JsResult<js_sys::Uint8Array> {
+        let st = self.inner.as_ref().ok_or_else(|| consumed("spend state"))?;
+        Ok(js_sys::Uint8Array::from(&st.to_bytes()[..]))
+    }
+
+    /// Strict decoding of `toBytes()`'s output.
+    #[wasm_bindgen(js_name = fromBytes)]
+    pub fn from_bytes(
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] state: JsValue,
+    ) -> JsResult<ActSpendState> {
+        let b = secret_bytes(&state, "state")?;
+        Ok(ActSpendState {
+            inner: Some(ClientSpendState::from_bytes(&b).or_throw()?),
+        })
+    }
+}
+
+/// `SHA-256(publicKey)`, the key id of this project's HTTP transport.
+#[wasm_bindgen(js_name = actKeyId)]
+pub fn act_key_id(
+    #[wasm_bindgen(js_name = publicKey, unchecked_param_type = "Uint8Array")] public_key: JsValue,
+) -> JsResult<Vec<u8>> {
+    use sha2::Digest;
+    let pk = bytes(&public_key, "publicKey")?;
+    Ok(sha2::Sha256::digest(&pk).to_vec())
+}
+
+#[cfg(feature = "issuer")]
+pub use moderator::{ActModerator, ActNullifierStore, ActVerifiedSpend};
+
+#[cfg(feature = "issuer")]
+mod moderator {
+    use std::cell::RefCell;
+
+    use privacy_tokens::act::{
+        IssueRequest, MemoryNullifierStore, NullifierStore, PrivateKey, Redeemed, Spend,
+        VerifiedSpend, SCALAR_LEN, SEED_LEN,
+    };
+    use wasm_bindgen::JsCast;
+    use zeroize::Zeroizing;
+
+    use privacy_tokens::Error;
+
+    use super::*;
+
+    /// The Moderator (issuer and verifier) of ACT credentials. Holds the secret key: `free()`
+    /// wipes it.
+    #[wasm_bindgen]
+    pub struct ActModerator {
+        inner: PrivateKey,
+    }
+
+    /// A spend whose proof verified: its nullifier (the double-spend key), amount and top-up.
+    /// `issueRefund` consumes it (one refund per spend).
+    #[wasm_bindgen]
+    pub struct ActVerifiedSpend {
+        inner: Option<VerifiedSpend>,
+        nullifier: [u8; SCALAR_LEN],
+        s: u64,
+        a: u64,
+    }
+
+    #[wasm_bindgen]
+    impl ActVerifiedSpend {
+        /// The nullifier (32 bytes): record it; a spend with a recorded nullifier is a replay.
+        #[wasm_bindgen(getter)]
+        pub fn nullifier(&self) -> Vec<u8> {
+            self.nullifier.to_vec()
+        }
+        /// The amount spent, `s`.
+        #[wasm_bindgen(getter)]
+        pub fn amount(&self) -> u64 {
+            self.s
+        }
+        /// The top-up allowance, `a`.
+        #[wasm_bindgen(getter, js_name = topUp)]
+        pub fn top_up(&self) -> u64 {
+            self.a
+        }
+        /// Whether `issueRefund` consumed it.
+        #[wasm_bindgen(getter)]
+        pub fn consumed(&self) -> bool {
+            self.inner.is_none()
+        }
+    }
+
+    /// An in-memory nullifier store (one Moderator key and context; lost with the process).
+    #[wasm_bindgen]
+    #[derive(Default)]
+    pub struct ActNullifierStore {
+        inner: MemoryNullifierStore,
+    }
+
+    #[wasm_bindgen]
+    impl ActNullifierStore {
+        /// An empty store.
+        #[wasm_bindgen(constructor)]
+        pub fn new() -> ActNullifierStore {
+            ActNullifierStore::default()
+        }
+        /// The number of recorded nullifiers.
+        #[wasm_bindgen(getter)]
+        pub fn size(&self) -> usize {
+            self.inner.len()
+        }
+    }
+
+    /// A store whose `insertIfAbsent(nullifier, refund)` is a JavaScript function: it records
+    /// the pair and returns `null`/`undefined`, or returns the refund bytes recorded earlier.
+    struct JsStore<'a> {
+        f: &'a js_sys::Function,
+        thrown: &'a RefCell<Option<JsValue>>,
+    }
+
+    impl NullifierStore for JsStore<'_> {
+        fn insert_if_absent(
+            &self,
+            nullifier: &[u8; SCALAR_LEN],
+            refund: &Refund,
+        ) -> privacy_tokens::Result<Option<Refund>> {
+            let r = self
+                .f
+                .call2(&JsValue::NULL, &u8a(nullifier), &u8a(&refund.to_bytes()));
+            let fail = |e: JsValue| {
+                *self.thrown.borrow_mut() = Some(e);
+                Err(Error::InvalidInput)
+            };
+            match r {
+                Err(e) => fail(e),
+                Ok(v) if v.is_null() || v.is_undefined() => Ok(None),
+                Ok(v) => match bytes(&v, "insertIfAbsent result") {
+                    Ok(b) => Refund::from_bytes(&b).map(Some),
+                    Err(e) => fail(e),
+                },
+            }
+        }
+    }
+
+    #[wasm_bindgen]
+    impl ActModerator {
+        /// A Moderator with a fresh random key (`GenerateKeyPair`).
+        pub fn generate() -> JsResult<ActModerator> {
+            Ok(ActModerator {
+                inner: crate::with_rng(|rng| PrivateKey::generate(rng).or_throw())?,
+            })
+        }
+
+        /// `DeriveKeyPair(seed, info)`: `seed` is 48 secret bytes.
+        pub fn derive(
+            #[wasm_bindgen(unchecked_param_type = "Uint8Array")] seed: JsValue,
+            #[wasm_bindgen(unchecked_param_type = "Uint8Array")] info: JsValue,
+        ) -> JsResult<ActModerator> {
+            let s = secret_bytes(&seed, "seed")?;
+            let info = bytes(&info, "info")?;
+            let seed: Zeroizing<[u8; SEED_LEN]> = Zeroizing::new(
+                s.as_slice()
+                    .try_into()
+                    .map_err(|_| bad_arg("seed", "expected 48 bytes"))?,
+            );
+            Ok(ActModerator {
+                inner: crate::wiped(|| PrivateKey::derive(&seed, &info)).or_throw()?,
+            })
+        }
+
+        /// A Moderator from `secretKey()`'s bytes.
+        #[wasm_bindgen(js_name = fromSecretKey)]
+        pub fn from_secret_key(
+            #[wasm_bindgen(js_name = secretKey, unchecked_param_type = "Uint8Array")]
+            secret_key: JsValue,
+        ) -> JsResult<ActModerator> {
+            let b = secret_bytes(&secret_key, "secretKey")?;
+            Ok(ActModerator {
+                inner: PrivateKey::from_bytes(&b).or_throw()?,
+            })
+        }
+
+        /// The secret key (32 bytes), **secret**.
+        #[wasm_bindgen(js_name = secretKey)]
+        pub fn secret_key(&self) -> js_sys::Uint8Array {
+            js_sys::Uint8Array::from(&self.inner.to_bytes()[..])
+        }
+
+        /// The public key `pkM` (33 bytes, compressed).
+        #[wasm_bindgen(getter, js_name = publicKey)]
+        pub fn public_key(&self) -> Vec<u8> {
+            self.inner.public_key().to_bytes().to_vec()
+        }
+
+        /// `SHA-256(publicKey)`.
+        #[wasm_bindgen(getter, js_name = keyId)]
+        pub fn key_id(&self) -> Vec<u8> {
+            use sha2::Digest;
+            sha2::Sha256::digest(self.inner.public_key().to_bytes()).to_vec()
+        }
+
+        /// Answers an issuance request with a credential of `credits`: the response bytes.
+        /// Throws `INVALID_PROOF` for a request that does not verify, `OUT_OF_RANGE` for
+        /// credits of `2^L` or more.
+        pub fn issue(
+            &self,
+            context: &ActContext,
+            #[wasm_bindgen(unchecked_param_type = "number | bigint")] credits: JsValue,
+            #[wasm_bindgen(unchecked_param_type = "Uint8Array")] request: JsValue,
+        ) -> JsResult<Vec<u8>> {
+            let c = amount(&credits, "credits")?;
+            let req = IssueRequest::from_bytes(&bytes(&request, "request")?).or_throw()?;
+            crate::with_rng(|rng| {
+                Ok(self
+                    .inner
+                    .issue(&context.inner, c, &req, rng)
+                    .or_throw()?
+                    .to_bytes()
+                    .to_vec())
+            })
+        }
+
+        /// Verifies a spend message under `spendContext` (no store is consulted): the
+        /// verified spend, whose nullifier the caller checks and records before
+        /// `issueRefund`. Throws `INVALID_PROOF`, `UNSUPPORTED_VALUE` (another width),
+        /// decoding codes.
+        #[wasm_bindgen(js_name = verifySpend)]
+        pub fn verify_spend(
+            &self,
+            context: &ActContext,
+            #[wasm_bindgen(unchecked_param_type = "Uint8Array")] spend: JsValue,
+            #[wasm_bindgen(js_name = spendContext, unchecked_param_type = "Uint8Array")]
+            spend_context: JsValue,
+        ) -> JsResult<ActVerifiedSpend> {
+            let spend = Spend::from_bytes(&bytes(&spend, "spend")?, context.inner.bit_length())
+                .or_throw()?;
+            let ctx_spend = bytes(&spend_context, "spendContext")?;
+            crate::wiped(|| {
+                let v = self
+                    .inner
+                    .verify_spend(&context.inner, &spend, &ctx_spend)
+                    .or_throw()?;
+                Ok(ActVerifiedSpend {
+                    nullifier: *v.nullifier(),
+                    s: v.amount(),
+                    a: v.top_up(),
+                    inner: Some(v),
+                })
+            })
+        }
+
+        /// The refund of `returned` (`t <= s + a`) for a verified spend, which it consumes:
+        /// the refund bytes. Throws `OUT_OF_RANGE`, `STATE_CONSUMED` on a second refund.
+        #[wasm_bindgen(js_name = issueRefund)]
+        pub fn issue_refund(
+            &self,
+            context: &ActContext,
+            verified: &mut ActVerifiedSpend,
+            #[wasm_bindgen(unchecked_param_type = "number | bigint")] returned: JsValue,
+        ) -> JsResult<Vec<u8>> {
+            let t = amount(&returned, "returned")?;
+            let v = verified
+                .inner
+                .as_ref()
+                .ok_or_else(|| consumed("verified spend"))?;
+            let refund = crate::with_rng(|rng| {
+                self.inner
+                    .issue_refund(&context.inner, v, t, rng)
+                    .or_throw()
+            })?;
+            verified.inner = None;
+            Ok(refund.to_bytes().to_vec())
+        }
+
+        /// Verify, record and refund in one step against an in-memory `store`:
+        /// `{ status: "fresh" | "replayed", refund, nullifier, amount, topUp }`. `policy(s, a)`
+        /// (bigints) returns the amount to return `t`, or throws to refuse (the error is
+        /// rethrown, nothing is recorded). A replayed nullifier gets the stored refund.
+        #[wasm_bindgen(unchecked_return_type = "ActRedeemResult")]
+        pub fn redeem(
+            &self,
+            context: &ActContext,
+            #[wasm_bindgen(unchecked_param_type = "Uint8Array")] spend: JsValue,
+            #[wasm_bindgen(js_name = spendContext, unchecked_param_type = "Uint8Array")]
+            spend_context: JsValue,
+            #[wasm_bindgen(
+                unchecked_param_type = "(amount: bigint, topUp: bigint) => number | bigint"
+            )]
+            policy: JsValue,
+            store: &ActNullifierStore,
+        ) -> JsResult<JsValue> {
+            self.redeem_with_store(context, &spend, &spend_context, &policy, &store.inner)
+        }
+
+        /// `redeem` with a JavaScript store: `insertIfAbsent(nullifier, refund)` must atomically
+        /// record the pair and return `null`, or return the refund recorded earlier for that
+        /// nullifier (a throw refuses the spend and is rethrown).
+        #[wasm_bindgen(js_name = redeemWith, unchecked_return_type = "ActRedeemResult")]
+        pub fn redeem_with(
+            &self,
+            context: &ActContext,
+            #[wasm_bindgen(unchecked_param_type = "Uint8Array")] spend: JsValue,
+            #[wasm_bindgen(js_name = spendContext, unchecked_param_type = "Uint8Array")]
+            spend_context: JsValue,
+            #[wasm_bindgen(
+                unchecked_param_type = "(amount: bigint, topUp: bigint) => number | bigint"
+            )]
+            policy: JsValue,
+            #[wasm_bindgen(
+                js_name = insertIfAbsent,
+                unchecked_param_type = "(nullifier: Uint8Array, refund: Uint8Array) => Uint8Array | null | undefined"
+            )]
+            insert_if_absent: JsValue,
+        ) -> JsResult<JsValue> {
+            let f = insert_if_absent
+                .dyn_ref::<js_sys::Function>()
+                .ok_or_else(|| bad_arg("insertIfAbsent", "expected a function"))?;
+            let thrown = RefCell::new(None);
+            let store = JsStore { f, thrown: &thrown };
+            let r = self.redeem_with_store(context, &spend, &spend_context, &policy, &store);
+            match thrown.into_inner() {
+                Some(e) => Err(e),
+                None => r,
+            }
+        }
+    }
+
+    impl ActModerator {
+        fn redeem_with_store(
+            &self,
+            context: &ActContext,
+            spend: &JsValue,
+            spend_context: &JsValue,
+            policy: &JsValue,
+            store: &impl NullifierStore,
+        ) -> JsResult<JsValue> {
+            let policy = policy
+                .dyn_ref::<js_sys::Function>()
+                .ok_or_else(|| bad_arg("policy", "expected a function"))?;
+            let spend = Spend::from_bytes(&bytes(spend, "spend")?, context.inner.bit_length())
+                .or_throw()?;
+            let ctx_spend = bytes(spend_context, "spendContext")?;
+            let thrown = RefCell::new(None);
+            let policy_fn = |s: u64, a: u64| -> privacy_tokens::Result<u64> {
+                let r = policy
+                    .call2(&JsValue::NULL, &JsValue::from(s), &JsValue::from(a))
+                    .and_then(|v| amount(&v, "policy result"));
+                r.map_err(|e| {
+                    *thrown.borrow_mut() = Some(e);
+                    Error::OutOfRange
+                })
+            };
+            let r = crate::with_rng(|rng| {
+                Ok(self
+                    .inner
+                    .redeem(&context.inner, &spend, &ctx_spend, policy_fn, store, rng))
+            })?;
+            if let Some(e) = thrown.into_inner() {
+                return Err(e);
+            }
+            let (status, refund) = match r.or_throw()? {
+                Redeemed::Fresh(r) => ("fresh", r),
+                Redeemed::Replayed(r) => ("replayed", r),
+            };
+            Ok(object(&[
+                ("status", status.into()),
+                ("refund", u8a(&refund.to_bytes())),
+                ("nullifier", u8a(&spend.nullifier())),
+                ("amount", JsValue::from(spend.amount())),
+                ("topUp", JsValue::from(spend.top_up())),
+            ]))
+        }
+    }
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** What `createActIssueRequest` returns. */
+export interface ActIssueRequest { message: Uint8Array; contentType: string; state: ActIssuanceState }
+/** What `ActCredential.proveSpend` returns. */
+export interface ActSpendResult { message: Uint8Array; nullifier: Uint8Array; contentType: string; state: ActSpendState }
+/** What `ActModerator.redeem` and `redeemWith` return. */
+export interface ActRedeemResult { status: "fresh" | "replayed"; refund: Uint8Array; nullifier: Uint8Array; amount: bigint; topUp: bigint }
+"#;
