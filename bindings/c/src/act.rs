@@ -8,8 +8,6 @@
 //! verified spend by `pt_act_moderator_issue_refund`; a second use is `PT_STATE_CONSUMED`. A
 //! finalize whose message is refused leaves the state usable.
 
-use core::ffi::c_void;
-
 use privacy_tokens::act::{
     ClientIssuanceState, ClientSpendState, Credential, CredentialContext, IssueRequest,
     IssueResponse, MemoryNullifierStore, PrivateKey, PublicKey, Redeemed, Refund, Spend,
@@ -699,25 +697,15 @@ pub unsafe extern "C" fn pt_act_nullifier_store_len(
     read_value(store, len, 0, |s| Ok(s.inner.len()))
 }
 
-/// The Moderator's return-amount policy for `redeem`: given the spend's `amount` and `top_up`,
-/// writes the amount to return in `*returned` and returns `PT_OK`, or returns another status
-/// to refuse the spend (that status is `pt_act_moderator_redeem`'s, nothing is recorded).
-pub type pt_act_policy = Option<
-    unsafe extern "C" fn(
-        user: *mut c_void,
-        amount: u64,
-        top_up: u64,
-        returned: *mut u64,
-    ) -> pt_status,
->;
-
-/// Verify, record and refund in one step: verifies `spend`, asks `policy` (with `user`) for
-/// the amount to return, signs the refund and only then records the nullifier with it in
-/// `store`; nothing is recorded when a step fails. `policy` NULL returns the top-up `a` (none
-/// of `s`). `*refund` is the refund; `*replayed` is true when the nullifier was already
-/// recorded (then `*refund` is the refund stored with it and nothing was credited: the
-/// server's 409); `*nullifier` is the spend's nullifier (32 bytes). A policy's refusal status
-/// is returned as it is.
+/// Verify, record and refund in one step, with the policy of this project's server: a spend
+/// of `s` with top-up `a` is accepted when `s >= cost` and `a <= max_top_up`, and refunded
+/// `t = s - cost + a` (it pays `cost`); otherwise `PT_LIMIT_EXCEEDED`, nothing recorded. The
+/// refund is signed before the nullifier is recorded with it in `store`; nothing is recorded
+/// when a step fails. `*refund` is the refund; `*replayed` is true when the nullifier was
+/// already recorded (then `*refund` is the refund stored with it and nothing was credited:
+/// the server's 409); `*nullifier` is the spend's nullifier (32 bytes). Other policies:
+/// `pt_act_moderator_verify_spend`, then the caller's store, then
+/// `pt_act_moderator_issue_refund`.
 #[no_mangle]
 pub unsafe extern "C" fn pt_act_moderator_redeem(
     moderator: *const pt_act_moderator,
@@ -726,8 +714,8 @@ pub unsafe extern "C" fn pt_act_moderator_redeem(
     spend_len: usize,
     spend_context: *const u8,
     spend_context_len: usize,
-    policy: pt_act_policy,
-    user: *mut c_void,
+    cost: u64,
+    max_top_up: u64,
     store: *const pt_act_nullifier_store,
     refund: *mut pt_buffer,
     nullifier: *mut pt_buffer,
@@ -754,32 +742,24 @@ pub unsafe extern "C" fn pt_act_moderator_redeem(
             )
         };
         let sp = Spend::from_bytes(sp, ctx.inner.bit_length())?;
-        let mut refused = PT_OK;
-        let decide = |s: u64, a: u64| -> privacy_tokens::Result<u64> {
-            let Some(f) = policy else {
-                return Ok(a);
-            };
-            let mut t = 0u64;
-            // The caller's function with its own `user` pointer and a writable `u64`.
-            // SAFETY: `policy` is a valid function of this type (header contract).
-            let status = unsafe { f(user, s, a, &mut t) };
-            if status == PT_OK {
-                Ok(t)
-            } else {
-                refused = status;
-                Err(Error::OutOfRange)
+        let mut refused = false;
+        let policy = |s: u64, a: u64| -> privacy_tokens::Result<u64> {
+            if s < cost || a > max_top_up {
+                refused = true;
+                return Err(Error::OutOfRange);
             }
+            Ok(s - cost + a)
         };
         let res = m.inner.redeem(
             &ctx.inner,
             &sp,
             cs,
-            decide,
+            policy,
             &st.inner,
             &mut crate::ffi::rng()?,
         );
-        if refused != PT_OK {
-            return fail(refused);
+        if refused {
+            return fail(PT_LIMIT_EXCEEDED);
         }
         let (was_replayed, refund) = match res? {
             Redeemed::Fresh(x) => (false, x),
