@@ -137,6 +137,53 @@
 #define PT_METHOD_EXPERIMENT_V2_PMB 4
 
 /**
+ * The agreed configuration of a Moderator: the balance width `L` and the credential context.
+ * Public. Read-only after creation: any number of threads may use it at once.
+ */
+typedef struct pt_act_context pt_act_context;
+
+/**
+ * An ACT credential with its hidden balance. **Secret**: `pt_act_credential_prove_spend`
+ * consumes it (the spend state carries the rest of the balance until the refund finalizes).
+ * `_free` wipes it. Thread safety: `pt_act_credential_prove_spend` needs the credential to
+ * itself; the other functions may share it.
+ */
+typedef struct pt_act_credential pt_act_credential;
+
+/**
+ * The client's secret state between an issuance request and the Moderator's response.
+ * `pt_act_issuance_state_finalize` consumes it; `_free` wipes it. Thread safety: one thread
+ * at a time.
+ */
+typedef struct pt_act_issuance_state pt_act_issuance_state;
+
+/**
+ * The ACT Moderator (issuer and verifier). Holds the secret key: `pt_act_moderator_free`
+ * wipes it. Read-only after creation: any number of threads may use it at once.
+ */
+typedef struct pt_act_moderator pt_act_moderator;
+
+/**
+ * An in-memory nullifier store (one Moderator key and context; lost with the process).
+ * Thread safety: any number of threads may use it at once (it locks).
+ */
+typedef struct pt_act_nullifier_store pt_act_nullifier_store;
+
+/**
+ * The client's secret state between a spend and its refund: the rest of the balance.
+ * `pt_act_spend_state_finalize` consumes it; `_free` wipes it. Losing it after the Moderator
+ * recorded the spend loses the balance. Thread safety: one thread at a time.
+ */
+typedef struct pt_act_spend_state pt_act_spend_state;
+
+/**
+ * A spend whose proof verified: its nullifier (the double-spend key), amount and top-up.
+ * `pt_act_moderator_issue_refund` consumes it (one refund per spend). Thread safety: one
+ * thread at a time.
+ */
+typedef struct pt_act_verified_spend pt_act_verified_spend;
+
+/**
  * The ARC issuer (`ArcIssuer`) and, since ARC tokens are privately verifiable, their
  * verifier at the origin. Holds the secret key: `pt_arc_issuer_free` wipes it. Read-only
  * after creation: any number of threads may use it at once.
@@ -524,6 +571,309 @@ typedef struct {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Frees an ACT context.
+ *
+ * `NULL` is a no-op. The handle must not be used again (nor be in use by another thread).
+ */
+void pt_act_context_free(pt_act_context *handle);
+
+/**
+ * The context of `ctx_cred` with the width `L` bound into it (`ctx_cred || I2OSP(L, 1)`, this
+ * project's default and the server's). `with_width` false: `ctx_cred` used as given (the
+ * published vectors' form). `PT_UNSUPPORTED_VALUE` for a width outside 1..=64.
+ */
+pt_status pt_act_context_new(const uint8_t *ctx_cred,
+                             size_t ctx_cred_len,
+                             uint8_t width,
+                             bool with_width,
+                             pt_act_context **out);
+
+/**
+ * The context's width `L`.
+ */
+pt_status pt_act_context_width(const pt_act_context *context,
+                               uint8_t *width);
+
+/**
+ * `SHA-256(public_key)`, the key id of this project's HTTP transport (32 bytes).
+ */
+pt_status pt_act_key_id(const uint8_t *public_key,
+                        size_t public_key_len,
+                        pt_buffer *out);
+
+/**
+ * Frees (and wipes) an ACT issuance state.
+ *
+ * `NULL` is a no-op. The handle must not be used again (nor be in use by another thread).
+ */
+void pt_act_issuance_state_free(pt_act_issuance_state *handle);
+
+/**
+ * A new issuance request: `*request` (the `IssueRequest`, 129 bytes; the server's transport
+ * prefixes its key id) and the state that finalizes the Moderator's response.
+ */
+pt_status pt_act_issue_request(pt_buffer *request,
+                               pt_act_issuance_state **state);
+
+/**
+ * The credential from the Moderator's response (its proof verified against `public_key`, 33
+ * bytes). A malformed or refused response (`PT_INVALID_PROOF`, `PT_OUT_OF_RANGE`, decoding
+ * codes) leaves the state usable; success consumes it (then `PT_STATE_CONSUMED`).
+ */
+pt_status pt_act_issuance_state_finalize(pt_act_issuance_state *state,
+                                         const pt_act_context *context,
+                                         const uint8_t *public_key_bytes,
+                                         size_t public_key_len,
+                                         const uint8_t *response,
+                                         size_t response_len,
+                                         pt_act_credential **credential);
+
+/**
+ * Whether `pt_act_issuance_state_finalize` succeeded already.
+ */
+pt_status pt_act_issuance_state_consumed(const pt_act_issuance_state *state,
+                                         bool *consumed);
+
+/**
+ * The state's encoding (97 bytes), **secret**, to persist a pending request.
+ * `PT_STATE_CONSUMED` once finalized.
+ */
+pt_status pt_act_issuance_state_to_bytes(const pt_act_issuance_state *state,
+                                         pt_buffer *out);
+
+/**
+ * Strict decoding of `pt_act_issuance_state_to_bytes`'s output.
+ */
+pt_status pt_act_issuance_state_from_bytes(const uint8_t *state,
+                                           size_t state_len,
+                                           pt_act_issuance_state **out);
+
+/**
+ * Frees (and wipes) an ACT credential.
+ *
+ * `NULL` is a no-op. The handle must not be used again (nor be in use by another thread).
+ */
+void pt_act_credential_free(pt_act_credential *handle);
+
+/**
+ * The credential's balance. `PT_STATE_CONSUMED` once spent.
+ */
+pt_status pt_act_credential_balance(const pt_act_credential *credential,
+                                    uint64_t *balance);
+
+/**
+ * Whether `pt_act_credential_prove_spend` consumed the credential.
+ */
+pt_status pt_act_credential_consumed(const pt_act_credential *credential,
+                                     bool *consumed);
+
+/**
+ * Spends `amount` (`s`) with top-up allowance `top_up` (`a`) under `spend_context` (the
+ * Moderator's spend context): `*message` (the spend) and `*state` (persist it with
+ * `pt_act_spend_state_to_bytes` before sending the message). Consumes the credential; a
+ * spend refused here (`PT_OUT_OF_RANGE`: `s > balance`, `balance + a >= 2^L`, amounts of
+ * `L + 1` bits; `PT_INPUT_TOO_LONG`) leaves it usable.
+ */
+pt_status pt_act_credential_prove_spend(pt_act_credential *credential,
+                                        const pt_act_context *context,
+                                        uint64_t amount,
+                                        uint64_t top_up,
+                                        const uint8_t *spend_context,
+                                        size_t spend_context_len,
+                                        pt_buffer *message,
+                                        pt_act_spend_state **state);
+
+/**
+ * The credential's encoding (137 bytes), **secret**. `PT_STATE_CONSUMED` once spent.
+ */
+pt_status pt_act_credential_to_bytes(const pt_act_credential *credential,
+                                     pt_buffer *out);
+
+/**
+ * Strict decoding of `pt_act_credential_to_bytes`'s output.
+ */
+pt_status pt_act_credential_from_bytes(const uint8_t *credential,
+                                       size_t credential_len,
+                                       pt_act_credential **out);
+
+/**
+ * Frees (and wipes) an ACT spend state.
+ *
+ * `NULL` is a no-op. The handle must not be used again (nor be in use by another thread).
+ */
+void pt_act_spend_state_free(pt_act_spend_state *handle);
+
+/**
+ * The new credential from the Moderator's refund. A malformed or refused refund leaves the
+ * state usable (ask again); success consumes it (then `PT_STATE_CONSUMED`).
+ */
+pt_status pt_act_spend_state_finalize(pt_act_spend_state *state,
+                                      const pt_act_context *context,
+                                      const uint8_t *public_key_bytes,
+                                      size_t public_key_len,
+                                      const uint8_t *refund,
+                                      size_t refund_len,
+                                      pt_act_credential **credential);
+
+/**
+ * Whether `pt_act_spend_state_finalize` succeeded already.
+ */
+pt_status pt_act_spend_state_consumed(const pt_act_spend_state *state,
+                                      bool *consumed);
+
+/**
+ * The state's encoding (121 bytes), **secret**. `PT_STATE_CONSUMED` once finalized.
+ */
+pt_status pt_act_spend_state_to_bytes(const pt_act_spend_state *state,
+                                      pt_buffer *out);
+
+/**
+ * Strict decoding of `pt_act_spend_state_to_bytes`'s output.
+ */
+pt_status pt_act_spend_state_from_bytes(const uint8_t *state,
+                                        size_t state_len,
+                                        pt_act_spend_state **out);
+
+/**
+ * Frees (and wipes) an ACT Moderator.
+ *
+ * `NULL` is a no-op. The handle must not be used again (nor be in use by another thread).
+ */
+void pt_act_moderator_free(pt_act_moderator *handle);
+
+/**
+ * A Moderator with a fresh random key (`GenerateKeyPair`).
+ */
+pt_status pt_act_moderator_generate(pt_act_moderator **out);
+
+/**
+ * `DeriveKeyPair(seed, info)`: `seed` is 48 secret bytes (`PT_INVALID_LENGTH` otherwise).
+ */
+pt_status pt_act_moderator_derive(const uint8_t *seed,
+                                  size_t seed_len,
+                                  const uint8_t *info,
+                                  size_t info_len,
+                                  pt_act_moderator **out);
+
+/**
+ * A Moderator from `pt_act_moderator_secret_key`'s bytes.
+ */
+pt_status pt_act_moderator_from_secret_key(const uint8_t *secret_key,
+                                           size_t secret_key_len,
+                                           pt_act_moderator **out);
+
+/**
+ * The secret key (32 bytes), **secret**.
+ */
+pt_status pt_act_moderator_secret_key(const pt_act_moderator *moderator,
+                                      pt_buffer *out);
+
+/**
+ * The public key `pkM` (33 bytes, compressed).
+ */
+pt_status pt_act_moderator_public_key(const pt_act_moderator *moderator,
+                                      pt_buffer *out);
+
+/**
+ * Answers an issuance request with a credential of `credits`: `*response`.
+ * `PT_INVALID_PROOF` for a request that does not verify, `PT_OUT_OF_RANGE` for credits of
+ * `2^L` or more, decoding codes.
+ */
+pt_status pt_act_moderator_issue(const pt_act_moderator *moderator,
+                                 const pt_act_context *context,
+                                 uint64_t credits,
+                                 const uint8_t *request,
+                                 size_t request_len,
+                                 pt_buffer *response);
+
+/**
+ * Frees an ACT verified spend.
+ *
+ * `NULL` is a no-op. The handle must not be used again (nor be in use by another thread).
+ */
+void pt_act_verified_spend_free(pt_act_verified_spend *handle);
+
+/**
+ * The verified spend's nullifier (32 bytes): record it; a recorded nullifier is a replay.
+ */
+pt_status pt_act_verified_spend_nullifier(const pt_act_verified_spend *verified,
+                                          pt_buffer *out);
+
+/**
+ * The verified spend's amount `s` and top-up allowance `a`.
+ */
+pt_status pt_act_verified_spend_amounts(const pt_act_verified_spend *verified,
+                                        uint64_t *amount,
+                                        uint64_t *top_up);
+
+/**
+ * Verifies a spend message under `spend_context` (no store is consulted): `*verified`, whose
+ * nullifier the caller checks and records before `pt_act_moderator_issue_refund`.
+ * `PT_INVALID_PROOF`, `PT_OUT_OF_RANGE`, decoding codes (`PT_INVALID_LENGTH` for a message of
+ * another width).
+ */
+pt_status pt_act_moderator_verify_spend(const pt_act_moderator *moderator,
+                                        const pt_act_context *context,
+                                        const uint8_t *spend,
+                                        size_t spend_len,
+                                        const uint8_t *spend_context,
+                                        size_t spend_context_len,
+                                        pt_act_verified_spend **verified);
+
+/**
+ * The refund of `returned` (`t <= s + a`) for a verified spend, which it consumes:
+ * `*refund`. `PT_OUT_OF_RANGE` for `t` out of range (the spend stays usable),
+ * `PT_STATE_CONSUMED` for a second refund.
+ */
+pt_status pt_act_moderator_issue_refund(const pt_act_moderator *moderator,
+                                        const pt_act_context *context,
+                                        pt_act_verified_spend *verified,
+                                        uint64_t returned,
+                                        pt_buffer *refund);
+
+/**
+ * Frees a nullifier store.
+ *
+ * `NULL` is a no-op. The handle must not be used again (nor be in use by another thread).
+ */
+void pt_act_nullifier_store_free(pt_act_nullifier_store *handle);
+
+/**
+ * An empty in-memory nullifier store.
+ */
+pt_status pt_act_nullifier_store_new(pt_act_nullifier_store **out);
+
+/**
+ * The number of nullifiers recorded in the store.
+ */
+pt_status pt_act_nullifier_store_len(const pt_act_nullifier_store *store,
+                                     size_t *len);
+
+/**
+ * Verify, record and refund in one step, with the policy of this project's server: a spend
+ * of `s` with top-up `a` is accepted when `s >= cost` and `a <= max_top_up`, and refunded
+ * `t = s - cost + a` (it pays `cost`); otherwise `PT_LIMIT_EXCEEDED`, nothing recorded. The
+ * refund is signed before the nullifier is recorded with it in `store`; nothing is recorded
+ * when a step fails. `*refund` is the refund; `*replayed` is true when the nullifier was
+ * already recorded (then `*refund` is the refund stored with it and nothing was credited:
+ * the server's 409); `*nullifier` is the spend's nullifier (32 bytes). Other policies:
+ * `pt_act_moderator_verify_spend`, then the caller's store, then
+ * `pt_act_moderator_issue_refund`.
+ */
+pt_status pt_act_moderator_redeem(const pt_act_moderator *moderator,
+                                  const pt_act_context *context,
+                                  const uint8_t *spend,
+                                  size_t spend_len,
+                                  const uint8_t *spend_context,
+                                  size_t spend_context_len,
+                                  uint64_t cost,
+                                  uint64_t max_top_up,
+                                  const pt_act_nullifier_store *store,
+                                  pt_buffer *refund,
+                                  pt_buffer *nullifier,
+                                  bool *replayed);
 
 /**
  * Frees (and wipes) a credential request state.

@@ -65,8 +65,9 @@ static void context_and_keys(void) {
     OK(pt_act_moderator_from_secret_key(sk.data, sk.len, &again));
     OK(pt_act_moderator_public_key(again, &pk2));
     CHECK(buf_eq(&pk2, f.pk.data, f.pk.len));
-    EXPECT(pt_act_moderator_from_secret_key(sk.data, 31, &again), PT_INVALID_LENGTH);
-    CHECK(again == NULL);
+    pt_act_moderator *short_key = (pt_act_moderator *)1;
+    EXPECT(pt_act_moderator_from_secret_key(sk.data, 31, &short_key), PT_INVALID_LENGTH);
+    CHECK(short_key == NULL);
     OK(pt_act_key_id(f.pk.data, f.pk.len, &kid));
     CHECK(kid.len == 32);
 
@@ -92,6 +93,7 @@ static void context_and_keys(void) {
     pt_buffer_free(&sk);
     pt_buffer_free(&pk2);
     pt_buffer_free(&kid);
+    pt_act_moderator_free(again);
     teardown(&f);
 }
 
@@ -128,7 +130,6 @@ static void flow(void) {
     OK(pt_act_spend_state_to_bytes(sst, &stb));
     CHECK(stb.len == 121);
     pt_act_spend_state *restored = NULL;
-    OK(pt_act_spend_state_from_bytes(stb.data, stb.len, &restored));
     EXPECT(pt_act_spend_state_from_bytes(stb.data, stb.len - 1, &restored), PT_INVALID_LENGTH);
     CHECK(restored == NULL);
     OK(pt_act_spend_state_from_bytes(stb.data, stb.len, &restored));
@@ -145,7 +146,6 @@ static void flow(void) {
     OK(pt_act_credential_to_bytes(next, &cb));
     CHECK(cb.len == 137);
     pt_act_credential *copy = NULL;
-    OK(pt_act_credential_from_bytes(cb.data, cb.len, &copy));
     EXPECT(pt_act_credential_from_bytes(cb.data, 5, &copy), PT_INVALID_LENGTH);
     OK(pt_act_credential_from_bytes(cb.data, cb.len, &copy));
     pt_buffer msg2 = {NULL, 0};
@@ -272,6 +272,7 @@ static void misuse(void) {
     pt_act_issuance_state *st = NULL;
     OK(pt_act_issue_request(&req, &st));
     CHECK(req.len == 129);
+    pt_buffer_free(&req);
     EXPECT(pt_act_issue_request(&req, NULL), PT_NULL_ARGUMENT);
     CHECK(req.data == NULL);
     pt_act_issuance_state_free(st);
@@ -282,7 +283,9 @@ static void misuse(void) {
     CHECK(sb.len == 97);
     pt_act_issuance_state *st2 = NULL;
     OK(pt_act_issuance_state_from_bytes(sb.data, sb.len, &st2));
-    EXPECT(pt_act_issuance_state_from_bytes(sb.data, 96, &st2), PT_INVALID_LENGTH);
+    pt_act_issuance_state *st3 = (pt_act_issuance_state *)1;
+    EXPECT(pt_act_issuance_state_from_bytes(sb.data, 96, &st3), PT_INVALID_LENGTH);
+    CHECK(st3 == NULL);
 
     /* Wrong request length; credits beyond 2^L. */
     EXPECT(pt_act_moderator_issue(f.m, f.ctx, 5, req.data, req.len - 1, &resp), PT_INVALID_LENGTH);
