@@ -185,9 +185,9 @@ impl ActIssuanceState {
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] state: JsValue,
     ) -> JsResult<ActIssuanceState> {
         let b = secret_bytes(&state, "state")?;
-        Ok(ActIssuanceState {
-            inner: Some(ClientIssuanceState::from_bytes(&b).or_throw()?),
-        })
+        // Under the stack wipe: the decoding's temporaries are secret.
+        let inner = crate::wiped(|| ClientIssuanceState::from_bytes(&b)).or_throw()?;
+        Ok(ActIssuanceState { inner: Some(inner) })
     }
 }
 
@@ -267,7 +267,7 @@ impl ActCredential {
     #[wasm_bindgen(js_name = toBytes)]
     pub fn to_bytes(&self) -> JsResult<js_sys::Uint8Array> {
         let c = self.inner.as_ref().ok_or_else(|| consumed("credential"))?;
-        Ok(js_sys::Uint8Array::from(&c.to_bytes()[..]))
+        Ok(crate::wiped(|| js_sys::Uint8Array::from(&c.to_bytes()[..])))
     }
 
     /// Strict decoding of `toBytes()`'s output.
@@ -276,9 +276,9 @@ impl ActCredential {
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] credential: JsValue,
     ) -> JsResult<ActCredential> {
         let b = secret_bytes(&credential, "credential")?;
-        Ok(ActCredential {
-            inner: Some(LibCredential::from_bytes(&b).or_throw()?),
-        })
+        // Under the stack wipe: the decoding's temporaries are secret.
+        let inner = crate::wiped(|| LibCredential::from_bytes(&b)).or_throw()?;
+        Ok(ActCredential { inner: Some(inner) })
     }
 }
 
@@ -326,7 +326,9 @@ impl ActSpendState {
     #[wasm_bindgen(js_name = toBytes)]
     pub fn to_bytes(&self) -> JsResult<js_sys::Uint8Array> {
         let st = self.inner.as_ref().ok_or_else(|| consumed("spend state"))?;
-        Ok(js_sys::Uint8Array::from(&st.to_bytes()[..]))
+        Ok(crate::wiped(|| {
+            js_sys::Uint8Array::from(&st.to_bytes()[..])
+        }))
     }
 
     /// Strict decoding of `toBytes()`'s output.
@@ -335,9 +337,9 @@ impl ActSpendState {
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] state: JsValue,
     ) -> JsResult<ActSpendState> {
         let b = secret_bytes(&state, "state")?;
-        Ok(ActSpendState {
-            inner: Some(ClientSpendState::from_bytes(&b).or_throw()?),
-        })
+        // Under the stack wipe: the decoding's temporaries are secret.
+        let inner = crate::wiped(|| ClientSpendState::from_bytes(&b)).or_throw()?;
+        Ok(ActSpendState { inner: Some(inner) })
     }
 }
 
@@ -496,14 +498,14 @@ mod moderator {
         ) -> JsResult<ActModerator> {
             let b = secret_bytes(&secret_key, "secretKey")?;
             Ok(ActModerator {
-                inner: PrivateKey::from_bytes(&b).or_throw()?,
+                inner: crate::wiped(|| PrivateKey::from_bytes(&b)).or_throw()?,
             })
         }
 
         /// The secret key (32 bytes), **secret**.
         #[wasm_bindgen(js_name = secretKey)]
         pub fn secret_key(&self) -> js_sys::Uint8Array {
-            js_sys::Uint8Array::from(&self.inner.to_bytes()[..])
+            crate::wiped(|| js_sys::Uint8Array::from(&self.inner.to_bytes()[..]))
         }
 
         /// The public key `pkM` (33 bytes, compressed).

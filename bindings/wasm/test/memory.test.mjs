@@ -156,3 +156,77 @@ test('BND-2 control: with the binding\'s wipes off, the same scan finds the free
   assert.ok(left.authenticator.length > 0, 'the authenticator is found');
   assert.ok(left.header > 0, 'the header text is found');
 });
+
+// ACT (Anonymous Credit Tokens): the Moderator's issuance and refund and the client's spend draw
+// their scalars and proof nonces from the per-call generator (its keystream holds them
+// verbatim), and a credential's and a spend state's encodings hold their secrets (k, r, k*, r*).
+const ACT_CTX = new TextEncoder().encode('act-memory-test');
+const ACT_SPEND = new TextEncoder().encode('act-memory-spend');
+
+function actSetup() {
+  const m = t.ActModerator.generate();
+  return { m, ctx: new t.ActContext(ACT_CTX, 8), pk: m.publicKey };
+}
+
+/** An issuance (client request and Moderator response), a spend and its refund, each with a
+ * known seed: what is left of the seed and of its generator's output right after each call. */
+function actWithKnownSeeds() {
+  const { m, ctx, pk } = actSetup();
+  const left = [];
+  const seeded = (fn) => {
+    const seed = crypto.getRandomValues(new Uint8Array(32));
+    t.__testingSetSeed(seed);
+    const out = fn();
+    left.push({ seed: findAll(seed).length, stream: windowsFound(chacha12(seed, 512)) });
+    return out;
+  };
+  const req = seeded(() => t.createActIssueRequest());
+  const resp = seeded(() => m.issue(ctx, 10, req.message));
+  const cred = req.state.finalize(ctx, pk, resp);
+  const spend = seeded(() => cred.proveSpend(ctx, 3, 0, ACT_SPEND));
+  const v = m.verifySpend(ctx, spend.message, ACT_SPEND);
+  const refund = seeded(() => m.issueRefund(ctx, v, 1));
+  const next = spend.state.finalize(ctx, pk, refund);
+  assert.equal(next.balance, 8n, 'the seeded flow is valid');
+  for (const o of [next, cred, spend.state, req.state, v, m]) o.free();
+  return left;
+}
+
+/** A credential and a spend state exported, restored, exported again and freed (the JS copies
+ * wiped by the test): what is left of their secret scalars (k, r of the credential; k*, r* of
+ * the state). */
+function actExportedSecrets() {
+  const { m, ctx, pk } = actSetup();
+  const req = t.createActIssueRequest();
+  const cred = req.state.finalize(ctx, pk, m.issue(ctx, 10, req.message));
+  const cb = cred.toBytes();
+  const secrets = [cb.slice(0, 32), cb.slice(40, 72)];
+  const copy = t.ActCredential.fromBytes(cb);
+  copy.toBytes().fill(0);
+  const spend = copy.proveSpend(ctx, 2, 0, ACT_SPEND);
+  const sb = spend.state.toBytes();
+  secrets.push(sb.slice(0, 32), sb.slice(32, 64));
+  const restored = t.ActSpendState.fromBytes(sb);
+  restored.toBytes().fill(0);
+  cb.fill(0);
+  sb.fill(0);
+  for (const o of [restored, spend.state, copy, cred, req.state, m]) o.free();
+  return secrets.map((s) => windowsFound(s));
+}
+
+test('ACT: after an issuance, a spend and a refund, no seed nor generator output is in linear memory', () => {
+  for (let i = 0; i < 2; i++) {
+    for (const left of actWithKnownSeeds()) assert.deepEqual(left, { seed: 0, stream: [] }, 'seed occurrences / keystream windows found');
+  }
+});
+
+test('ACT: a credential and a spend state exported, restored and freed leave no copy of their secret scalars', () => {
+  for (let i = 0; i < 2; i++) assert.deepEqual(actExportedSecrets(), [[], [], [], []], 'k, r, k*, r* windows found');
+});
+
+test('ACT control: with the binding\'s wipes off, the same scans find the seeds\' output and the secret scalars', () => {
+  const left = withoutWipes(actWithKnownSeeds);
+  assert.ok(left.every((l) => l.stream.length > 0), `keystream windows found after each call: ${JSON.stringify(left)}`);
+  const secrets = withoutWipes(actExportedSecrets);
+  assert.ok(secrets.some((w) => w.length > 0), `secret windows found: ${JSON.stringify(secrets)}`);
+});
