@@ -71,3 +71,40 @@ export async function flow(header: string): Promise<string> {
   createTokenRequest(c, { count: '10' });
   return `${maxAge} ${ok} ${tag.length} ${saved.length} ${String(out)} ${maxAge} ${parsedToken.length} ${parsedExt?.length}`;
 }
+
+// ACT: the client, the Moderator and redeem, with bigint balances and amounts.
+import {
+  ActContext, ActCredential, ActModerator, ActNullifierStore, ActSpendState, actKeyId,
+  createActIssueRequest, type ActIssueRequest, type ActRedeemResult, type ActSpendResult,
+} from 'privacy-tokens';
+import { ActContext as ClientActContext, createActIssueRequest as clientActRequest } from 'privacy-tokens/client';
+
+export function act(spendContext: Uint8Array): bigint {
+  const m = ActModerator.generate();
+  const ctx = new ActContext(new TextEncoder().encode('epoch'), 8);
+  const width: number = ctx.width;
+  const pk: Uint8Array = m.publicKey;
+  const kid: Uint8Array = actKeyId(pk);
+  const r: ActIssueRequest = createActIssueRequest();
+  const cred: ActCredential = r.state.finalize(ctx, pk, m.issue(ctx, 10, r.message));
+  const balance: bigint = cred.balance;
+  const saved: Uint8Array = cred.toBytes();
+  const s: ActSpendResult = ActCredential.fromBytes(saved).proveSpend(ctx, 3, 0n, spendContext);
+  const v = m.verifySpend(ctx, s.message, spendContext);
+  const amount: bigint = v.amount + v.topUp;
+  const refund: Uint8Array = m.issueRefund(ctx, v, 1);
+  const next: ActCredential = ActSpendState.fromBytes(s.state.toBytes()).finalize(ctx, pk, refund);
+  const store = new ActNullifierStore();
+  const red: ActRedeemResult = m.redeem(ctx, s.message, spendContext, (a, t) => a + t, store);
+  const status: 'fresh' | 'replayed' = red.status;
+  m.redeemWith(ctx, s.message, spendContext, () => 0, (n, b) => (n.length ? b : null));
+  // @ts-expect-error: the amount is a number or a bigint
+  cred.proveSpend(ctx, '3', 0, spendContext);
+  // @ts-expect-error: the spend context is bytes
+  cred.proveSpend(ctx, 3, 0, 'ctx');
+  // @ts-expect-error: the policy is a function
+  m.redeem(ctx, s.message, spendContext, 5, store);
+  const c2 = new ClientActContext(new Uint8Array(1), 8);
+  clientActRequest().state.free();
+  return balance + next.balance + amount + BigInt(width + kid.length + store.size + c2.width + status.length);
+}
