@@ -207,6 +207,35 @@ async function startOnce(bin, subcommands, withGate, options) {
   };
 }
 
+/** The `[act]` table of the ACT tests (server_act.test.mjs, browser_chromium.test.mjs). */
+export const ACT_CONFIG = { width: 16, issue_credits: 100, cost: 10, max_top_up: 5 };
+const ACT_TABLE = `[act]\nenabled = true\n${Object.entries(ACT_CONFIG).map(([k, v]) => `${k} = ${v}`).join('\n')}`;
+
+/**
+ * Starts a server with ACT enabled (ACT_CONFIG) and reads its `/.well-known/act-configuration`:
+ * `{ server, config }`, or `{ server, skip }` with the reason when this server has no ACT (it
+ * refuses the `[act]` table as an unknown field, or does not serve the configuration): it is
+ * then started without the table, for the callers' other tests. Options as for `startServer`
+ * (`tables` are appended).
+ */
+export async function startActServer(options = {}) {
+  let server;
+  try {
+    server = await startServer({ ...options, tables: `${options.tables ?? ''}\n${ACT_TABLE}` });
+  } catch (e) {
+    if (!/unknown field `?act/.test(e.output ?? '')) throw e;
+    const bin = await serverBinary();
+    server = await startServer(options);
+    return { server, skip: `the server ${bin} has no ACT (it refuses the [act] table: unknown field \`act\`)` };
+  }
+  const res = await fetch(`${server.url}/.well-known/act-configuration`);
+  const text = await res.text();
+  if (res.status !== 200) {
+    return { server, skip: `the server ${server.bin} answers GET /.well-known/act-configuration with ${res.status}` };
+  }
+  return { server, config: JSON.parse(text) };
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { test } = await import('node:test');
   const assert = (await import('node:assert/strict')).default;
