@@ -18,6 +18,12 @@
 // derived public key, whose exponent e' has ~1022 bits, into WebCrypto, and Chromium refuses it),
 // while ours finalizes there.
 //
+// ACT (a third page, /act.html): the issuer server runs with `[act]` enabled (support/server.mjs
+// startActServer); the page reads /.well-known/act-configuration, obtains a credential from
+// POST /act/issue, keeps it in localStorage, spends it at POST /act/spend (200), spends it a second
+// time (409, the stored refund), finalizes the first spend's refund and spends the refund's
+// credential (200). A server without ACT skips that test with the reason (the other two run).
+//
 // A missing Chromium fails this test (it does not skip): CI installs the `chromium` package.
 
 import { test, before, after } from 'node:test';
@@ -35,7 +41,7 @@ import * as pp from '@cloudflare/privacypass-ts';
 import {
   BlindRsaIssuer, BlindRsaTokenKey, Challenge, encodeExtensions, parseAuthorization, base64urlEncode,
 } from 'privacy-tokens';
-import { startServer } from './support/server.mjs';
+import { ACT_CONFIG, startActServer } from './support/server.mjs';
 import { generateWebCryptoKey, webCryptoKeyPair, da7aVectorKey } from './support/rsa_keys.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -228,10 +234,93 @@ window.__result = out;
 </script>
 `;
 
+const ACT_PAGE = `<!doctype html>
+<meta charset="utf-8">
+<title>privacy-tokens ACT in Chromium</title>
+<pre id="result">running</pre>
+<script type="module">
+import init, {
+  ActContext, ActCredential, ActSpendState, createActIssueRequest, actKeyId, base64urlDecode,
+  base64urlEncode, PrivacyTokensError,
+} from '/pkg/index.js';
+
+const out = { steps: [] };
+const step = (s) => out.steps.push(s);
+const cat = (a, b) => { const c = new Uint8Array(a.length + b.length); c.set(a); c.set(b, a.length); return c; };
+async function post(path, contentType, body) {
+  const r = await fetch(path, { method: 'POST', headers: { 'content-type': contentType }, body });
+  return { status: r.status, type: r.headers.get('content-type'), spend: r.headers.get('act-spend'), bytes: new Uint8Array(await r.arrayBuffer()) };
+}
+try {
+  await init();
+  out.userAgent = navigator.userAgent;
+  const config = await (await fetch('/.well-known/act-configuration')).json();
+  out.ciphersuite = config.ciphersuite;
+  const key = config.keys[0];
+  const keyId = base64urlDecode(key.key_id);
+  const pk = base64urlDecode(key.public_key);
+  out.keyIdMatches = base64urlEncode(actKeyId(pk)) === base64urlEncode(keyId);
+  const ctx = new ActContext(base64urlDecode(key.credential_context), config.width);
+  const spendContext = base64urlDecode(config.spend_context);
+  step('configuration');
+
+  const req = createActIssueRequest();
+  const issued = await post('/act/issue', req.contentType, cat(keyId, req.message));
+  out.issueStatus = issued.status;
+  out.issueType = issued.type;
+  let credential = req.state.finalize(ctx, pk, issued.bytes);
+  out.issuedBalance = String(credential.balance);
+  localStorage.setItem('act-credential', base64urlEncode(credential.toBytes()));
+  credential.free();
+  step('issued');
+
+  // Spend the stored credential (its state stored before the spend is sent).
+  credential = ActCredential.fromBytes(base64urlDecode(localStorage.getItem('act-credential')));
+  const first = credential.proveSpend(ctx, config.cost, 0, spendContext);
+  localStorage.setItem('act-spend-state', base64urlEncode(first.state.toBytes()));
+  const r1 = await post('/act/spend', first.contentType, cat(keyId, first.message));
+  out.firstSpend = [r1.status, r1.type, r1.spend];
+  step('spent');
+
+  // The same credential (restored from storage) spent a second time: refused.
+  const copy = ActCredential.fromBytes(base64urlDecode(localStorage.getItem('act-credential')));
+  const second = copy.proveSpend(ctx, config.cost, 0, spendContext);
+  const r2 = await post('/act/spend', second.contentType, cat(keyId, second.message));
+  out.secondSpend = [r2.status, r2.spend];
+  out.replayedRefundIsStored = base64urlEncode(r2.bytes) === base64urlEncode(r1.bytes);
+  try { second.state.finalize(ctx, pk, r2.bytes); out.replayedRefundFinalized = true; } catch (e) {
+    out.replayedRefundFinalized = false;
+    out.replayedRefundError = e instanceof PrivacyTokensError ? e.code : String(e);
+  }
+  step('replayed');
+
+  // The first spend's refund, finalized from the stored state; the new credential spent.
+  const state = ActSpendState.fromBytes(base64urlDecode(localStorage.getItem('act-spend-state')));
+  const next = state.finalize(ctx, pk, r1.bytes);
+  out.refundBalance = String(next.balance);
+  localStorage.setItem('act-credential', base64urlEncode(next.toBytes()));
+  localStorage.removeItem('act-spend-state');
+  const third = next.proveSpend(ctx, config.cost, 0, spendContext);
+  const r3 = await post('/act/spend', third.contentType, cat(keyId, third.message));
+  out.refundSpend = [r3.status, r3.spend];
+  out.finalBalance = String(third.state.finalize(ctx, pk, r3.bytes).balance);
+  try { state.finalize(ctx, pk, r1.bytes); } catch (e) { out.consumedCode = e.code; }
+  step('refund spent');
+  out.ok = true;
+} catch (e) {
+  out.ok = false;
+  out.error = String((e && e.stack) || e) + (e && e.code ? ' code=' + e.code : '');
+}
+document.getElementById('result').textContent = JSON.stringify(out);
+window.__result = out;
+</script>
+`;
+
 const TYPES = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.ts': 'text/plain', '.json': 'application/json' };
 const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection']);
 
 let issuer;
+let actSkip;
 let web;
 let webUrl;
 let ppBundle;
@@ -371,14 +460,15 @@ function proxy(req, res) {
 }
 
 before(async () => {
-  issuer = await startServer();
+  ({ server: issuer, skip: actSkip } = await startActServer());
+  if (actSkip) console.log(`# browser_chromium.test.mjs: the ACT page is skipped: ${actSkip}`);
   await setupRsa();
   web = http.createServer(async (req, res) => {
     const url = new URL(req.url, 'http://x');
     const path = url.pathname;
-    if (path === '/' || path === '/rsa.html') {
+    if (path === '/' || path === '/rsa.html' || path === '/act.html') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(path === '/' ? PAGE : RSA_PAGE);
+      res.end({ '/': PAGE, '/rsa.html': RSA_PAGE, '/act.html': ACT_PAGE }[path]);
     } else if (path === '/rsa/derived-jwk') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(derivedJwk));
@@ -394,7 +484,8 @@ before(async () => {
       if (!file.startsWith(pkgDir + '/') || !existsSync(file)) { res.writeHead(404); res.end(); return; }
       res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
       res.end(await readFile(file));
-    } else if (path === '/private' || path === '/token-request' || path.startsWith('/.well-known/')) {
+    } else if (path === '/private' || path === '/token-request' || path.startsWith('/.well-known/')
+      || path === '/act/issue' || path === '/act/spend') {
       proxy(req, res);
     } else {
       res.writeHead(404); res.end();
@@ -498,4 +589,32 @@ test('Chromium (headless): a page answers type 0x0002 and 0xDA7A challenges with
   // Node's side saw it all: 4 issuances, our two tokens and privacypass-ts's 0x0002 redeemed once.
   assert.deepEqual(rsaLog.filter((l) => l.startsWith('issue')), ['issue 0x2 200', 'issue 0xda7a 200', 'issue 0x2 200', 'issue 0xda7a 200'], info);
   assert.deepEqual(rsaLog.filter((l) => l.includes('redeem 200')), ['0002 redeem 200 ok 0002', 'da7a redeem 200 ok da7a', '0002 redeem 200 ok 0002'], info);
+});
+
+test('Chromium (headless): a page obtains an ACT credential from the server (/act/issue), keeps it in localStorage, spends it (200), spends it a second time (409, the stored refund, which does not finalize), finalizes the first refund and spends its credential (200)', { timeout: 120_000 }, async (t) => {
+  if (actSkip) {
+    t.skip(actSkip);
+    return;
+  }
+  const { out, text, log } = await runPage('/act.html');
+  const info = `${text}\n${log.join('\n')}\nproxied:\n${proxied.join('\n')}`;
+  assert.equal(out.ok, true, info);
+  assert.match(out.userAgent, /Chrome\//);
+  assert.equal(out.ciphersuite, 'ACTv1-P256-SHA256');
+  assert.equal(out.keyIdMatches, true, info);
+  assert.equal(out.issueStatus, 200, info);
+  assert.equal(out.issueType, 'application/act-issue-response');
+  assert.equal(out.issuedBalance, String(ACT_CONFIG.issue_credits));
+  assert.deepEqual(out.firstSpend, [200, 'application/act-refund', 'fresh'], info);
+  assert.deepEqual(out.secondSpend, [409, 'replayed'], info);
+  assert.equal(out.replayedRefundIsStored, true, info);
+  assert.equal(out.replayedRefundFinalized, false, info);
+  const rest = ACT_CONFIG.issue_credits - ACT_CONFIG.cost;
+  assert.ok(Number(out.refundBalance) >= rest && Number(out.refundBalance) <= ACT_CONFIG.issue_credits, info);
+  assert.deepEqual(out.refundSpend, [200, 'fresh'], info);
+  assert.ok(Number(out.finalBalance) <= Number(out.refundBalance), info);
+  assert.equal(out.consumedCode, 'STATE_CONSUMED');
+  // The page really went through the issuer server.
+  assert.deepEqual(proxied.filter((l) => l.startsWith('POST /act/')),
+    ['POST /act/issue 200', 'POST /act/spend 200', 'POST /act/spend 409', 'POST /act/spend 200'], info);
 });
