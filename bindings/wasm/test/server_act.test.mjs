@@ -128,11 +128,12 @@ maybe('server (ACT): a credential of issue_credits, spent (200 fresh); the same 
   assert.ok(next.balance >= rest && next.balance <= rest + BigInt(ACT_CONFIG.cost + 2),
     `the refund credits at most s + a: ${next.balance}`);
   console.log(`# server_act: after spending ${ACT_CONFIG.cost} (top-up 2) of ${ACT_CONFIG.issue_credits}: balance ${next.balance}`);
+  const before = next.balance;
   const third = await spend(k, next, ACT_CONFIG.cost);
   assert.equal(third.res.status, 200, Buffer.from(third.res.bytes).toString());
   assert.equal(third.res.spend, 'fresh');
   const last = third.sp.state.finalize(k.ctx, k.publicKey, third.res.bytes);
-  assert.ok(last.balance <= next.balance);
+  assert.ok(last.balance <= before, `${last.balance} after spending ${ACT_CONFIG.cost} of ${before}`);
 });
 
 maybe('server (ACT): refusals: an amount under the cost and a top-up over max_top_up (403), a truncated spend, an unknown key id and a bad issuance request (4xx), none of which spends the credential', async () => {
