@@ -412,6 +412,13 @@ mod moderator {
         }
     }
 
+    impl ActVerifiedSpend {
+        #[cfg(feature = "hazmat")]
+        pub(super) fn take(&mut self) -> Option<VerifiedSpend> {
+            self.inner.take()
+        }
+    }
+
     /// An in-memory nullifier store (one Moderator key and context; lost with the process).
     #[wasm_bindgen]
     #[derive(Default)]
@@ -648,6 +655,16 @@ mod moderator {
     }
 
     impl ActModerator {
+        #[cfg(feature = "hazmat")]
+        pub(super) fn wrap(inner: PrivateKey) -> ActModerator {
+            ActModerator { inner }
+        }
+
+        #[cfg(feature = "hazmat")]
+        pub(super) fn key(&self) -> &PrivateKey {
+            &self.inner
+        }
+
         fn redeem_with_store(
             &self,
             context: &ActContext,
@@ -704,3 +721,131 @@ export interface ActSpendResult { message: Uint8Array; nullifier: Uint8Array; co
 /** What `ActModerator.redeem` and `redeemWith` return. */
 export interface ActRedeemResult { status: "fresh" | "replayed"; refund: Uint8Array; nullifier: Uint8Array; amount: bigint; topUp: bigint }
 "#;
+
+/// Deterministic ACT entry points for the published vectors (`test-vectors/act/`): each `rand`
+/// stands for the bytes the algorithm draws (48 for key generation, 96 otherwise). Test flavour
+/// only; JavaScript sees them as static methods of `hazmat`.
+#[cfg(all(feature = "hazmat", feature = "issuer"))]
+mod hazmat_entry {
+    use privacy_tokens::act::{hazmat, IssueRequest, SEED_LEN};
+
+    use super::moderator::{ActModerator, ActVerifiedSpend};
+    use super::*;
+    use crate::hazmat::Hazmat;
+
+    fn rand<const N: usize>(v: &JsValue) -> JsResult<zeroize::Zeroizing<[u8; N]>> {
+        let b = secret_bytes(v, "rand")?;
+        Ok(zeroize::Zeroizing::new(b.as_slice().try_into().map_err(
+            |_| bad_arg("rand", &format!("expected {N} bytes")),
+        )?))
+    }
+
+    #[wasm_bindgen(js_class = hazmat)]
+    impl Hazmat {
+        /// `GenerateKeyPair` with its 48 random bytes.
+        #[wasm_bindgen(js_name = actGenerateKeyPair)]
+        pub fn act_generate_key_pair(
+            #[wasm_bindgen(unchecked_param_type = "Uint8Array")] rand: JsValue,
+        ) -> JsResult<ActModerator> {
+            let r = self::rand::<SEED_LEN>(&rand)?;
+            Ok(ActModerator::wrap(
+                crate::wiped(|| hazmat::generate_key_pair(&r)).or_throw()?,
+            ))
+        }
+
+        /// `IssueRequest` with its 96 random bytes: `{ message, contentType, state }`.
+        #[wasm_bindgen(js_name = actIssueRequest, unchecked_return_type = "ActIssueRequest")]
+        pub fn act_issue_request(
+            #[wasm_bindgen(unchecked_param_type = "Uint8Array")] rand: JsValue,
+        ) -> JsResult<JsValue> {
+            let r = self::rand::<{ 2 * SEED_LEN }>(&rand)?;
+            let res = crate::wiped(|| hazmat::issue_request(&r)).or_throw()?;
+            Ok(object(&[
+                ("message", u8a(&res.message.to_bytes())),
+                ("contentType", ISSUE_REQUEST_MEDIA_TYPE.into()),
+                (
+                    "state",
+                    ActIssuanceState {
+                        inner: Some(res.state),
+                    }
+                    .into(),
+                ),
+            ]))
+        }
+
+        /// `IssueResponse` with its 96 random bytes: the response bytes.
+        #[wasm_bindgen(js_name = actIssueResponse)]
+        pub fn act_issue_response(
+            moderator: &ActModerator,
+            context: &ActContext,
+            #[wasm_bindgen(unchecked_param_type = "number | bigint")] credits: JsValue,
+            #[wasm_bindgen(unchecked_param_type = "Uint8Array")] request: JsValue,
+            #[wasm_bindgen(unchecked_param_type = "Uint8Array")] rand: JsValue,
+        ) -> JsResult<Vec<u8>> {
+            let c = amount(&credits, "credits")?;
+            let req = IssueRequest::from_bytes(&bytes(&request, "request")?).or_throw()?;
+            let r = self::rand::<{ 2 * SEED_LEN }>(&rand)?;
+            let resp = crate::wiped(|| {
+                hazmat::issue_response(moderator.key(), &context.inner, c, &req, &r)
+            })
+            .or_throw()?;
+            Ok(resp.to_bytes().to_vec())
+        }
+
+        /// `ProveSpend` with its 96 random bytes; consumes the credential as `proveSpend`
+        /// does.
+        #[wasm_bindgen(js_name = actProveSpend, unchecked_return_type = "ActSpendResult")]
+        pub fn act_prove_spend(
+            credential: &mut ActCredential,
+            context: &ActContext,
+            #[wasm_bindgen(unchecked_param_type = "number | bigint")] amount: JsValue,
+            #[wasm_bindgen(js_name = topUp, unchecked_param_type = "number | bigint")]
+            top_up: JsValue,
+            #[wasm_bindgen(js_name = spendContext, unchecked_param_type = "Uint8Array")]
+            spend_context: JsValue,
+            #[wasm_bindgen(unchecked_param_type = "Uint8Array")] rand: JsValue,
+        ) -> JsResult<JsValue> {
+            let s = super::amount(&amount, "amount")?;
+            let a = super::amount(&top_up, "topUp")?;
+            let ctx_spend = bytes(&spend_context, "spendContext")?;
+            let r = self::rand::<{ 2 * SEED_LEN }>(&rand)?;
+            crate::wiped(|| {
+                let cred = crate::take_state(&mut credential.inner)
+                    .ok_or_else(|| consumed("credential"))?;
+                let res =
+                    hazmat::prove_spend(cred, &context.inner, s, a, &ctx_spend, &r).or_throw()?;
+                Ok(object(&[
+                    ("message", u8a(&res.message.to_bytes())),
+                    ("nullifier", u8a(&res.message.nullifier())),
+                    ("contentType", SPEND_MEDIA_TYPE.into()),
+                    (
+                        "state",
+                        ActSpendState {
+                            inner: Some(res.state),
+                        }
+                        .into(),
+                    ),
+                ]))
+            })
+        }
+
+        /// `IssueRefund` with its 96 random bytes: the refund bytes (consumes the verified
+        /// spend).
+        #[wasm_bindgen(js_name = actIssueRefund)]
+        pub fn act_issue_refund(
+            moderator: &ActModerator,
+            context: &ActContext,
+            verified: &mut ActVerifiedSpend,
+            #[wasm_bindgen(unchecked_param_type = "number | bigint")] returned: JsValue,
+            #[wasm_bindgen(unchecked_param_type = "Uint8Array")] rand: JsValue,
+        ) -> JsResult<Vec<u8>> {
+            let t = amount(&returned, "returned")?;
+            let r = self::rand::<{ 2 * SEED_LEN }>(&rand)?;
+            let v = verified.take().ok_or_else(|| consumed("verified spend"))?;
+            let refund =
+                crate::wiped(|| hazmat::issue_refund(moderator.key(), &context.inner, &v, t, &r))
+                    .or_throw()?;
+            Ok(refund.to_bytes().to_vec())
+        }
+    }
+}
