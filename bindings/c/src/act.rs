@@ -10,7 +10,7 @@
 
 use privacy_tokens::act::{
     ClientIssuanceState, ClientSpendState, Credential, CredentialContext, IssueRequest,
-    IssueResponse, MemoryNullifierStore, PrivateKey, PublicKey, Redeemed, Refund, Spend,
+    IssueResponse, MemoryNullifierStore, PrivateKey, PublicKey, Redeemed, Refund, Rejected, Spend,
     VerifiedSpend, SCALAR_LEN, SEED_LEN,
 };
 use privacy_tokens::Error;
@@ -87,6 +87,88 @@ pub unsafe extern "C" fn pt_act_key_id(
 // ---------------------------------------------------------------------------------------------
 // Client
 
+/// A client state that finalizes a Moderator's message into a credential, handed back when
+/// the message is refused.
+trait FinalizeState: Sized {
+    /// The Moderator's message (`IssueResponse`, `Refund`).
+    type Message;
+    fn decode(b: &[u8]) -> privacy_tokens::Result<Self::Message>;
+    fn finalize(
+        self,
+        ctx: &CredentialContext,
+        pk: &PublicKey,
+        m: &Self::Message,
+    ) -> Result<Credential, Rejected<Self>>;
+    /// A copy through the state's encoding.
+    fn reencode(&self) -> privacy_tokens::Result<Self>;
+}
+
+/// [`FinalizeState`] of a library state and its message.
+macro_rules! finalize_state_impl {
+    ($($state:ty => $message:ty),*) => {
+        $(impl FinalizeState for $state {
+            type Message = $message;
+            fn decode(b: &[u8]) -> privacy_tokens::Result<$message> {
+                <$message>::from_bytes(b)
+            }
+            fn finalize(
+                self,
+                ctx: &CredentialContext,
+                pk: &PublicKey,
+                m: &$message,
+            ) -> Result<Credential, Rejected<Self>> {
+                <$state>::finalize(self, ctx, pk, m)
+            }
+            fn reencode(&self) -> privacy_tokens::Result<Self> {
+                Self::from_bytes(&self.to_bytes()[..])
+            }
+        })*
+    };
+}
+
+finalize_state_impl!(ClientIssuanceState => IssueResponse, ClientSpendState => Refund);
+
+/// The body of both finalizes: the message decoded (a malformed one leaves the state), the
+/// state taken and finalized; a refused message puts it back (through its encoding: moving it
+/// out of the `Rejected` box would leave an unwiped copy on the heap; the box wipes itself).
+///
+/// # Safety
+/// The pointers as the header's contract says: a live state used by no other thread, a live
+/// context, the key and message readable.
+unsafe fn finalize_state<S: FinalizeState>(
+    slot: &mut Option<S>,
+    context: *const pt_act_context,
+    public_key_bytes: *const u8,
+    public_key_len: usize,
+    message: *const u8,
+    message_len: usize,
+    out: HandleOut<'_, pt_act_credential>,
+) -> R {
+    // SAFETY: forwarded caller contract.
+    let (ctx, pk, m) = unsafe {
+        (
+            handle(context)?,
+            public_key(public_key_bytes, public_key_len)?,
+            bytes(message, message_len)?,
+        )
+    };
+    if slot.is_none() {
+        return fail(PT_STATE_CONSUMED);
+    }
+    let m = S::decode(m)?;
+    let s = take_wiped(slot).ok_or(Fail(PT_STATE_CONSUMED))?;
+    match s.finalize(&ctx.inner, &pk, &m) {
+        Ok(c) => {
+            out.set(pt_act_credential { inner: Some(c) });
+            Ok(())
+        }
+        Err(r) => {
+            *slot = Some(r.state.reencode()?);
+            Err(r.error.into())
+        }
+    }
+}
+
 /// The client's secret state between an issuance request and the Moderator's response.
 /// `pt_act_issuance_state_finalize` consumes it; `_free` wipes it. Thread safety: one thread
 /// at a time.
@@ -148,32 +230,19 @@ pub unsafe extern "C" fn pt_act_issuance_state_finalize(
 ) -> pt_status {
     guard(|| {
         let out = out_handle(credential)?;
-        // SAFETY: a live state used by no other thread, a live context, the key and the
-        // response readable (header contract).
-        let (st, ctx, pk, resp) = unsafe {
-            (
-                handle_mut(state)?,
-                handle(context)?,
-                public_key(public_key_bytes, public_key_len)?,
-                bytes(response, response_len)?,
+        // SAFETY: a live state used by no other thread (header contract).
+        let st = unsafe { handle_mut(state) }?;
+        // SAFETY: the other pointers as the header's contract says.
+        unsafe {
+            finalize_state(
+                &mut st.inner,
+                context,
+                public_key_bytes,
+                public_key_len,
+                response,
+                response_len,
+                out,
             )
-        };
-        if st.inner.is_none() {
-            return fail(PT_STATE_CONSUMED);
-        }
-        let resp = IssueResponse::from_bytes(resp)?;
-        let s = take_wiped(&mut st.inner).ok_or(Fail(PT_STATE_CONSUMED))?;
-        match s.finalize(&ctx.inner, &pk, &resp) {
-            Ok(c) => {
-                out.set(pt_act_credential { inner: Some(c) });
-                Ok(())
-            }
-            Err(r) => {
-                // Restored through its encoding: moving it out of the box would leave an
-                // unwiped copy on the heap (the box wipes itself when dropped).
-                st.inner = Some(ClientIssuanceState::from_bytes(&r.state.to_bytes()[..])?);
-                Err(r.error.into())
-            }
         }
     })
 }
@@ -363,30 +432,19 @@ pub unsafe extern "C" fn pt_act_spend_state_finalize(
 ) -> pt_status {
     guard(|| {
         let out = out_handle(credential)?;
-        // SAFETY: a live state used by no other thread, a live context, the key and the
-        // refund readable (header contract).
-        let (st, ctx, pk, refund) = unsafe {
-            (
-                handle_mut(state)?,
-                handle(context)?,
-                public_key(public_key_bytes, public_key_len)?,
-                bytes(refund, refund_len)?,
+        // SAFETY: a live state used by no other thread (header contract).
+        let st = unsafe { handle_mut(state) }?;
+        // SAFETY: the other pointers as the header's contract says.
+        unsafe {
+            finalize_state(
+                &mut st.inner,
+                context,
+                public_key_bytes,
+                public_key_len,
+                refund,
+                refund_len,
+                out,
             )
-        };
-        if st.inner.is_none() {
-            return fail(PT_STATE_CONSUMED);
-        }
-        let refund = Refund::from_bytes(refund)?;
-        let s = take_wiped(&mut st.inner).ok_or(Fail(PT_STATE_CONSUMED))?;
-        match s.finalize(&ctx.inner, &pk, &refund) {
-            Ok(c) => {
-                out.set(pt_act_credential { inner: Some(c) });
-                Ok(())
-            }
-            Err(r) => {
-                st.inner = Some(ClientSpendState::from_bytes(&r.state.to_bytes()[..])?);
-                Err(r.error.into())
-            }
         }
     })
 }

@@ -15,7 +15,7 @@
 
 use privacy_tokens::act::{
     ClientIssuanceState, ClientSpendState, Credential as LibCredential, CredentialContext,
-    IssueResponse, PublicKey, Refund, CIPHERSUITE,
+    IssueResponse, PublicKey, Refund, Rejected, CIPHERSUITE,
 };
 use wasm_bindgen::prelude::*;
 
@@ -107,6 +107,72 @@ fn public_key(v: &JsValue) -> JsResult<PublicKey> {
     PublicKey::from_bytes(&bytes(v, "publicKey")?).or_throw()
 }
 
+/// A client state that finalizes a Moderator's message into a credential, handed back when
+/// the message is refused.
+trait FinalizeState: Sized + zeroize::Zeroize {
+    /// The Moderator's message (`IssueResponse`, `Refund`).
+    type Message;
+    fn decode(b: &[u8]) -> privacy_tokens::Result<Self::Message>;
+    fn finalize(
+        self,
+        ctx: &CredentialContext,
+        pk: &PublicKey,
+        m: &Self::Message,
+    ) -> Result<LibCredential, Rejected<Self>>;
+    /// A copy through the state's encoding.
+    fn reencode(&self) -> privacy_tokens::Result<Self>;
+}
+
+/// [`FinalizeState`] of a library state and its message.
+macro_rules! finalize_state_impl {
+    ($($state:ty => $message:ty),*) => {
+        $(impl FinalizeState for $state {
+            type Message = $message;
+            fn decode(b: &[u8]) -> privacy_tokens::Result<$message> {
+                <$message>::from_bytes(b)
+            }
+            fn finalize(
+                self,
+                ctx: &CredentialContext,
+                pk: &PublicKey,
+                m: &$message,
+            ) -> Result<LibCredential, Rejected<Self>> {
+                <$state>::finalize(self, ctx, pk, m)
+            }
+            fn reencode(&self) -> privacy_tokens::Result<Self> {
+                Self::from_bytes(&self.to_bytes()[..])
+            }
+        })*
+    };
+}
+
+finalize_state_impl!(ClientIssuanceState => IssueResponse, ClientSpendState => Refund);
+
+/// The body of both finalizes: the message decoded (a malformed one leaves the state), the
+/// state taken and finalized in the wiped frame; a refused message puts it back (through its
+/// encoding: moving it out of the `Rejected` box would leave an unwiped copy on the heap; the
+/// box wipes itself when dropped).
+fn finalize_state<S: FinalizeState>(
+    slot: &mut Option<S>,
+    what: &str,
+    context: &ActContext,
+    public_key_bytes: &JsValue,
+    message: &JsValue,
+) -> JsResult<ActCredential> {
+    let pk = public_key(public_key_bytes)?;
+    let m = S::decode(&bytes(message, "message")?).or_throw()?;
+    crate::wiped(|| {
+        let st = crate::take_state(slot).ok_or_else(|| consumed(what))?;
+        match st.finalize(&context.inner, &pk, &m) {
+            Ok(c) => Ok(ActCredential { inner: Some(c) }),
+            Err(r) => {
+                *slot = Some(r.state.reencode().or_throw()?);
+                Err(crate::lib_error(r.error))
+            }
+        }
+    })
+}
+
 /// A new issuance request: `{ message, contentType, state }`. Send `message` (the
 /// `IssueRequest`, 129 bytes) to the Moderator (the server's transport prefixes its key id);
 /// `state.finalize(context, publicKey, response)` gives the credential.
@@ -145,49 +211,13 @@ impl ActIssuanceState {
         public_key_bytes: JsValue,
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] response: JsValue,
     ) -> JsResult<ActCredential> {
-        let pk = public_key(&public_key_bytes)?;
-        let resp = IssueResponse::from_bytes(&bytes(&response, "response")?).or_throw()?;
-        crate::wiped(|| {
-            let st =
-                crate::take_state(&mut self.inner).ok_or_else(|| consumed("issuance state"))?;
-            match st.finalize(&context.inner, &pk, &resp) {
-                Ok(c) => Ok(ActCredential { inner: Some(c) }),
-                Err(r) => {
-                    // Restored through its encoding: moving it out of the box would leave an
-                    // unwiped copy on the heap; the box wipes itself when dropped.
-                    let b = r.state.to_bytes();
-                    self.inner = Some(ClientIssuanceState::from_bytes(&b[..]).or_throw()?);
-                    Err(crate::lib_error(r.error))
-                }
-            }
-        })
-    }
-
-    /// Whether `finalize` succeeded already.
-    #[wasm_bindgen(getter)]
-    pub fn consumed(&self) -> bool {
-        self.inner.is_none()
-    }
-
-    /// The state's encoding (97 bytes), **secret**, to persist a pending request.
-    #[wasm_bindgen(js_name = toBytes)]
-    pub fn to_bytes(&self) -> JsResult<js_sys::Uint8Array> {
-        let st = self
-            .inner
-            .as_ref()
-            .ok_or_else(|| consumed("issuance state"))?;
-        Ok(js_sys::Uint8Array::from(&st.to_bytes()[..]))
-    }
-
-    /// Strict decoding of `toBytes()`'s output.
-    #[wasm_bindgen(js_name = fromBytes)]
-    pub fn from_bytes(
-        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] state: JsValue,
-    ) -> JsResult<ActIssuanceState> {
-        let b = secret_bytes(&state, "state")?;
-        // Under the stack wipe: the decoding's temporaries are secret.
-        let inner = crate::wiped(|| ClientIssuanceState::from_bytes(&b)).or_throw()?;
-        Ok(ActIssuanceState { inner: Some(inner) })
+        finalize_state(
+            &mut self.inner,
+            "issuance state",
+            context,
+            &public_key_bytes,
+            &response,
+        )
     }
 }
 
@@ -209,12 +239,6 @@ impl ActCredential {
             .as_ref()
             .ok_or_else(|| consumed("credential"))?
             .balance())
-    }
-
-    /// Whether `proveSpend` consumed it.
-    #[wasm_bindgen(getter)]
-    pub fn consumed(&self) -> bool {
-        self.inner.is_none()
     }
 
     /// Spends `amount` (`s`) with top-up allowance `topUp` (`a`, 0 for none) under
@@ -262,24 +286,6 @@ impl ActCredential {
             }
         })
     }
-
-    /// The credential's encoding (137 bytes), **secret**.
-    #[wasm_bindgen(js_name = toBytes)]
-    pub fn to_bytes(&self) -> JsResult<js_sys::Uint8Array> {
-        let c = self.inner.as_ref().ok_or_else(|| consumed("credential"))?;
-        Ok(crate::wiped(|| js_sys::Uint8Array::from(&c.to_bytes()[..])))
-    }
-
-    /// Strict decoding of `toBytes()`'s output.
-    #[wasm_bindgen(js_name = fromBytes)]
-    pub fn from_bytes(
-        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] credential: JsValue,
-    ) -> JsResult<ActCredential> {
-        let b = secret_bytes(&credential, "credential")?;
-        // Under the stack wipe: the decoding's temporaries are secret.
-        let inner = crate::wiped(|| LibCredential::from_bytes(&b)).or_throw()?;
-        Ok(ActCredential { inner: Some(inner) })
-    }
 }
 
 /// The client's secret state between a spend and its refund: the rest of the balance.
@@ -301,47 +307,71 @@ impl ActSpendState {
         public_key_bytes: JsValue,
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] refund: JsValue,
     ) -> JsResult<ActCredential> {
-        let pk = public_key(&public_key_bytes)?;
-        let refund = Refund::from_bytes(&bytes(&refund, "refund")?).or_throw()?;
-        crate::wiped(|| {
-            let st = crate::take_state(&mut self.inner).ok_or_else(|| consumed("spend state"))?;
-            match st.finalize(&context.inner, &pk, &refund) {
-                Ok(c) => Ok(ActCredential { inner: Some(c) }),
-                Err(r) => {
-                    let b = r.state.to_bytes();
-                    self.inner = Some(ClientSpendState::from_bytes(&b[..]).or_throw()?);
-                    Err(crate::lib_error(r.error))
-                }
-            }
-        })
-    }
-
-    /// Whether `finalize` succeeded already.
-    #[wasm_bindgen(getter)]
-    pub fn consumed(&self) -> bool {
-        self.inner.is_none()
-    }
-
-    /// The state's encoding (121 bytes), **secret**.
-    #[wasm_bindgen(js_name = toBytes)]
-    pub fn to_bytes(&self) -> JsResult<js_sys::Uint8Array> {
-        let st = self.inner.as_ref().ok_or_else(|| consumed("spend state"))?;
-        Ok(crate::wiped(|| {
-            js_sys::Uint8Array::from(&st.to_bytes()[..])
-        }))
-    }
-
-    /// Strict decoding of `toBytes()`'s output.
-    #[wasm_bindgen(js_name = fromBytes)]
-    pub fn from_bytes(
-        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] state: JsValue,
-    ) -> JsResult<ActSpendState> {
-        let b = secret_bytes(&state, "state")?;
-        // Under the stack wipe: the decoding's temporaries are secret.
-        let inner = crate::wiped(|| ClientSpendState::from_bytes(&b)).or_throw()?;
-        Ok(ActSpendState { inner: Some(inner) })
+        finalize_state(
+            &mut self.inner,
+            "spend state",
+            context,
+            &public_key_bytes,
+            &refund,
+        )
     }
 }
+
+/// `consumed`, `toBytes()` and `fromBytes()` of a class holding a one-shot secret value of the
+/// library in `inner: Option<_>`: its encoding (`len` bytes, **secret**) copied out under the
+/// stack wipe, and its strict decoding (under the wipe too: the decoding's temporaries are
+/// secret); `STATE_CONSUMED` once the value was used.
+macro_rules! one_shot_bytes {
+    ($class:ident, $lib:ty, $what:literal, $len:literal, $used:literal) => {
+        #[wasm_bindgen]
+        impl $class {
+            #[doc = concat!("Whether ", $used, ".")]
+            #[wasm_bindgen(getter)]
+            pub fn consumed(&self) -> bool {
+                self.inner.is_none()
+            }
+
+            #[doc = concat!("The ", $what, "'s encoding (", $len, " bytes), **secret**, to persist it.")]
+            #[wasm_bindgen(js_name = toBytes)]
+            pub fn to_bytes(&self) -> JsResult<js_sys::Uint8Array> {
+                let v = self.inner.as_ref().ok_or_else(|| consumed($what))?;
+                Ok(crate::wiped(|| js_sys::Uint8Array::from(&v.to_bytes()[..])))
+            }
+
+            /// Strict decoding of `toBytes()`'s output.
+            #[wasm_bindgen(js_name = fromBytes)]
+            pub fn from_bytes(
+                #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
+            ) -> JsResult<$class> {
+                let b = secret_bytes(&bytes, $what)?;
+                let inner = crate::wiped(|| <$lib>::from_bytes(&b)).or_throw()?;
+                Ok($class { inner: Some(inner) })
+            }
+        }
+    };
+}
+
+one_shot_bytes!(
+    ActIssuanceState,
+    ClientIssuanceState,
+    "issuance state",
+    97,
+    "`finalize` succeeded already"
+);
+one_shot_bytes!(
+    ActCredential,
+    LibCredential,
+    "credential",
+    137,
+    "`proveSpend` consumed it"
+);
+one_shot_bytes!(
+    ActSpendState,
+    ClientSpendState,
+    "spend state",
+    121,
+    "`finalize` succeeded already"
+);
 
 /// `SHA-256(publicKey)`, the key id of this project's HTTP transport.
 #[wasm_bindgen(js_name = actKeyId)]

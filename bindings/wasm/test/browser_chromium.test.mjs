@@ -48,6 +48,17 @@ const here = dirname(fileURLToPath(import.meta.url));
 const pkgDir = resolve(here, '../pkg/full');
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
+/** The end of a test page's script: `out` written into the DOM and window.__result. */
+const PAGE_END = `  out.ok = true;
+} catch (e) {
+  out.ok = false;
+  out.error = String((e && e.stack) || e) + (e && e.code ? ' code=' + e.code : '');
+}
+document.getElementById('result').textContent = JSON.stringify(out);
+window.__result = out;
+</script>
+`;
+
 const PAGE = `<!doctype html>
 <meta charset="utf-8">
 <title>privacy-tokens in Chromium</title>
@@ -118,15 +129,7 @@ try {
     out.errorIsPrivacyTokensError = e instanceof PrivacyTokensError;
     out.errorCode = e.code;
   }
-  out.ok = true;
-} catch (e) {
-  out.ok = false;
-  out.error = String((e && e.stack) || e) + (e && e.code ? ' code=' + e.code : '');
-}
-document.getElementById('result').textContent = JSON.stringify(out);
-window.__result = out;
-</script>
-`;
+${PAGE_END}`;
 
 const RSA_PAGE = `<!doctype html>
 <meta charset="utf-8">
@@ -224,15 +227,7 @@ try {
     }
   }
   step('privacypass-ts');
-  out.ok = true;
-} catch (e) {
-  out.ok = false;
-  out.error = String((e && e.stack) || e) + (e && e.code ? ' code=' + e.code : '');
-}
-document.getElementById('result').textContent = JSON.stringify(out);
-window.__result = out;
-</script>
-`;
+${PAGE_END}`;
 
 const ACT_PAGE = `<!doctype html>
 <meta charset="utf-8">
@@ -306,15 +301,7 @@ try {
   out.finalBalance = String(third.state.finalize(ctx, pk, r3.bytes).balance);
   try { state.finalize(ctx, pk, r1.bytes); } catch (e) { out.consumedCode = e.code; }
   step('refund spent');
-  out.ok = true;
-} catch (e) {
-  out.ok = false;
-  out.error = String((e && e.stack) || e) + (e && e.code ? ' code=' + e.code : '');
-}
-document.getElementById('result').textContent = JSON.stringify(out);
-window.__result = out;
-</script>
-`;
+${PAGE_END}`;
 
 const TYPES = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.ts': 'text/plain', '.json': 'application/json' };
 const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection']);
