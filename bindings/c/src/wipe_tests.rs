@@ -40,6 +40,7 @@ use rand::{Rng, SeedableRng};
 use secret_scan::{assert_scan_sees_stale_stack, paint, StaleStack};
 use std::alloc::{GlobalAlloc, Layout};
 
+use crate::act::*;
 use crate::arc::*;
 use crate::challenge::*;
 use crate::ffi::*;
@@ -630,6 +631,96 @@ fn randomized_calls_leave_no_generator_output_on_the_stack() {
     stale.take();
     ok(s, "present");
     check(&stale, "pt_credential_present", SEED_CLIENT);
+
+    // ACT: the client's request and spend secrets and proof nonces, the Moderator's signing
+    // nonces (issuance and refund).
+    let (mut am, mut actx, mut apk) = (
+        core::ptr::null_mut(),
+        core::ptr::null_mut(),
+        pt_buffer::empty(),
+    );
+    // SAFETY: handle and buffer outputs, readable input.
+    unsafe {
+        ok(pt_act_moderator_generate(&mut am), "act moderator");
+        ok(pt_act_moderator_public_key(am, &mut apk), "act key");
+        ok(
+            pt_act_context_new(b"ctx".as_ptr(), 3, 8, true, &mut actx),
+            "act context",
+        );
+    }
+    let (mut areq, mut aresp2, mut amsg, mut arefund) = (
+        pt_buffer::empty(),
+        pt_buffer::empty(),
+        pt_buffer::empty(),
+        pt_buffer::empty(),
+    );
+    let (mut aist, mut acred, mut asst, mut av) = (
+        core::ptr::null_mut(),
+        core::ptr::null_mut(),
+        core::ptr::null_mut(),
+        core::ptr::null_mut(),
+    );
+    test_seed::set(Some(SEED_CLIENT));
+    paint();
+    // SAFETY: outputs to locals.
+    let s = unsafe { pt_act_issue_request(&mut areq, &mut aist) };
+    stale.take();
+    ok(s, "act request");
+    check(&stale, "pt_act_issue_request", SEED_CLIENT);
+    test_seed::set(Some(SEED_ISSUER));
+    paint();
+    // SAFETY: live handles, a library buffer, a buffer output.
+    let s = unsafe { pt_act_moderator_issue(am, actx, 10, areq.data, areq.len, &mut aresp2) };
+    stale.take();
+    ok(s, "act issue");
+    check(&stale, "pt_act_moderator_issue", SEED_ISSUER);
+    // SAFETY: live handles, library buffers, a handle output.
+    let s = unsafe {
+        pt_act_issuance_state_finalize(
+            aist,
+            actx,
+            apk.data,
+            apk.len,
+            aresp2.data,
+            aresp2.len,
+            &mut acred,
+        )
+    };
+    ok(s, "act credential");
+    test_seed::set(Some(SEED_CLIENT));
+    paint();
+    // SAFETY: live handles, readable input, outputs to locals.
+    let s = unsafe {
+        pt_act_credential_prove_spend(acred, actx, 3, 0, b"s".as_ptr(), 1, &mut amsg, &mut asst)
+    };
+    stale.take();
+    ok(s, "act spend");
+    check(&stale, "pt_act_credential_prove_spend", SEED_CLIENT);
+    // SAFETY: live handles, a library buffer, readable input, a handle output.
+    let s = unsafe {
+        pt_act_moderator_verify_spend(am, actx, amsg.data, amsg.len, b"s".as_ptr(), 1, &mut av)
+    };
+    ok(s, "act verify");
+    test_seed::set(Some(SEED_ISSUER));
+    paint();
+    // SAFETY: live handles, a buffer output.
+    let s = unsafe { pt_act_moderator_issue_refund(am, actx, av, 1, &mut arefund) };
+    stale.take();
+    ok(s, "act refund");
+    check(&stale, "pt_act_moderator_issue_refund", SEED_ISSUER);
+    test_seed::set(None);
+    // SAFETY: live handles and buffers, freed once.
+    unsafe {
+        for b in [&mut apk, &mut areq, &mut aresp2, &mut amsg, &mut arefund] {
+            pt_buffer_free(b);
+        }
+        pt_act_verified_spend_free(av);
+        pt_act_spend_state_free(asst);
+        pt_act_credential_free(acred);
+        pt_act_issuance_state_free(aist);
+        pt_act_context_free(actx);
+        pt_act_moderator_free(am);
+    }
 
     // VOPRF (P-384): the client's blind, the server's proof nonce.
     let (mut vs, mut vc) = (core::ptr::null_mut(), core::ptr::null_mut());
