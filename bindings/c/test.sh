@@ -24,7 +24,9 @@
 #      value must fail);
 #   6. the Python ctypes smoke test (tests/smoke.py): Privacy Pass 0x0001 tokens (one, and an
 #      amortized batch) and an ARC credential's presentations from the issuer server process
-#      (server/, built with cargo build --release) over HTTP through the shared library;
+#      (server/, built with cargo build --release) over HTTP through the shared library, and an
+#      ACT credential from a second server with [act] enabled (issue, spend, a second spend
+#      refused with 409, the refund finalized and spent; skipped when the server has no ACT);
 #   7. threads: tests/test_threads.c natively (40 rounds) and under helgrind, with a control
 #      (the library built with --features control-race must be reported; the normal library
 #      is rebuilt after it).

@@ -3,14 +3,19 @@ started as a real process (as bindings/wasm/test/support/server.mjs starts it), 
 Pass 0x0001 tokens, one and an amortized batch, obtained from it over HTTP through
 libprivacy_tokens.so, then redeemed at /private (200) and replayed (401); and an ARC (0xE5AC)
 credential from it, persisted as bytes and restored, presenting tokens up to the challenge's
-rate limit (each redeemed once).
+rate limit (each redeemed once). ACT: a second server with `[act]` enabled (skipped, with the
+reason printed, when the server has no ACT): a credential from POST /act/issue, spent at
+POST /act/spend (200), the same credential spent again (409, the stored refund), the first
+refund finalized and its credential spent (200).
 
 Environment: PRIVACY_TOKENS_LIB (the shared library), PRIVACY_TOKENS_SERVER_BIN (the server
 binary). Prints "ok - name" / "not ok - name" per test and "N passed, M failed"; exit 1 if any
 failed.
 """
 
+import base64
 import ctypes
+import json
 import os
 import shutil
 import signal
@@ -23,7 +28,8 @@ import traceback
 import urllib.error
 import urllib.request
 
-from ptlib import PT_OK, Buffer, BufferList, PtError, Runner, free, lib, take, take_list
+from ptlib import (PT_OK, Buffer, BufferList, PtError, Runner, call, free, lib, out_bytes, take,
+                   take_list)
 
 PT_TOKEN_TYPE_1 = 1
 PT_TOKEN_TYPE_ARC = 0xE5AC
@@ -77,8 +83,9 @@ class Server:
     issuance; both command lines (`init` + `serve`, or the older flags only) are handled, and a
     server without the issuance gate is started without the `[issuance]` section."""
 
-    def __init__(self, binary):
+    def __init__(self, binary, tables=""):
         self.binary = binary
+        self.tables = tables
         help_text = subprocess.run([binary, "--help"], capture_output=True, text=True)
         out = help_text.stdout + help_text.stderr
         lines = [l.strip() for l in out.splitlines()]
@@ -113,6 +120,7 @@ class Server:
             f.write(f'issuer_name = "{self.host}"\norigin_info = "{self.host}"\n')
             if gate:
                 f.write('\n[issuance]\nauth = "open"\n')
+            f.write(self.tables)
         env = dict(os.environ, RUST_LOG=os.environ.get("RUST_LOG", "info"))
         self.output = ""
         if self.subcommands:
@@ -267,6 +275,75 @@ def redeem_and_replay(server, token):
     assert (first, second) == (200, 401), (first, second)
 
 
+# --------------------------------------------------------------------------------------------
+# ACT, through the C ABI
+
+ACT = {"width": 16, "issue_credits": 100, "cost": 10, "max_top_up": 5}
+ACT_TABLE = "\n[act]\nenabled = true\n" + "".join(f"{k} = {v}\n" for k, v in ACT.items())
+
+
+def b64u(s):
+    return base64.urlsafe_b64decode(s + "=" * (-len(s) % 4))
+
+
+def act_flow(server):
+    """Issue, spend (200), spend the same credential again (409), finalize the first refund and
+    spend its credential (200): the statuses and balances."""
+    status, _, body = http("GET", f"{server.url}/.well-known/act-configuration")
+    assert status == 200, status
+    config = json.loads(body)
+    assert config["ciphersuite"] == "ACTv1-P256-SHA256"
+    key = config["keys"][0]
+    kid, pk = b64u(key["key_id"]), b64u(key["public_key"])
+    assert out_bytes("pt_act_key_id", pk, len(pk)) == kid
+    ctx_cred, spend_ctx = b64u(key["credential_context"]), b64u(config["spend_context"])
+    ctx = P()
+    call("pt_act_context_new", ctx_cred, len(ctx_cred), config["width"], True, ctypes.byref(ctx))
+    handles = []
+    try:
+        req, ist = Buffer(), P()
+        call("pt_act_issue_request", ctypes.byref(req), ctypes.byref(ist))
+        handles.append(("pt_act_issuance_state_free", ist))
+        status, headers, resp = http("POST", f"{server.url}/act/issue", kid + take(req),
+                                     {"Content-Type": "application/act-issue-request"})
+        assert status == 200, (status, resp)
+        cred = P()
+        call("pt_act_issuance_state_finalize", ist, ctx, pk, len(pk), resp, len(resp),
+             ctypes.byref(cred))
+        handles.append(("pt_act_credential_free", cred))
+        saved = out_bytes("pt_act_credential_to_bytes", cred)
+
+        def spend(c):
+            msg, st = Buffer(), P()
+            call("pt_act_credential_prove_spend", c, ctx, config["cost"], 0, spend_ctx,
+                 len(spend_ctx), ctypes.byref(msg), ctypes.byref(st))
+            handles.append(("pt_act_spend_state_free", st))
+            status, headers, body = http("POST", f"{server.url}/act/spend", kid + take(msg),
+                                         {"Content-Type": "application/act-spend"})
+            return status, headers.get("ACT-Spend"), body, st
+
+        first = spend(cred)
+        assert first[:2] == (200, "fresh"), first[:3]
+        copy = P()
+        call("pt_act_credential_from_bytes", saved, len(saved), ctypes.byref(copy))
+        handles.append(("pt_act_credential_free", copy))
+        second = spend(copy)
+        assert second[:3] == (409, "replayed", first[2]), second[:2]
+        nxt = P()
+        call("pt_act_spend_state_finalize", first[3], ctx, pk, len(pk), first[2], len(first[2]),
+             ctypes.byref(nxt))
+        handles.append(("pt_act_credential_free", nxt))
+        balance = ctypes.c_uint64()
+        call("pt_act_credential_balance", nxt, ctypes.byref(balance))
+        third = spend(nxt)
+        assert third[:2] == (200, "fresh"), third[:3]
+        return balance.value
+    finally:
+        for name, h in reversed(handles):
+            free(name, h)
+        free("pt_act_context_free", ctx)
+
+
 def main():
     run = Runner()
     server = None
@@ -312,7 +389,33 @@ def main():
         if server is not None:
             code = server.stop()
             run.record(f"smoke: the server exits 0 on SIGTERM (exit {code})", code == 0)
+    act_server = None
+    try:
+        act_server = Server(os.environ["PRIVACY_TOKENS_SERVER_BIN"], ACT_TABLE)
+    except RuntimeError as e:
+        if "unknown field" not in act_server_output(e) or "act" not in act_server_output(e):
+            run.record("smoke: the server starts with [act]", False)
+            traceback.print_exc()
+        else:
+            print("# smoke: ACT skipped: the server has no ACT (it refuses the [act] table)",
+                  flush=True)
+    if act_server is not None:
+        try:
+            def act():
+                balance = act_flow(act_server)
+                print(f"# ACT: balance {balance} after spending {ACT['cost']} of "
+                      f"{ACT['issue_credits']}", flush=True)
+
+            run.test("smoke: an ACT credential from the server, spent (200), spent again (409, "
+                     "the stored refund), its refund finalized and spent (200)", act)
+        finally:
+            code = act_server.stop()
+            run.record(f"smoke: the ACT server exits 0 on SIGTERM (exit {code})", code == 0)
     return run.summary()
+
+
+def act_server_output(e):
+    return str(e)
 
 
 if __name__ == "__main__":
