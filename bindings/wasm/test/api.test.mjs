@@ -39,7 +39,12 @@ function challengeFor(tokenType, issuer, extra = {}) {
 }
 
 test('exports: the full entry exposes the documented names; the client entry the client subset', () => {
+  const act = [
+    'ActContext', 'ActCredential', 'ActIssuanceState', 'ActSpendState', 'actCiphersuite', 'actKeyId',
+    'createActIssueRequest',
+  ];
   const full = [
+    ...act, 'ActModerator', 'ActNullifierStore', 'ActVerifiedSpend',
     'ArcIssuer', 'BlindRsaIssuer', 'BlindRsaTokenKey', 'decodeExtensions', 'encodeExtensions',
     'Challenge', 'Credential', 'CredentialRequestState', 'OprfClient', 'OprfClientState',
     'OprfServer', 'PoprfClient', 'PoprfClientState', 'PoprfServer', 'PrivacyPassIssuer',
@@ -50,7 +55,7 @@ test('exports: the full entry exposes the documented names; the client entry the
   ];
   assert.deepEqual(Object.keys(pt).sort(), full.sort());
   const clientOnly = [
-    'Challenge', 'Credential', 'CredentialRequestState', 'PrivacyTokensError', 'Token',
+    ...act, 'Challenge', 'Credential', 'CredentialRequestState', 'PrivacyTokensError', 'Token',
     'TokenRequestState', 'decodeExtensions', 'encodeExtensions', 'authorizationHeader', 'base64urlDecode', 'base64urlEncode',
     'createCredentialRequest', 'createTokenRequest', 'default', 'initSync',
     'parseAuthorization', 'parseAuthorizationWithExtensions', 'parseChallenges', 'parseIssuerDirectory',
