@@ -344,8 +344,7 @@ pub unsafe extern "C" fn pt_act_credential_prove_spend(
         let (m, s) = (out_buffer(message), out_handle(state));
         let (m, s) = (m?, s?);
         distinct(&outputs)?;
-        // SAFETY: a live credential used by no other thread, a live context, the spend context
-        // readable (header contract).
+        // SAFETY: a live credential (one thread), a live context, readable bytes (header contract).
         let (cred, ctx, ctx_spend) = unsafe {
             (
                 handle_mut(credential)?,
@@ -705,8 +704,7 @@ pub unsafe extern "C" fn pt_act_moderator_issue_refund(
 ) -> pt_status {
     guard(|| {
         let o = out_buffer(refund)?;
-        // SAFETY: a live Moderator and context, a live verified spend used by no other thread
-        // (header contract).
+        // SAFETY: a live Moderator, context and verified spend (no other thread; header contract).
         let (m, ctx, v) = unsafe { (handle(moderator)?, handle(context)?, handle_mut(verified)?) };
         let vs = v.inner.as_ref().ok_or(Fail(PT_STATE_CONSUMED))?;
         let r = m
@@ -788,8 +786,7 @@ pub unsafe extern "C" fn pt_act_moderator_redeem(
         );
         let (r, n, rp) = (r?, n?, rp?);
         distinct(&outputs)?;
-        // SAFETY: a live Moderator, context and store, both byte ranges readable (header
-        // contract).
+        // SAFETY: a live Moderator, context and store, both byte ranges readable (header contract).
         let (m, ctx, sp, cs, st) = unsafe {
             (
                 handle(moderator)?,
