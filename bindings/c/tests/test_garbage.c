@@ -195,6 +195,76 @@ static void arc_garbage(void) {
     pt_arc_issuer_free(issuer);
 }
 
+static void act_garbage(void) {
+    pt_act_moderator *m = NULL;
+    pt_act_context *ctx = NULL;
+    pt_buffer pk, req, resp, msg, refund, saved, sstate, istate, out;
+    OK(pt_act_moderator_generate(&m));
+    OK(pt_act_moderator_public_key(m, &pk));
+    OK(pt_act_context_new((const uint8_t *)"ctx", 3, 8, true, &ctx));
+    pt_act_issuance_state *ist = NULL;
+    pt_act_credential *cred = NULL;
+    pt_act_spend_state *sst = NULL;
+    pt_act_verified_spend *v = NULL;
+    OK(pt_act_issue_request(&req, &ist));
+    OK(pt_act_issuance_state_to_bytes(ist, &istate));
+    OK(pt_act_moderator_issue(m, ctx, 200, req.data, req.len, &resp));
+    OK(pt_act_issuance_state_finalize(ist, ctx, pk.data, pk.len, resp.data, resp.len, &cred));
+    OK(pt_act_credential_to_bytes(cred, &saved));
+    OK(pt_act_credential_prove_spend(cred, ctx, 5, 0, (const uint8_t *)"s", 1, &msg, &sst));
+    OK(pt_act_spend_state_to_bytes(sst, &sstate));
+    OK(pt_act_moderator_verify_spend(m, ctx, msg.data, msg.len, (const uint8_t *)"s", 1, &v));
+    OK(pt_act_moderator_issue_refund(m, ctx, v, 1, &refund));
+    /* The exact lengths too: request, credential, issuance and spend states, response. */
+    static const size_t lens[] = {129, 137, 97, 121, 169};
+    for (int r = 0; r < ROUNDS; r++) {
+        size_t n = r < 10 ? lens[r % 5] : next() % 400;
+        fill(buf, n);
+        pt_act_credential *x = NULL;
+        pt_act_issuance_state *xi = NULL;
+        pt_act_spend_state *xs = NULL;
+        pt_act_verified_spend *xv = NULL;
+        REFUSED(pt_act_moderator_issue(m, ctx, 1, buf, n, &out));
+        REFUSED(pt_act_moderator_verify_spend(m, ctx, buf, n, (const uint8_t *)"s", 1, &xv));
+        REFUSED(pt_act_credential_from_bytes(buf, n, &x));
+        REFUSED(pt_act_issuance_state_from_bytes(buf, n, &xi));
+        REFUSED(pt_act_spend_state_from_bytes(buf, n, &xs));
+        REFUSED(pt_act_spend_state_finalize(sst, ctx, pk.data, pk.len, buf, n, &x));
+        pt_act_context *xc = NULL;
+        REFUSED(pt_act_context_new(buf, n, (uint8_t)(65 + next() % 190), true, &xc));
+        CHECK(x == NULL && xi == NULL && xs == NULL && xv == NULL && xc == NULL && out.data == NULL);
+        /* Mutated real messages and encodings. */
+        n = mutate(req.data, req.len, buf, sizeof buf);
+        SANE(pt_act_moderator_issue(m, ctx, 1, buf, n, &out));
+        pt_buffer_free(&out);
+        n = mutate(msg.data, msg.len, buf, sizeof buf);
+        REFUSED(pt_act_moderator_verify_spend(m, ctx, buf, n, (const uint8_t *)"s", 1, &xv));
+        n = mutate(refund.data, refund.len, buf, sizeof buf);
+        REFUSED(pt_act_spend_state_finalize(sst, ctx, pk.data, pk.len, buf, n, &x));
+        n = mutate(saved.data, saved.len, buf, sizeof buf);
+        SANE(pt_act_credential_from_bytes(buf, n, &x));
+        pt_act_credential_free(x);
+        n = mutate(istate.data, istate.len, buf, sizeof buf);
+        SANE(pt_act_issuance_state_from_bytes(buf, n, &xi));
+        pt_act_issuance_state_free(xi);
+        n = mutate(sstate.data, sstate.len, buf, sizeof buf);
+        SANE(pt_act_spend_state_from_bytes(buf, n, &xs));
+        pt_act_spend_state_free(xs);
+    }
+    /* The spend state survived every refused refund. */
+    pt_act_credential *fin = NULL;
+    OK(pt_act_spend_state_finalize(sst, ctx, pk.data, pk.len, refund.data, refund.len, &fin));
+    pt_act_credential_free(fin);
+    pt_buffer *bufs[] = {&pk, &req, &resp, &msg, &refund, &saved, &sstate, &istate};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) pt_buffer_free(bufs[i]);
+    pt_act_verified_spend_free(v);
+    pt_act_spend_state_free(sst);
+    pt_act_credential_free(cred);
+    pt_act_issuance_state_free(ist);
+    pt_act_context_free(ctx);
+    pt_act_moderator_free(m);
+}
+
 static void trust_token_garbage(void) {
     const uint8_t methods[2] = {PT_METHOD_PST_V1_VOPRF, PT_METHOD_PST_V1_PMB};
     for (int m = 0; m < 2; m++) {
@@ -335,6 +405,7 @@ int main(void) {
     RUN(privacy_pass_garbage);
     RUN(headers_garbage);
     RUN(arc_garbage);
+    RUN(act_garbage);
     RUN(trust_token_garbage);
     RUN(oprf_garbage);
     RUN(directory_garbage);
