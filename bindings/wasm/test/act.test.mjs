@@ -9,7 +9,7 @@ import * as pt from 'privacy-tokens';
 import * as client from 'privacy-tokens/client';
 import {
   ActContext, ActCredential, ActIssuanceState, ActModerator, ActNullifierStore, ActSpendState,
-  actCiphersuite, actKeyId, createActIssueRequest,
+  PrivacyTokensError, actCiphersuite, actKeyId, createActIssueRequest,
 } from 'privacy-tokens';
 import { throwsCode } from './support/assert.mjs';
 
@@ -234,4 +234,36 @@ test('ACT in the client flavour: the client classes, no Moderator; its credentia
   const v = f.m.verifySpend(f.ctx, s.message, SPEND_CTX);
   assert.equal(s.state.finalize(cctx, f.pk, f.m.issueRefund(f.ctx, v, 0)).balance, 5n);
   assert.equal(pt.actCiphersuite(), client.actCiphersuite());
+});
+
+test('ACT: no input reaches a panic: random bytes of every message and encoding length into every ACT decoder throw PrivacyTokensError', () => {
+  const f = setup();
+  const cred = issue(f, 50);
+  const { message, state } = cred.proveSpend(f.ctx, 5, 0, SPEND_CTX);
+  const refund = f.m.issueRefund(f.ctx, f.m.verifySpend(f.ctx, message, SPEND_CTX), 1);
+  let seed = 7;
+  const rand = (n) => Uint8Array.from({ length: n }, () => (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24);
+  const store = new ActNullifierStore();
+  const decoders = [
+    (b) => f.m.issue(f.ctx, 1, b), (b) => f.m.verifySpend(f.ctx, b, SPEND_CTX),
+    (b) => f.m.redeem(f.ctx, b, SPEND_CTX, () => 0, store), (b) => state.finalize(f.ctx, f.pk, b),
+    (b) => createActIssueRequest().state.finalize(f.ctx, f.pk, b), (b) => state.finalize(f.ctx, b, refund),
+    (b) => ActCredential.fromBytes(b), (b) => ActIssuanceState.fromBytes(b), (b) => ActSpendState.fromBytes(b),
+    (b) => ActModerator.fromSecretKey(b), (b) => new ActContext(b, 70),
+  ];
+  let thrown = 0;
+  for (const [k, d] of decoders.entries()) {
+    for (const n of [0, 1, 32, 33, 97, 121, 129, 137, 169, message.length, 400]) {
+      try {
+        d(rand(n));
+      } catch (e) {
+        assert.ok(e instanceof PrivacyTokensError, `decoder ${k}, ${n} bytes: ${e}`);
+        thrown++;
+      }
+    }
+  }
+  assert.ok(thrown >= decoders.length * 10, `${thrown} rejections`);
+  assert.equal(store.size, 0);
+  // The spend state survived every refused refund; the module still works.
+  assert.equal(state.finalize(f.ctx, f.pk, refund).balance, 46n);
 });
