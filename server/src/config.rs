@@ -52,6 +52,72 @@ pub struct Config {
     pub issuance: IssuanceConfig,
     /// Bounds on the curve work ([`crate::pool`]).
     pub limits: LimitsConfig,
+    /// ACT (Anonymous Credit Tokens) options ([`crate::act`]).
+    pub act: ActConfig,
+}
+
+/// ACT options: the credential width, what an issuance credits and what a spend costs.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ActConfig {
+    /// Serve `/.well-known/act-configuration`, `/act/issue` and `/act/spend`.
+    pub enabled: bool,
+    /// The balance width `L` (1 to 64): balances and amounts are below `2^L`.
+    pub width: u8,
+    /// Credits per issuance (below `2^L`).
+    pub issue_credits: u64,
+    /// Credits charged per spend: a spend of `s < cost` is refused (403).
+    pub cost: u64,
+    /// The largest top-up `a` a spend may ask for (0: a spend with `a != 0` is refused).
+    pub max_top_up: u64,
+}
+
+impl Default for ActConfig {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            width: 16,
+            issue_credits: 100,
+            cost: 1,
+            max_top_up: 0,
+        }
+    }
+}
+
+impl ActConfig {
+    /// Checks the width and that every amount fits it.
+    ///
+    /// # Errors
+    /// [`ConfigError::Invalid`] naming the first bad value.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        if !(1..=privacy_tokens::act::MAX_BIT_LENGTH).contains(&self.width) {
+            return Err(ConfigError::Invalid("act.width must be 1 to 64".into()));
+        }
+        let limit = 1u128 << self.width;
+        for (name, v) in [
+            ("issue_credits", self.issue_credits),
+            ("cost", self.cost),
+            ("max_top_up", self.max_top_up),
+        ] {
+            if u128::from(v) >= limit {
+                return Err(ConfigError::Invalid(format!(
+                    "act.{name} must be below 2^act.width (2^{})",
+                    self.width
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The longest body `/act/issue` or `/act/spend` reads: a key id and the longest spend
+    /// message a policy could accept (a top-up only when `max_top_up > 0`).
+    pub fn max_body_bytes(&self) -> usize {
+        use privacy_tokens::act::Spend;
+        let l = self.width;
+        let longest = Spend::encoded_len_for(l, 1, u64::from(self.max_top_up > 0))
+            .max(Spend::encoded_len_for(l, 0, 0));
+        32 + longest
+    }
 }
 
 /// Bounds on the curve work.
@@ -253,6 +319,7 @@ impl Default for Config {
             store: StoreConfig::default(),
             issuance: IssuanceConfig::default(),
             limits: LimitsConfig::default(),
+            act: ActConfig::default(),
         }
     }
 }
@@ -402,7 +469,7 @@ impl Config {
         if !(2..=65_537).contains(&self.pbrsa.max_extensions_bytes) {
             return bad("pbrsa.max_extensions_bytes must be 2 to 65537");
         }
-        Ok(())
+        self.act.check()
     }
 
     /// The largest request body the issuer reads: a generic batch of `max_batch` of the largest
@@ -427,9 +494,15 @@ impl Config {
         } else {
             0
         };
+        let act = if self.act.enabled {
+            self.act.max_body_bytes()
+        } else {
+            0
+        };
         batch
             .max(generic)
             .max(rsa)
+            .max(act)
             .max(privacy_tokens::arc::privacy_pass::CredentialRequest::LEN)
     }
 }
@@ -461,11 +534,21 @@ mod tests {
             format!("[pbrsa]\nmax_extensions_bytes = 1{open}"),
             format!("unknown = 1{open}"),
             format!("issuer_name = \"\"{open}"),
+            format!("[act]\nwidth = 0{open}"),
+            format!("[act]\nwidth = 65{open}"),
+            format!("[act]\nwidth = 8\nissue_credits = 256{open}"),
+            format!("[act]\nwidth = 8\ncost = 256{open}"),
+            format!("[act]\nwidth = 8\nmax_top_up = 256{open}"),
             "[issuance]\nauth = \"api-keys\"".to_string(),
             "[issuance]\nauth = \"none\"".to_string(),
         ] {
             assert!(Config::from_toml(&bad).is_err(), "{bad}");
         }
+        let c = Config::from_toml(&format!(
+            "[act]\nenabled = true\nwidth = 8\nissue_credits = 255\ncost = 255\nmax_top_up = 255{open}"
+        ))
+        .unwrap();
+        assert_eq!((c.act.width, c.act.issue_credits), (8, 255));
     }
 
     #[test]

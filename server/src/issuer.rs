@@ -49,7 +49,7 @@ pub const GENERIC_BATCH_RESPONSE: &str = generic_batch::RESPONSE_MEDIA_TYPE;
 pub const DIRECTORY: &str = "application/private-token-issuer-directory";
 
 /// The media type of a request, lowercased, without parameters.
-fn media_type(headers: &HeaderMap) -> Option<String> {
+pub(crate) fn media_type(headers: &HeaderMap) -> Option<String> {
     let v = headers.get(header::CONTENT_TYPE)?.to_str().ok()?;
     Some(v.split(';').next()?.trim().to_ascii_lowercase())
 }
@@ -59,11 +59,11 @@ fn issues(t: &KeyTimes, now: u64) -> bool {
     t.not_before <= now && now < t.issue_until
 }
 
-fn ok(media: &'static str, body: Vec<u8>) -> Response {
+pub(crate) fn ok(media: &'static str, body: Vec<u8>) -> Response {
     (StatusCode::OK, [(header::CONTENT_TYPE, media)], body).into_response()
 }
 
-fn unprocessable(msg: &'static str) -> Response {
+pub(crate) fn unprocessable(msg: &'static str) -> Response {
     text(StatusCode::UNPROCESSABLE_ENTITY, msg)
 }
 

@@ -18,6 +18,7 @@
 //! | `arc-p256` | 128 | ARC `x0 ‖ x1 ‖ x2 ‖ x0Blinding`, a new attempt if a scalar is not canonical |
 //! | `blind-rsa-2048` | 32 | type 0x0002: `SecretKey::from_seed(seed, 2048, plain primes)` (attempt 0) |
 //! | `pbrsa-2048` | 32 | type 0xDA7A: `SecretKey::from_seed(seed, 2048, safe primes)` (attempt 0) |
+//! | `act-p256` | 48 | ACT `PrivateKey::derive(seed, "privacy-tokens-server ACT")` (attempt 0) |
 //! | `pst_v1_voprf`, `pst_v1_pmb` | 32 | `TRUST_TOKEN_derive_key_from_secret(method, key_id, seed)` |
 //! | `challenge` | 32 | the HMAC key of the origin's redemption contexts (attempt 0, epoch 0) |
 //! | `redemption-record` | 32 | the HMAC key of PST redemption records (attempt 0, epoch 0) |
@@ -58,6 +59,7 @@ use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::Path;
 
 use hkdf::Hkdf;
+use privacy_tokens::act::{CredentialContext, PrivateKey as ActPrivateKey};
 use privacy_tokens::arc::privacy_pass::Issuer as ArcIssuer;
 use privacy_tokens::arc::{ArcV2P256, ServerPrivateKey};
 use privacy_tokens::blind_rsa::privacy_pass::{Issuer as RsaIssuer, TokenKey as RsaTokenKey};
@@ -67,7 +69,7 @@ use privacy_tokens::voprf::privacy_pass::generic::Issuer as GenericIssuer;
 use privacy_tokens::voprf::privacy_pass::{TokenType, Type1, Type5};
 use privacy_tokens::voprf::VoprfServer;
 use rand::TryRng as _;
-use sha2::Sha256;
+use sha2::{Digest as _, Sha256};
 use zeroize::{Zeroize as _, Zeroizing};
 
 use crate::config::{Config, KeySchedule};
@@ -407,6 +409,48 @@ pub fn derive_arc(
     Err(KeyError::Derivation("arc-p256"))
 }
 
+/// An ACT key of one epoch, with its credential context (`ctx_cred = "privacy-tokens ACT " ‖
+/// epoch`, bound to the width `L` by `CredentialContext::with_width`).
+pub struct ActKey {
+    /// Its schedule: it issues in its own epoch only, and takes spends until `expires_at`.
+    pub times: KeyTimes,
+    /// The Moderator's key (zeroized on drop, `Debug` redacted).
+    pub key: ActPrivateKey,
+    /// `ctx_cred` as passed to `CredentialContext::with_width` (published).
+    pub ctx_cred: Vec<u8>,
+    /// The credential context of `ctx_cred` and `L`.
+    pub ctx: CredentialContext,
+    /// `SHA-256(pkM)`: names the key in requests and scopes its nullifiers.
+    pub key_id: [u8; 32],
+}
+
+/// Derives the ACT key of epoch `k` for balances of `width` bits.
+///
+/// # Errors
+/// [`KeyError::Derivation`] if the library refuses the seed or the width.
+pub fn derive_act(
+    master: &MasterSecret,
+    schedule: &KeySchedule,
+    width: u8,
+    k: u64,
+) -> Result<ActKey, KeyError> {
+    const LABEL: &str = "act-p256";
+    let seed = master.expand::<48>(LABEL, &schedule.binding(), k, 0);
+    let key = ActPrivateKey::derive(&seed, b"privacy-tokens-server ACT")
+        .map_err(|_| KeyError::Derivation(LABEL))?;
+    let ctx_cred = format!("privacy-tokens ACT {k}").into_bytes();
+    let ctx =
+        CredentialContext::with_width(&ctx_cred, width).map_err(|_| KeyError::Derivation(LABEL))?;
+    let key_id = Sha256::digest(key.public_key().to_bytes()).into();
+    Ok(ActKey {
+        times: schedule.times(k),
+        key,
+        ctx_cred,
+        ctx,
+        key_id,
+    })
+}
+
 /// A blind RSA key (type 0x0002 or 0xDA7A) of one epoch.
 pub struct RsaKey {
     /// Its time window.
@@ -533,6 +577,8 @@ pub struct KeyRing {
     pub pbrsa: Vec<std::sync::Arc<RsaKey>>,
     /// PST keys per configured method.
     pub pst: Vec<PstKeys>,
+    /// ACT keys of the live epochs, oldest first (empty unless `act.enabled`).
+    pub act: Vec<ActKey>,
 }
 
 impl KeyRing {
@@ -568,6 +614,7 @@ impl KeyRing {
             rsa: Vec::new(),
             pbrsa: Vec::new(),
             pst: Vec::new(),
+            act: Vec::new(),
         };
         if config.token_types.contains(&crate::config::TYPE_BLIND_RSA) {
             let kept = previous.map_or(&[][..], |p| &p.rsa[..]);
@@ -592,6 +639,11 @@ impl KeyRing {
         if config.token_types.contains(&crate::config::TYPE_ARC) {
             for k in s.live_epochs(e) {
                 ring.arc.push(derive_arc(master, s, k)?);
+            }
+        }
+        if config.act.enabled {
+            for k in s.live_epochs(e) {
+                ring.act.push(derive_act(master, s, config.act.width, k)?);
             }
         }
         for name in &config.pst_methods {

@@ -6,6 +6,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod act;
 pub mod auth;
 pub mod config;
 pub mod conn;
@@ -102,6 +103,7 @@ impl AppState {
         master: MasterSecret,
         store: Arc<dyn SpentStore>,
     ) -> Result<Arc<Self>, Box<dyn std::error::Error + Send + Sync>> {
+        config.act.check()?;
         let ring = KeyRing::derive(&master, &config, unix_now())?;
         let gate = gate::Gate::from_config(&config.issuance)?;
         let metrics = Metrics::default();
@@ -463,13 +465,20 @@ async fn no_store(mut resp: Response) -> Response {
 /// The public router: issuer, origin, PST, `/healthz` and `/readyz`. Metrics are on
 /// [`metrics_router`], for a separate listener.
 pub fn router(st: Arc<AppState>) -> Router {
-    let sensitive = Router::new()
+    let mut sensitive = Router::new()
         .route(ISSUER_REQUEST_PATH, post(issuer::token_request))
         .route(PRIVATE_PATH, get(origin::private))
         .route(pst::ISSUE_PATH, get(pst::issue).post(pst::issue))
-        .route(pst::REDEEM_PATH, get(pst::redeem).post(pst::redeem))
-        .layer(axum::middleware::map_response(no_store));
-    Router::new()
+        .route(pst::REDEEM_PATH, get(pst::redeem).post(pst::redeem));
+    let mut public = Router::new();
+    if st.config.act.enabled {
+        sensitive = sensitive
+            .route(act::ISSUE_PATH, post(act::issue))
+            .route(act::SPEND_PATH, post(act::spend));
+        public = public.route(act::CONFIGURATION_PATH, get(act::configuration));
+    }
+    let sensitive = sensitive.layer(axum::middleware::map_response(no_store));
+    public
         .route(DIRECTORY_PATH, get(issuer::directory))
         .route(LEGACY_DIRECTORY_PATH, get(issuer::directory))
         .route(pst::COMMITMENT_PATH, get(pst::key_commitment))

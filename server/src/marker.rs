@@ -195,12 +195,12 @@ pub async fn migrate(
     let (mut copied, mut after) = (0u64, None::<Vec<u8>>);
     loop {
         let records = from.records_after(after.as_deref(), CHUNK)?;
-        let Some((last, _)) = records.last() else {
+        let Some((last, _, _)) = records.last() else {
             break;
         };
         after = Some(last.clone());
-        for (id, keep_until) in records.iter().filter(|(_, k)| *k > now) {
-            to.copy_record(id, *keep_until).await?;
+        for (id, keep_until, value) in records.iter().filter(|(_, k, _)| *k > now) {
+            to.copy_record(id, *keep_until, value.as_deref()).await?;
             copied += 1;
         }
     }

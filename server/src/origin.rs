@@ -275,12 +275,31 @@ pub(crate) async fn spend(
     times: &KeyTimes,
     now: u64,
 ) -> Result<Spend, ()> {
+    guarded_store_op(
+        st,
+        times,
+        Spend::AlreadySpent,
+        st.store.spend(id, times.expires_at, now),
+    )
+    .await
+}
+
+/// Runs the store operation `op` for a token of a key with `times`, timing it and counting
+/// its errors; `spent` is the answer, without asking the store, for a key live before the
+/// store's `valid_from` ([`crate::marker`]). Refused (an error) while the store's clock is
+/// beyond the skew limit.
+pub(crate) async fn guarded_store_op<T>(
+    st: &AppState,
+    times: &KeyTimes,
+    spent: T,
+    op: impl std::future::Future<Output = Result<T, crate::store::StoreError>>,
+) -> Result<T, ()> {
     if times.not_before < st.store_valid_from() {
         tracing::debug!(
             epoch = times.epoch,
             "token of a key older than the spent-token store"
         );
-        return Ok(Spend::AlreadySpent);
+        return Ok(spent);
     }
     if st.clock_refusing() {
         st.metrics.store_errors.inc();
@@ -288,7 +307,7 @@ pub(crate) async fn spend(
         return Err(());
     }
     let start = std::time::Instant::now();
-    let r = st.store.spend(id, times.expires_at, now).await;
+    let r = op.await;
     st.metrics
         .store_latency
         .observe(start.elapsed().as_secs_f64());

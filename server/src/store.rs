@@ -6,7 +6,9 @@
 //! and grants nothing.
 //!
 //! Spend ids (binary): `0x0001 ‖ nonce[32]` for type 0x0001, `0xE5AC ‖ SHA-256(presentation
-//! context)[32] ‖ tag[33]` for ARC, `"pst" ‖ method id ‖ nonce[64]` for Private State Tokens.
+//! context)[32] ‖ tag[33]` for ARC, `"pst" ‖ method id ‖ nonce[64]` for Private State Tokens,
+//! `"act" ‖ key id[32] ‖ nullifier[32]` for ACT spends, which [`SpentStore::record`] keeps with
+//! a value (the refund granted), answered to every later spend of that id.
 
 use std::future::Future;
 use std::path::Path;
@@ -27,6 +29,19 @@ pub enum Spend {
     /// The id was already recorded: refuse.
     AlreadySpent,
 }
+
+/// The outcome of [`SpentStore::record`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Recorded {
+    /// The id was absent and is now recorded with the value: grant.
+    Fresh,
+    /// The id was already recorded: nothing was written; this is the value recorded with it
+    /// (empty for a record that has none).
+    Present(Vec<u8>),
+}
+
+/// A boxed future of [`SpentStore::record`].
+pub type RecordFuture<'a> = Pin<Box<dyn Future<Output = Result<Recorded, StoreError>> + Send + 'a>>;
 
 /// A store failure: the caller must refuse the token (fail closed).
 #[derive(Debug, thiserror::Error)]
@@ -50,6 +65,20 @@ pub trait SpentStore: Send + Sync + 'static {
     /// [`StoreError`] when the store cannot answer, or `now >= expires_at`; the id may or may
     /// not be recorded then, and the caller must not grant.
     fn spend<'a>(&'a self, id: &'a [u8], expires_at: u64, now: u64) -> StoreFuture<'a>;
+
+    /// [`SpentStore::spend`] that keeps `value` with the id, in the same atomic step: a fresh
+    /// id is recorded with `value`; a recorded one changes nothing and gives back the value
+    /// recorded with it (an ACT spend's refund: a repeated request gets the same refund).
+    ///
+    /// # Errors
+    /// As [`SpentStore::spend`].
+    fn record<'a>(
+        &'a self,
+        id: &'a [u8],
+        value: &'a [u8],
+        expires_at: u64,
+        now: u64,
+    ) -> RecordFuture<'a>;
 
     /// Answers once the store is reachable (`/readyz`).
     ///
@@ -97,6 +126,9 @@ pub type PutFuture<'a> = Pin<Box<dyn Future<Output = Result<bool, StoreError>> +
 pub type ReadyFuture<'a> = Pin<Box<dyn Future<Output = Result<(), StoreError>> + Send + 'a>>;
 
 const SPENT: TableDefinition<&[u8], u64> = TableDefinition::new("spent");
+/// The values of the records of [`SPENT`] that have one ([`SpentStore::record`]); swept with
+/// them.
+const VALUES: TableDefinition<&[u8], &[u8]> = TableDefinition::new("spent_values");
 /// The embedded store's metadata: [`MARKER_KEY`] holds the marker.
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 const MARKER_KEY: &str = "store";
@@ -131,8 +163,10 @@ struct Writer {
 /// A spend waiting for its group's commit.
 struct Pending {
     id: Vec<u8>,
+    /// The value to keep with the id ([`SpentStore::record`]); `None` for a plain spend.
+    value: Option<Vec<u8>>,
     keep_until: u64,
-    reply: tokio::sync::oneshot::Sender<Result<Spend, StoreError>>,
+    reply: tokio::sync::oneshot::Sender<Result<Recorded, StoreError>>,
 }
 
 /// The most spends in one group commit.
@@ -153,6 +187,7 @@ impl RedbStore {
         let db = Database::create(path).map_err(store_err)?;
         let txn = db.begin_write().map_err(store_err)?;
         txn.open_table(SPENT).map_err(store_err)?;
+        txn.open_table(VALUES).map_err(store_err)?;
         txn.open_table(META).map_err(store_err)?;
         txn.commit().map_err(store_err)?;
         let mut s = Self {
@@ -209,7 +244,10 @@ impl RedbStore {
                     commits.fetch_add(1, Ordering::Relaxed);
                     for (i, p) in group.drain(..).enumerate() {
                         let r = match &outcomes {
-                            Ok(o) => Ok(o[i]),
+                            Ok(o) => o
+                                .get(i)
+                                .cloned()
+                                .ok_or_else(|| StoreError("missing outcome".into())),
                             Err(e) => Err(StoreError(e.0.clone())),
                         };
                         let _ = p.reply.send(r);
@@ -229,25 +267,40 @@ impl RedbStore {
     }
 
     /// One write transaction for a group: presence alone decides (the sweep removes a record
-    /// only after its key's last redemption instant plus the margin).
-    fn commit_group(db: &Database, group: &[Pending]) -> Result<Vec<Spend>, StoreError> {
+    /// only after its key's last redemption instant plus the margin); a record with a value
+    /// has it written in the same transaction, and a present one answers with its value.
+    fn commit_group(db: &Database, group: &[Pending]) -> Result<Vec<Recorded>, StoreError> {
         let mut txn = db.begin_write().map_err(store_err)?;
         txn.set_durability(Durability::Immediate);
         let mut outcomes = Vec::with_capacity(group.len());
         {
             let mut table = txn.open_table(SPENT).map_err(store_err)?;
+            let mut values = txn.open_table(VALUES).map_err(store_err)?;
             for p in group {
                 if table.get(p.id.as_slice()).map_err(store_err)?.is_some() {
-                    outcomes.push(Spend::AlreadySpent);
+                    let stored = match &p.value {
+                        Some(_) => values
+                            .get(p.id.as_slice())
+                            .map_err(store_err)?
+                            .map(|v| v.value().to_vec())
+                            .unwrap_or_default(),
+                        None => Vec::new(),
+                    };
+                    outcomes.push(Recorded::Present(stored));
                 } else {
                     table
                         .insert(p.id.as_slice(), p.keep_until)
                         .map_err(store_err)?;
-                    outcomes.push(Spend::Fresh);
+                    if let Some(v) = &p.value {
+                        values
+                            .insert(p.id.as_slice(), v.as_slice())
+                            .map_err(store_err)?;
+                    }
+                    outcomes.push(Recorded::Fresh);
                 }
             }
         }
-        if outcomes.contains(&Spend::Fresh) {
+        if outcomes.contains(&Recorded::Fresh) {
             txn.commit().map_err(store_err)?;
         } else {
             txn.abort().map_err(store_err)?;
@@ -298,8 +351,10 @@ impl RedbStore {
                         last = Some(k);
                     }
                 }
+                let mut values = txn.open_table(VALUES).map_err(store_err)?;
                 for k in &expired {
                     table.remove(k.as_slice()).map_err(store_err)?;
+                    values.remove(k.as_slice()).map_err(store_err)?;
                 }
                 (expired.len() as u64, last)
             };
@@ -314,9 +369,12 @@ impl RedbStore {
     }
 }
 
+/// A record of the embedded store: id, kept-until instant, value ([`SpentStore::record`]).
+pub type SpentRecord = (Vec<u8>, u64, Option<Vec<u8>>);
+
 impl RedbStore {
-    /// Up to `n` records (id, kept-until instant) after `after` in id order, for copying the
-    /// set elsewhere ([`crate::marker::migrate`]).
+    /// Up to `n` records (id, kept-until instant, value if any) after `after` in id order, for
+    /// copying the set elsewhere ([`crate::marker::migrate`]).
     ///
     /// # Errors
     /// [`StoreError`] on a database error.
@@ -324,9 +382,10 @@ impl RedbStore {
         &self,
         after: Option<&[u8]>,
         n: usize,
-    ) -> Result<Vec<(Vec<u8>, u64)>, StoreError> {
+    ) -> Result<Vec<SpentRecord>, StoreError> {
         let txn = self.db.begin_read().map_err(store_err)?;
         let table = txn.open_table(SPENT).map_err(store_err)?;
+        let values = txn.open_table(VALUES).map_err(store_err)?;
         let range = match after {
             Some(a) => {
                 table.range::<&[u8]>((std::ops::Bound::Excluded(a), std::ops::Bound::Unbounded))
@@ -337,7 +396,11 @@ impl RedbStore {
         let mut out = Vec::new();
         for entry in range.take(n) {
             let (k, v) = entry.map_err(store_err)?;
-            out.push((k.value().to_vec(), v.value()));
+            let value = values
+                .get(k.value())
+                .map_err(store_err)?
+                .map(|v| v.value().to_vec());
+            out.push((k.value().to_vec(), v.value(), value));
         }
         Ok(out)
     }
@@ -389,30 +452,56 @@ impl Drop for RedbStore {
     }
 }
 
+impl RedbStore {
+    /// Queues a record for the writer's next group commit and waits for its outcome.
+    async fn enqueue(
+        &self,
+        id: &[u8],
+        value: Option<&[u8]>,
+        expires_at: u64,
+        now: u64,
+    ) -> Result<Recorded, StoreError> {
+        if now >= expires_at {
+            return Err(key_expired());
+        }
+        let writer = self
+            .writer
+            .as_ref()
+            .ok_or_else(|| StoreError("the writer is stopped".into()))?;
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        writer
+            .queue
+            .try_send(Pending {
+                id: id.to_vec(),
+                value: value.map(<[u8]>::to_vec),
+                keep_until: expires_at.saturating_add(self.margin),
+                reply,
+            })
+            .map_err(|_| StoreError("the spend queue is full".into()))?;
+        answer
+            .await
+            .map_err(|_| StoreError("the writer stopped".into()))?
+    }
+}
+
 impl SpentStore for RedbStore {
     fn spend<'a>(&'a self, id: &'a [u8], expires_at: u64, now: u64) -> StoreFuture<'a> {
-        let keep_until = expires_at.saturating_add(self.margin);
         Box::pin(async move {
-            if now >= expires_at {
-                return Err(key_expired());
-            }
-            let writer = self
-                .writer
-                .as_ref()
-                .ok_or_else(|| StoreError("the writer is stopped".into()))?;
-            let (reply, answer) = tokio::sync::oneshot::channel();
-            writer
-                .queue
-                .try_send(Pending {
-                    id: id.to_vec(),
-                    keep_until,
-                    reply,
-                })
-                .map_err(|_| StoreError("the spend queue is full".into()))?;
-            answer
-                .await
-                .map_err(|_| StoreError("the writer stopped".into()))?
+            Ok(match self.enqueue(id, None, expires_at, now).await? {
+                Recorded::Fresh => Spend::Fresh,
+                Recorded::Present(_) => Spend::AlreadySpent,
+            })
         })
+    }
+
+    fn record<'a>(
+        &'a self,
+        id: &'a [u8],
+        value: &'a [u8],
+        expires_at: u64,
+        now: u64,
+    ) -> RecordFuture<'a> {
+        Box::pin(self.enqueue(id, Some(value), expires_at, now))
     }
 
     fn ready(&self) -> ReadyFuture<'_> {
@@ -586,23 +675,36 @@ impl RedisStore {
     }
 
     /// Copies one record of another store: `SET NX EXAT keep_until` (an existing record is
-    /// kept); `keep_until` is the record's own expiry, margin included.
+    /// kept); `keep_until` is the record's own expiry, margin included; `value` is the value
+    /// recorded with it, if any.
     ///
     /// # Errors
     /// [`StoreError`] when Redis cannot answer.
-    pub async fn copy_record(&self, id: &[u8], keep_until: u64) -> Result<(), StoreError> {
-        self.set_nx_exat(id, keep_until).await.map(drop)
+    pub async fn copy_record(
+        &self,
+        id: &[u8],
+        keep_until: u64,
+        value: Option<&[u8]>,
+    ) -> Result<(), StoreError> {
+        self.set_nx_exat(id, value.unwrap_or(b"1"), keep_until)
+            .await
+            .map(drop)
     }
 
-    /// `SET <prefix ‖ id> 1 NX EXAT at`: whether the record was absent (and is now written).
-    async fn set_nx_exat(&self, id: &[u8], at: u64) -> Result<bool, StoreError> {
+    /// The Redis key of a record: `prefix ‖ id`.
+    fn key(&self, id: &[u8]) -> Vec<u8> {
         let mut key = Vec::with_capacity(self.prefix.len() + id.len());
         key.extend_from_slice(&self.prefix);
         key.extend_from_slice(id);
+        key
+    }
+
+    /// `SET <prefix ‖ id> value NX EXAT at`: whether the record was absent (and is now written).
+    async fn set_nx_exat(&self, id: &[u8], value: &[u8], at: u64) -> Result<bool, StoreError> {
         let mut conn = self.conn.clone();
         let reply: Option<String> = redis::cmd("SET")
-            .arg(key)
-            .arg(1)
+            .arg(self.key(id))
+            .arg(value)
             .arg("NX")
             .arg("EXAT")
             .arg(at)
@@ -646,6 +748,13 @@ impl RedisStore {
         Ok(())
     }
 }
+
+/// [`SpentStore::record`] on Redis: `KEYS[1]` the record, `ARGV[1]` its value, `ARGV[2]` the
+/// `EXAT` instant. Returns the stored value, or nil when it wrote the record.
+const RECORD_SCRIPT: &str = "local v = redis.call('GET', KEYS[1]) \
+if v then return v end \
+redis.call('SET', KEYS[1], ARGV[1], 'EXAT', ARGV[2]) \
+return false";
 
 /// How to reach Redis beyond its URL.
 #[derive(Default)]
@@ -735,7 +844,7 @@ impl SpentStore for RedisStore {
                 return Err(key_expired());
             }
             if !self
-                .set_nx_exat(id, expires_at.saturating_add(self.margin))
+                .set_nx_exat(id, b"1", expires_at.saturating_add(self.margin))
                 .await?
             {
                 return Ok(Spend::AlreadySpent);
@@ -744,6 +853,39 @@ impl SpentStore for RedisStore {
                 self.wait_for_replicas().await?;
             }
             Ok(Spend::Fresh)
+        })
+    }
+
+    /// One script, so atomic like `SET NX` (and Redis 6.2 compatible, unlike `SET NX GET`):
+    /// the recorded value if the key exists, else the key written with `value` and `EXAT`.
+    fn record<'a>(
+        &'a self,
+        id: &'a [u8],
+        value: &'a [u8],
+        expires_at: u64,
+        now: u64,
+    ) -> RecordFuture<'a> {
+        Box::pin(async move {
+            if now >= expires_at {
+                return Err(key_expired());
+            }
+            let mut conn = self.conn.clone();
+            let stored: Option<Vec<u8>> = redis::cmd("EVAL")
+                .arg(RECORD_SCRIPT)
+                .arg(1)
+                .arg(self.key(id))
+                .arg(value)
+                .arg(expires_at.saturating_add(self.margin))
+                .query_async(&mut conn)
+                .await
+                .map_err(store_err)?;
+            if let Some(v) = stored {
+                return Ok(Recorded::Present(v));
+            }
+            if self.wait_replicas > 0 {
+                self.wait_for_replicas().await?;
+            }
+            Ok(Recorded::Fresh)
         })
     }
 
