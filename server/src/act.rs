@@ -136,27 +136,29 @@ pub async fn configuration(State(st): State<Arc<AppState>>) -> Response {
     resp
 }
 
-/// Splits `key_id[32] ‖ message`, or answers 415 (media type) or 422 (too short).
-fn split_body<'a>(
+/// The key id of a `key_id[32] ‖ message` body, or the answer: 415 for another media type
+/// than `media`, 422 for a body too short.
+fn key_id_of(
     headers: &HeaderMap,
     media: &str,
-    body: &'a [u8],
-) -> Result<(&'a [u8; KEY_ID_LEN], &'a [u8]), Response> {
+    body: &[u8],
+) -> Result<[u8; KEY_ID_LEN], Box<Response>> {
     if media_type(headers).as_deref() != Some(media) {
-        return Err(text(
+        return Err(Box::new(text(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "unsupported media type\n",
-        ));
+        )));
     }
-    body.split_first_chunk::<KEY_ID_LEN>()
-        .ok_or_else(|| unprocessable("malformed request\n"))
+    body.first_chunk::<KEY_ID_LEN>()
+        .copied()
+        .ok_or_else(|| Box::new(unprocessable("malformed request\n")))
 }
 
 /// `POST /act/issue`: key, gate, then the issuance on the crypto pool.
 pub async fn issue(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Bytes) -> Response {
-    let key_id = match split_body(&headers, ISSUE_REQUEST, &body) {
-        Ok((id, _)) => *id,
-        Err(r) => return r,
+    let key_id = match key_id_of(&headers, ISSUE_REQUEST, &body) {
+        Ok(id) => id,
+        Err(r) => return *r,
     };
     let ring = match st.ring().await {
         Ok(r) => r,
@@ -266,9 +268,9 @@ fn refund_response(status: StatusCode, outcome: &'static str, refund: Vec<u8>) -
 /// `POST /act/spend`: key, then decode, policy, verify and refund on the crypto pool, then the
 /// nullifier recorded with the refund; the refund is released only once recorded.
 pub async fn spend(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Bytes) -> Response {
-    let key_id = match split_body(&headers, SPEND, &body) {
-        Ok((id, _)) => *id,
-        Err(r) => return r,
+    let key_id = match key_id_of(&headers, SPEND, &body) {
+        Ok(id) => id,
+        Err(r) => return *r,
     };
     let ring = match st.ring().await {
         Ok(r) => r,

@@ -414,7 +414,7 @@ async fn media_types_and_malformed_bodies() {
     assert_eq!(st, 200);
     assert_eq!(finalize(&key, state, &refund).balance(), 99);
     // A body over the limit is refused before it is read.
-    let huge = vec![0u8; 1 << 20];
+    let huge = vec![0u8; 64 * 1024];
     assert_eq!(
         status(post_act(&c, &s, "/act/spend", SPEND, huge).await),
         413
@@ -508,5 +508,185 @@ fn the_binary_refuses_issue_credits_beyond_the_width() {
     let good = bad.replace("256", "255");
     let (child, fields) = spawn_serve(&data, &good, &[]);
     assert!(!field(&fields, "addr").is_empty());
+    terminate(child);
+}
+
+/// `[issuance] auth = "api-keys"`: ACT issuance needs a listed key, one token of its quota
+/// per issuance; spends need none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issuance_goes_through_the_gate() {
+    use sha2::{Digest as _, Sha256};
+    let dir = tempfile::tempdir().unwrap(); // ok: test
+    let keys = dir.path().join("api-keys");
+    let hash: String = Sha256::digest(b"act-key")
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    std::fs::write(&keys, format!("alice {hash} 1\n")).unwrap(); // ok: test
+    let cfg = Config::from_toml(&format!(
+        "issuer_name = \"issuer.test\"\ntoken_types = [1]\npst_methods = []\n\
+         [issuance]\nauth = \"api-keys\"\napi_keys_file = \"{}\"\n[act]\nenabled = true\n",
+        keys.display()
+    ))
+    .unwrap(); // ok: test
+    let s = start(cfg, [7; 32], redb(dir.path()).await).await;
+    let c = http();
+    let conf = conf(&c, &s).await;
+    let key = conf.keys[0].clone();
+    let body = || {
+        let req = ClientIssuanceState::request(&mut rand::rng()).unwrap(); // ok: test
+        (with_key(&key, &req.message.to_bytes()), req.state)
+    };
+    let send = |auth: Option<&str>, b: Vec<u8>| {
+        let mut r = c
+            .post(url(&s, "/act/issue"))
+            .header("content-type", ISSUE)
+            .body(b);
+        if let Some(a) = auth {
+            r = r.header("authorization", a);
+        }
+        r.send()
+    };
+    let r = send(None, body().0).await.unwrap(); // ok: test
+    assert_eq!(r.status(), 401);
+    let r = send(Some("Bearer wrong"), body().0).await.unwrap(); // ok: test
+    assert_eq!(r.status(), 401);
+    let (b, state) = body();
+    let r = send(Some("Bearer act-key"), b).await.unwrap(); // ok: test
+    let resp =
+        IssueResponse::from_bytes(&expect_ok(r, "application/act-issue-response").await).unwrap(); // ok: test
+    let cred = state.finalize(&key.ctx, &key.pk, &resp).unwrap(); // ok: test
+    let r = send(Some("Bearer act-key"), body().0).await.unwrap(); // ok: test
+    assert_eq!(r.status(), 429, "quota of 1 spent");
+    // Spends are not gated.
+    assert_eq!(spend_ok(&c, &s, &conf, &key, cred, 1).await.balance(), 99);
+    s.stop().await.unwrap(); // ok: test
+}
+
+/// `SpentStore::record` on both stores: the first value is kept and answered, a plain spend
+/// of the id is refused, an expired key is refused; redb's sweep drops values with records.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stores_record_the_first_value() {
+    use privacy_tokens_server::store::{Recorded, Spend};
+    let dir = tempfile::tempdir().unwrap(); // ok: test
+    let redis = Redis::start();
+    let redb = RedbStore::open(&dir.path().join("r.redb")).unwrap(); // ok: test
+    let now = privacy_tokens_server::unix_now();
+    let exp = now + 60;
+    let stores: [(&str, Arc<dyn SpentStore>); 2] =
+        [("redb", Arc::new(redb)), ("redis", redis.store().await)];
+    for (name, store) in stores {
+        let rec = |id: &'static [u8], v: &'static [u8]| store.record(id, v, exp, now);
+        assert_eq!(
+            rec(b"n1", b"first").await.unwrap(),
+            Recorded::Fresh,
+            "{name}"
+        ); // ok: test
+        assert_eq!(
+            rec(b"n1", b"second").await.unwrap(), // ok: test
+            Recorded::Present(b"first".to_vec()),
+            "{name}"
+        );
+        assert_eq!(rec(b"n2", b"").await.unwrap(), Recorded::Fresh, "{name}"); // ok: test
+        assert_eq!(
+            rec(b"n2", b"x").await.unwrap(), // ok: test
+            Recorded::Present(Vec::new()),
+            "{name}"
+        );
+        assert_eq!(
+            store.spend(b"n1", exp, now).await.unwrap(), // ok: test
+            Spend::AlreadySpent,
+            "{name}"
+        );
+        assert!(store.record(b"n3", b"v", now, now).await.is_err(), "{name}");
+        assert_eq!(rec(b"n3", b"v").await.unwrap(), Recorded::Fresh, "{name}"); // ok: test
+    }
+    let redb = RedbStore::open(&dir.path().join("s.redb")).unwrap(); // ok: test
+    assert_eq!(
+        redb.record(b"a", b"v", 100, 50).await.unwrap(),
+        Recorded::Fresh
+    ); // ok: test
+    assert_eq!(
+        redb.record(b"b", b"w", exp, now).await.unwrap(),
+        Recorded::Fresh
+    ); // ok: test
+    let all = redb.records_after(None, 10).unwrap(); // ok: test
+    assert_eq!(all.len(), 2);
+    assert_eq!(all[0].2.as_deref(), Some(&b"v"[..]));
+    assert_eq!(redb.sweep(now).unwrap(), 1); // ok: test
+    let left = redb.records_after(None, 10).unwrap(); // ok: test
+    assert_eq!(left, vec![(b"b".to_vec(), exp + 3600, Some(b"w".to_vec()))]);
+    // The swept id is fresh again, with its new value.
+    assert_eq!(
+        redb.record(b"a", b"z", exp, now).await.unwrap(),
+        Recorded::Fresh
+    ); // ok: test
+}
+
+/// `migrate-spent` copies the refunds: after the move to Redis a replayed spend still gets its
+/// first refund (409), and a new spend is fresh.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn migration_to_redis_keeps_the_refunds() {
+    let redis = Redis::start();
+    let dir = tempfile::tempdir().unwrap(); // ok: test
+    let data = dir.path().join("data");
+    init_data_dir(&data);
+    let toml = "[act]\nenabled = true\n";
+    let c = http();
+    let (child, serving) = spawn_serve(&data, toml, &[]);
+    let base = format!("http://{}", field(&serving, "addr"));
+    let get = |path: &str| c.get(format!("{base}{path}")).send();
+    let json: Value = serde_json::from_slice(
+        &get("/.well-known/act-configuration")
+            .await
+            .unwrap() // ok: test
+            .bytes()
+            .await
+            .unwrap(), // ok: test
+    )
+    .unwrap(); // ok: test
+    let width = json["width"].as_u64().unwrap() as u8; // ok: test
+    let k = &json["keys"][0];
+    let key = Key {
+        id: unb64(&k["key_id"]),
+        pk: PublicKey::from_bytes(&unb64(&k["public_key"])).unwrap(), // ok: test
+        ctx: CredentialContext::with_width(&unb64(&k["credential_context"]), width).unwrap(), // ok: test
+        not_after: 0,
+    };
+    let conf = Conf {
+        spend_context: unb64(&json["spend_context"]),
+        json: json.clone(),
+        keys: vec![key.clone()],
+    };
+    let post = |path: &str, media: &'static str, body: Vec<u8>| {
+        c.post(format!("{base}{path}"))
+            .header("content-type", media)
+            .body(body)
+            .send()
+    };
+    let req = ClientIssuanceState::request(&mut rand::rng()).unwrap(); // ok: test
+    let r = post("/act/issue", ISSUE, with_key(&key, &req.message.to_bytes()))
+        .await
+        .unwrap(); // ok: test
+    let resp =
+        IssueResponse::from_bytes(&expect_ok(r, "application/act-issue-response").await).unwrap(); // ok: test
+    let cred = req.state.finalize(&key.ctx, &key.pk, &resp).unwrap(); // ok: test
+    let (spent, _) = prove(&conf, &key, cred, 5, 0);
+    let r = post("/act/spend", SPEND, spent.clone()).await.unwrap(); // ok: test
+    let first = expect_ok(r, REFUND).await;
+    terminate(child);
+    migrate_spent(&data, &redis.url(), &[]);
+    let (child, serving) = spawn_serve(&data, toml, &["--redis", &redis.url()]);
+    let base = format!("http://{}", field(&serving, "addr"));
+    let r = c
+        .post(format!("{base}/act/spend"))
+        .header("content-type", SPEND)
+        .body(spent)
+        .send()
+        .await
+        .unwrap(); // ok: test
+    assert_eq!(r.status(), 409);
+    assert_eq!(r.headers()["act-spend"], "replayed");
+    assert_eq!(r.bytes().await.unwrap().to_vec(), first); // ok: test
     terminate(child);
 }
