@@ -88,12 +88,14 @@ fn b64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }
 
+/// Whether `k` takes spends at `now`: from its `not-before` to its `expires_at`.
+fn spends(_: &KeyRing, k: &ActKey, now: u64) -> bool {
+    k.times.not_before <= now && now < k.times.expires_at
+}
+
 /// The keys that take spends at `now`, newest (the current one) first.
 fn spending_keys(ring: &KeyRing, now: u64) -> impl Iterator<Item = &ActKey> {
-    ring.act
-        .iter()
-        .rev()
-        .filter(move |k| k.times.not_before <= now && now < k.times.expires_at)
+    ring.act.iter().rev().filter(move |k| spends(ring, k, now))
 }
 
 /// `GET /.well-known/act-configuration`.
@@ -154,23 +156,54 @@ fn key_id_of(
         .ok_or_else(|| Box::new(unprocessable("malformed request\n")))
 }
 
-/// `POST /act/issue`: key, gate, then the issuance on the crypto pool.
-pub async fn issue(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Bytes) -> Response {
-    let key_id = match key_id_of(&headers, ISSUE_REQUEST, &body) {
-        Ok(id) => id,
-        Err(r) => return *r,
-    };
-    let ring = match st.ring().await {
-        Ok(r) => r,
-        Err(e) => return key_failure(&e),
-    };
+/// The key a request names, found before any work on its message.
+struct Located {
+    ring: Arc<KeyRing>,
+    /// The key's index in `ring.act`.
+    index: usize,
+    key_id: [u8; KEY_ID_LEN],
+    now: u64,
+}
+
+/// The key named by a `key_id[32] ‖ message` body of media type `media` ([`key_id_of`]) that
+/// `usable` accepts at `now`; 422 (after `on_unknown`) when there is none.
+async fn locate(
+    st: &AppState,
+    headers: &HeaderMap,
+    media: &str,
+    body: &[u8],
+    usable: fn(&KeyRing, &ActKey, u64) -> bool,
+    on_unknown: impl FnOnce(),
+) -> Result<Located, Box<Response>> {
+    let key_id = key_id_of(headers, media, body)?;
+    let ring = st.ring().await.map_err(|e| Box::new(key_failure(&e)))?;
     let now = st.now();
-    let Some(index) = ring
+    match ring
         .act
         .iter()
-        .position(|k| k.key_id == key_id && k.times.epoch == ring.epoch)
-    else {
-        return unprocessable("unknown key\n");
+        .position(|k| k.key_id == key_id && usable(&ring, k, now))
+    {
+        Some(index) => Ok(Located {
+            ring,
+            index,
+            key_id,
+            now,
+        }),
+        None => {
+            on_unknown();
+            Err(Box::new(unprocessable("unknown key\n")))
+        }
+    }
+}
+
+/// `POST /act/issue`: key, gate, then the issuance on the crypto pool.
+pub async fn issue(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Bytes) -> Response {
+    let issuing = |ring: &KeyRing, k: &ActKey, _| k.times.epoch == ring.epoch;
+    let Located {
+        ring, index, now, ..
+    } = match locate(&st, &headers, ISSUE_REQUEST, &body, issuing, || {}).await {
+        Ok(l) => l,
+        Err(r) => return *r,
     };
     let epoch = ring.epoch;
     if let Err(r) = st
@@ -268,22 +301,15 @@ fn refund_response(status: StatusCode, outcome: &'static str, refund: Vec<u8>) -
 /// `POST /act/spend`: key, then decode, policy, verify and refund on the crypto pool, then the
 /// nullifier recorded with the refund; the refund is released only once recorded.
 pub async fn spend(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Bytes) -> Response {
-    let key_id = match key_id_of(&headers, SPEND, &body) {
-        Ok(id) => id,
+    let unknown = || st.metrics.redeemed(METRIC, "unknown_key");
+    let Located {
+        ring,
+        index,
+        key_id,
+        now,
+    } = match locate(&st, &headers, SPEND, &body, spends, unknown).await {
+        Ok(l) => l,
         Err(r) => return *r,
-    };
-    let ring = match st.ring().await {
-        Ok(r) => r,
-        Err(e) => return key_failure(&e),
-    };
-    let now = st.now();
-    let Some(index) = ring
-        .act
-        .iter()
-        .position(|k| k.key_id == key_id && k.times.not_before <= now && now < k.times.expires_at)
-    else {
-        st.metrics.redeemed(METRIC, "unknown_key");
-        return unprocessable("unknown key\n");
     };
     let (job, r) = (st.clone(), ring.clone());
     let verified = st
