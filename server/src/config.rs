@@ -556,5 +556,9 @@ mod tests {
         let c = Config::from_toml(include_str!("../config.example.toml")).unwrap();
         assert_eq!(c.origin_info, "origin.example");
         assert_eq!(c.pst.key_lifetime_secs, 60 * 86_400);
+        assert_eq!(
+            (c.act.enabled, c.act.width, c.act.issue_credits),
+            (false, 16, 100)
+        );
     }
 }
