@@ -156,6 +156,11 @@ fn key_id_of(
         .ok_or_else(|| Box::new(unprocessable("malformed request\n")))
 }
 
+/// The message after the key id (empty for a body too short, which [`key_id_of`] refused).
+fn message(body: &[u8]) -> &[u8] {
+    body.get(KEY_ID_LEN..).unwrap_or_default()
+}
+
 /// The key a request names, found before any work on its message.
 struct Located {
     ring: Arc<KeyRing>,
@@ -220,7 +225,7 @@ pub async fn issue(State(st): State<Arc<AppState>>, headers: HeaderMap, body: By
                 let Some(key) = ring.act.get(index) else {
                     return unprocessable("unknown key\n");
                 };
-                let Ok(req) = IssueRequest::from_bytes(&body[KEY_ID_LEN..]) else {
+                let Ok(req) = IssueRequest::from_bytes(message(&body)) else {
                     return unprocessable("malformed issue request\n");
                 };
                 match key
@@ -316,7 +321,7 @@ pub async fn spend(State(st): State<Arc<AppState>>, headers: HeaderMap, body: By
         .pool
         .run(move || {
             with_rng(|rng| match r.act.get(index) {
-                Some(key) => verify_and_refund(&job, key, &body[KEY_ID_LEN..], rng),
+                Some(key) => verify_and_refund(&job, key, message(&body), rng),
                 None => Err(Refused::Invalid("unknown key\n")),
             })
         })

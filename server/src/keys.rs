@@ -817,6 +817,32 @@ mod tests {
         }
     }
 
+    /// ACT keys: the same from the same secret and epoch, another per epoch and per schedule;
+    /// the width changes the context only.
+    #[test]
+    fn act_keys_are_derived_per_epoch() {
+        let m = MasterSecret::from_bytes(&[5; 32]);
+        let s = schedule();
+        let a = derive_act(&m, &s, 16, 7).unwrap(); // ok: test
+        let b = derive_act(&m, &s, 16, 7).unwrap(); // ok: test
+        assert_eq!(a.key_id, b.key_id);
+        assert_eq!(a.ctx, b.ctx);
+        assert_eq!(a.ctx_cred, b"privacy-tokens ACT 7");
+        assert_eq!(a.times, s.times(7));
+        let next = derive_act(&m, &s, 16, 8).unwrap(); // ok: test
+        assert_ne!(a.key_id, next.key_id);
+        let longer = KeySchedule {
+            lifetime_secs: 101,
+            ..s.clone()
+        };
+        assert_ne!(a.key_id, derive_act(&m, &longer, 16, 7).unwrap().key_id); // ok: test
+        let wide = derive_act(&m, &s, 32, 7).unwrap(); // ok: test
+        assert_eq!(a.key_id, wide.key_id);
+        assert_ne!(a.ctx, wide.ctx);
+        assert!(derive_act(&m, &s, 65, 7).is_err());
+        assert_eq!(format!("{:?}", a.key), "PrivateKey(<redacted>)");
+    }
+
     #[test]
     fn schedule_times() {
         let s = schedule();

@@ -19,7 +19,9 @@ pub struct TypeLabel {
 pub struct RedeemLabel {
     /// The token type or PST method.
     pub token_type: String,
-    /// `ok`, `invalid`, `double_spend`, `unknown_key`, `unknown_challenge` or `store_error`.
+    /// `ok`, `invalid`, `double_spend`, `unknown_key`, `unknown_challenge` or `store_error`;
+    /// for ACT spends also `replayed` (a recorded nullifier, answered with its refund) and
+    /// `policy` (refused by `[act]` cost or top-up).
     pub result: String,
 }
 

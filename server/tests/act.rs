@@ -690,3 +690,44 @@ async fn migration_to_redis_keeps_the_refunds() {
     assert_eq!(r.bytes().await.unwrap().to_vec(), first); // ok: test
     terminate(child);
 }
+
+/// Random bodies on both endpoints (a real key id half the time; the exact length of a spend
+/// shape with small amounts a third of the time): always 4xx, and a full flow afterwards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_bodies_get_4xx_and_the_server_keeps_serving() {
+    use rand::{Rng as _, RngExt as _, SeedableRng as _};
+    let dir = tempfile::tempdir().unwrap(); // ok: test
+    let s = start(
+        act_config("max_top_up = 3", ""),
+        [7; 32],
+        redb(dir.path()).await,
+    )
+    .await;
+    let c = http();
+    let conf = conf(&c, &s).await;
+    let key = conf.keys[0].clone();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0xac7);
+    for i in 0..240 {
+        let (path, media) = [("/act/issue", ISSUE), ("/act/spend", SPEND)][i % 2];
+        let (amount, top_up) = (rng.random_range(0..4u64), rng.random_range(0..4u64));
+        let len = match rng.random_range(0..3) {
+            0 => privacy_tokens::act::Spend::encoded_len_for(16, amount, top_up),
+            1 => 129,
+            _ => rng.random_range(0..3000),
+        };
+        let mut body = vec![0u8; len];
+        rng.fill_bytes(&mut body);
+        if len >= 48 {
+            body[32..40].copy_from_slice(&amount.to_be_bytes());
+            body[40..48].copy_from_slice(&top_up.to_be_bytes());
+        }
+        if rng.random_bool(0.5) {
+            body = with_key(&key, &body);
+        }
+        let status = post_act(&c, &s, path, media, body).await.status().as_u16();
+        assert!((400..500).contains(&status), "{path}: {status}");
+    }
+    let cred = issue(&c, &s, &key).await;
+    assert_eq!(spend_ok(&c, &s, &conf, &key, cred, 1).await.balance(), 99);
+    s.stop().await.unwrap(); // ok: test
+}
