@@ -277,7 +277,7 @@ async fn two_instances_on_one_redis_race_one_spend() {
     let conf = conf(&c, &a).await;
     let key = conf.keys[0].clone();
     assert_eq!(conf.json, self::conf(&c, &b).await.json);
-    let rounds = 24;
+    let rounds = 48;
     let mut fresh_total = 0;
     for round in 0..rounds {
         let cred = issue(&c, if round % 2 == 0 { &a } else { &b }, &key).await;
