@@ -688,7 +688,50 @@ async fn migration_to_redis_keeps_the_refunds() {
     assert_eq!(r.status(), 409);
     assert_eq!(r.headers()["act-spend"], "replayed");
     assert_eq!(r.bytes().await.unwrap().to_vec(), first); // ok: test
+                                                          // The control: a new credential on Redis spends fresh.
+    let req = ClientIssuanceState::request(&mut rand::rng()).unwrap(); // ok: test
+    let r = c
+        .post(format!("{base}/act/issue"))
+        .header("content-type", ISSUE)
+        .body(with_key(&key, &req.message.to_bytes()))
+        .send()
+        .await
+        .unwrap(); // ok: test
+    let resp =
+        IssueResponse::from_bytes(&expect_ok(r, "application/act-issue-response").await).unwrap(); // ok: test
+    let cred = req.state.finalize(&key.ctx, &key.pk, &resp).unwrap(); // ok: test
+    let (body, _) = prove(&conf, &key, cred, 5, 0);
+    let r = c
+        .post(format!("{base}/act/spend"))
+        .header("content-type", SPEND)
+        .body(body)
+        .send()
+        .await
+        .unwrap(); // ok: test
+    assert_eq!(r.status(), 200);
     terminate(child);
+}
+
+/// Without `[act] enabled`, the ACT paths are not served (the directory is, the control).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn act_is_off_by_default() {
+    let dir = tempfile::tempdir().unwrap(); // ok: test
+    let s = start_redb(dir.path()).await;
+    let c = http();
+    let get = |p: &str| c.get(url(&s, p)).send();
+    let r = get("/.well-known/private-token-issuer-directory")
+        .await
+        .unwrap(); // ok: test
+    assert_eq!(r.status(), 200);
+    let r = get("/.well-known/act-configuration").await.unwrap(); // ok: test
+    assert_eq!(r.status(), 404);
+    for (path, media) in [("/act/issue", ISSUE), ("/act/spend", SPEND)] {
+        assert_eq!(
+            post_act(&c, &s, path, media, vec![0; 200]).await.status(),
+            404
+        );
+    }
+    s.stop().await.unwrap(); // ok: test
 }
 
 /// Random bodies on both endpoints (a real key id half the time; the exact length of a spend
