@@ -57,8 +57,13 @@ fn unb64(v: &Value) -> Vec<u8> {
 }
 
 async fn conf(c: &reqwest::Client, s: &RunningServer) -> Conf {
+    conf_at(c, &format!("http://{}", s.addr)).await
+}
+
+/// The configuration of the server at `base` (`http://host:port`).
+async fn conf_at(c: &reqwest::Client, base: &str) -> Conf {
     let r = c
-        .get(url(s, "/.well-known/act-configuration"))
+        .get(format!("{base}/.well-known/act-configuration"))
         .send()
         .await
         .unwrap(); // ok: test
@@ -94,7 +99,16 @@ async fn post_act(
     media: &str,
     body: Vec<u8>,
 ) -> reqwest::Response {
-    c.post(url(s, path))
+    post_url(c, url(s, path), media, body).await
+}
+
+async fn post_url(
+    c: &reqwest::Client,
+    url: String,
+    media: &str,
+    body: Vec<u8>,
+) -> reqwest::Response {
+    c.post(url)
         .header("content-type", media)
         .body(body)
         .send()
@@ -635,79 +649,35 @@ async fn migration_to_redis_keeps_the_refunds() {
     let c = http();
     let (child, serving) = spawn_serve(&data, toml, &[]);
     let base = format!("http://{}", field(&serving, "addr"));
-    let get = |path: &str| c.get(format!("{base}{path}")).send();
-    let json: Value = serde_json::from_slice(
-        &get("/.well-known/act-configuration")
-            .await
-            .unwrap() // ok: test
-            .bytes()
-            .await
-            .unwrap(), // ok: test
-    )
-    .unwrap(); // ok: test
-    let width = json["width"].as_u64().unwrap() as u8; // ok: test
-    let k = &json["keys"][0];
-    let key = Key {
-        id: unb64(&k["key_id"]),
-        pk: PublicKey::from_bytes(&unb64(&k["public_key"])).unwrap(), // ok: test
-        ctx: CredentialContext::with_width(&unb64(&k["credential_context"]), width).unwrap(), // ok: test
-        not_after: 0,
+    let conf = conf_at(&c, &base).await;
+    let key = conf.keys[0].clone();
+    let issue_at = |base: String| {
+        let (c, key) = (c.clone(), key.clone());
+        async move {
+            let req = ClientIssuanceState::request(&mut rand::rng()).unwrap(); // ok: test
+            let body = with_key(&key, &req.message.to_bytes());
+            let r = post_url(&c, format!("{base}/act/issue"), ISSUE, body).await;
+            let body = expect_ok(r, "application/act-issue-response").await;
+            let resp = IssueResponse::from_bytes(&body).unwrap(); // ok: test
+            req.state.finalize(&key.ctx, &key.pk, &resp).unwrap() // ok: test
+        }
     };
-    let conf = Conf {
-        spend_context: unb64(&json["spend_context"]),
-        json: json.clone(),
-        keys: vec![key.clone()],
-    };
-    let post = |path: &str, media: &'static str, body: Vec<u8>| {
-        c.post(format!("{base}{path}"))
-            .header("content-type", media)
-            .body(body)
-            .send()
-    };
-    let req = ClientIssuanceState::request(&mut rand::rng()).unwrap(); // ok: test
-    let r = post("/act/issue", ISSUE, with_key(&key, &req.message.to_bytes()))
-        .await
-        .unwrap(); // ok: test
-    let resp =
-        IssueResponse::from_bytes(&expect_ok(r, "application/act-issue-response").await).unwrap(); // ok: test
-    let cred = req.state.finalize(&key.ctx, &key.pk, &resp).unwrap(); // ok: test
+    let cred = issue_at(base.clone()).await;
     let (spent, _) = prove(&conf, &key, cred, 5, 0);
-    let r = post("/act/spend", SPEND, spent.clone()).await.unwrap(); // ok: test
+    let r = post_url(&c, format!("{base}/act/spend"), SPEND, spent.clone()).await;
     let first = expect_ok(r, REFUND).await;
     terminate(child);
     migrate_spent(&data, &redis.url(), &[]);
     let (child, serving) = spawn_serve(&data, toml, &["--redis", &redis.url()]);
     let base = format!("http://{}", field(&serving, "addr"));
-    let r = c
-        .post(format!("{base}/act/spend"))
-        .header("content-type", SPEND)
-        .body(spent)
-        .send()
-        .await
-        .unwrap(); // ok: test
+    let r = post_url(&c, format!("{base}/act/spend"), SPEND, spent).await;
     assert_eq!(r.status(), 409);
     assert_eq!(r.headers()["act-spend"], "replayed");
     assert_eq!(r.bytes().await.unwrap().to_vec(), first); // ok: test
                                                           // The control: a new credential on Redis spends fresh.
-    let req = ClientIssuanceState::request(&mut rand::rng()).unwrap(); // ok: test
-    let r = c
-        .post(format!("{base}/act/issue"))
-        .header("content-type", ISSUE)
-        .body(with_key(&key, &req.message.to_bytes()))
-        .send()
-        .await
-        .unwrap(); // ok: test
-    let resp =
-        IssueResponse::from_bytes(&expect_ok(r, "application/act-issue-response").await).unwrap(); // ok: test
-    let cred = req.state.finalize(&key.ctx, &key.pk, &resp).unwrap(); // ok: test
+    let cred = issue_at(base.clone()).await;
     let (body, _) = prove(&conf, &key, cred, 5, 0);
-    let r = c
-        .post(format!("{base}/act/spend"))
-        .header("content-type", SPEND)
-        .body(body)
-        .send()
-        .await
-        .unwrap(); // ok: test
+    let r = post_url(&c, format!("{base}/act/spend"), SPEND, body).await;
     assert_eq!(r.status(), 200);
     terminate(child);
 }
