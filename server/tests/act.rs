@@ -215,12 +215,30 @@ async fn issue_spend_refund_and_spend_the_refund() {
     assert_eq!(cred.balance(), 99);
     let cred = spend_ok(&c, &s, &conf, &key, cred, 99).await;
     assert_eq!(cred.balance(), 98);
+    // Answers carrying credentials are not cached; the configuration is, until the rotation.
+    let req = ClientIssuanceState::request(&mut rand::rng()).unwrap(); // ok: test
+    let r = post_act(
+        &c,
+        &s,
+        "/act/issue",
+        ISSUE,
+        with_key(&key, &req.message.to_bytes()),
+    )
+    .await;
+    assert_eq!(r.headers()["cache-control"], "no-store");
+    let r = c
+        .get(url(&s, "/.well-known/act-configuration"))
+        .send()
+        .await
+        .unwrap(); // ok: test
+    let cache = r.headers()["cache-control"].to_str().unwrap().to_string(); // ok: test
+    assert!(cache.starts_with("public, max-age="), "{cache}");
     // A refresh-shaped spend (s = 0) is below the cost.
     let (body, _) = prove(&conf, &key, cred, 0, 0);
     assert_eq!(send_spend(&c, &s, body).await.0, 403);
     let m = metrics_text(&c, &s).await;
     for line in [
-        "pt_issued_tokens_total{token_type=\"act\"} 1",
+        "pt_issued_tokens_total{token_type=\"act\"} 2",
         "pt_redemptions_total{token_type=\"act\",result=\"ok\"} 2",
         "pt_redemptions_total{token_type=\"act\",result=\"policy\"} 1",
     ] {
