@@ -136,7 +136,14 @@ impl ClientIssuanceState {
         let enc = C::encode_compressed(&big_k);
         let rel = proofs::commitment(g, (&big_k, &enc))?;
         let sid = proofs::session_id(ISSUE_REQUEST, &[])?;
-        let pok = proofs::prove(&sid, &rel, &[k, r], r1, &proofs::commitment_tables(g))?;
+        let pok = proofs::prove(
+            &sid,
+            &rel,
+            &[k, r],
+            r1,
+            &proofs::commitment_tables(g),
+            &[None; 4],
+        )?;
         let mut proof = [0u8; 3 * SCALAR_LEN];
         proof.copy_from_slice(pok.get(..3 * SCALAR_LEN).ok_or(Error::InvalidLength)?);
         Ok(IssueRequestResult {
@@ -283,7 +290,7 @@ pub(crate) fn sign(
     let enc = points.map(|p| C::encode_compressed(&p));
     let rel = proofs::signature(&points, &enc)?;
     let sid = proofs::session_id(label, &[])?;
-    let pok = proofs::prove(&sid, &rel, &[x], r1, &[None, None, None, None]);
+    let pok = proofs::prove(&sid, &rel, &[x], r1, &[None, None, None, None], &[None; 4]);
     x.zeroize();
     let pok = pok?;
     let mut proof = [0u8; 2 * SCALAR_LEN];

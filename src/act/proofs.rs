@@ -7,7 +7,7 @@ use zeroize::Zeroizing;
 
 use super::{derive_nonces, Compressed, Generators, Scalar, C, CTX, SEED_LEN};
 use crate::arc::sigma03::{
-    derive_session_id_pieces, LinearEquation, LinearRelation, P256_CIPHERSUITE,
+    derive_session_id_pieces, LinearEquation, LinearRelation, Opening, P256_CIPHERSUITE,
 };
 use crate::group::{Affine, FixedBaseTable};
 use crate::transcript::len_prefix;
@@ -40,13 +40,16 @@ pub(crate) const REFUND: &[u8] = b"Refund";
 pub(crate) const SPEND: &[u8] = b"Spend";
 
 /// `Prove` (ACT §4.4.3): nonces `DeriveNonces(SerializeScalar(w_0) || .., "nonce",
-/// session_id || I2OSP(len(inst), 4) || inst, rand, Nw)` (ACT §4.4.2), then the compact NARG.
+/// session_id || I2OSP(len(inst), 4) || inst, rand, Nw)` (ACT §4.4.2), then the compact NARG
+/// (with `openings` of elements over tabled ones, see
+/// [`LinearRelation::prove_compact_opened`]; all `None` for none).
 pub(crate) fn prove(
     session_id: &[u8; 32],
     relation: &LinearRelation<C>,
     witness: &[Scalar],
     rand: &[u8; SEED_LEN],
     tables: &[Option<&FixedBaseTable<C>>],
+    openings: &[Option<Opening<'_, C>>],
 ) -> Result<Vec<u8>> {
     let instance = relation.serialize();
     let mut secret = Zeroizing::new(Vec::with_capacity(witness.len() * 32));
@@ -63,7 +66,11 @@ pub(crate) fn prove(
         rand,
         witness.len(),
     )?;
-    relation.prove_compact(session_id, &instance, witness, &nonces, tables)
+    if openings.iter().all(Option::is_none) {
+        relation.prove_compact(session_id, &instance, witness, &nonces, tables)
+    } else {
+        relation.prove_compact_opened(session_id, &instance, witness, &nonces, tables, openings)
+    }
 }
 
 /// `Verify`: the compact NARG on the instance (validated); `tables` as for [`prove`].

@@ -230,6 +230,19 @@ fn bits(x: u64, l: u8) -> Zeroizing<Vec<Scalar>> {
 
 /// The bit commitments `b[j]*H1 + s[j]*H3` of `amount` and the witness part `b, s, u` with
 /// `u[j] = (1 - b[j]) * s[j]` (ACT §4.6.2 steps 4-5), constant time.
+/// The prover's openings of the bit commitments over `H1` and `H3` (relation element
+/// indices), wiped on drop.
+struct Openings(Vec<Option<[(u32, Scalar); 2]>>);
+
+impl Drop for Openings {
+    fn drop(&mut self) {
+        for [(_, x), (_, y)] in self.0.iter_mut().flatten() {
+            x.zeroize();
+            y.zeroize();
+        }
+    }
+}
+
 fn range_witness(
     g: &Generators,
     l: u8,
@@ -362,7 +375,36 @@ impl Credential {
         };
         let rel = proofs::spend(g, &inst)?;
         let tables = proofs::spend_tables(g, 9 + affine.len() - 5);
-        let proof = proofs::prove(&sid, &rel, &witness, r1, &tables)?;
+        // Each bit commitment `Com_j = b_j*H1 + s_j*H3` is opened for the prover, so its
+        // term `nonce * Com_j` becomes two fixed-base terms (constant time, same commitments).
+        let mut openings = Openings(vec![None; tables.len()]);
+        let mut open_range = |first: usize, scalar: usize| {
+            for j in 0..lu {
+                if let (Some(slot), Some(b), Some(sj)) = (
+                    openings.0.get_mut(first + j),
+                    witness.get(scalar + j),
+                    witness.get(scalar + lu + j),
+                ) {
+                    *slot = Some([(1, *b), (3, *sj)]);
+                }
+            }
+        };
+        let mut next = (9, 7);
+        if s > 0 {
+            open_range(next.0, next.1);
+            next = (next.0 + lu, next.1 + 3 * lu);
+        } else {
+            next = (next.0 + 1, next.1 + 1);
+        }
+        if a > 0 {
+            open_range(next.0, next.1);
+        }
+        let opened: Vec<Option<&[(u32, Scalar)]>> = openings
+            .0
+            .iter()
+            .map(|o| o.as_ref().map(|x| &x[..]))
+            .collect();
+        let proof = proofs::prove(&sid, &rel, &witness, r1, &tables, &opened)?;
         // The message carries A', B̄, K_n and the commitments, not Ā or H1'.
         let mut points = Vec::with_capacity(affine.len() - 2);
         // ok: `affine` holds A', B̄, Ā, H1', K_n and at least one commitment.

@@ -738,6 +738,10 @@ pub struct LinearRelation<C: Curve> {
     equations: Vec<LinearEquation<C>>,
 }
 
+/// An element's representation `sum x * element` over other elements (relation indices), for
+/// [`LinearRelation::prove_compact_opened`].
+pub type Opening<'a, C> = &'a [(u32, Scalar<C>)];
+
 impl<C: Curve> LinearRelation<C> {
     /// A relation over `scalars` witness scalars and the elements `points` (element 0 the
     /// generator is prepended: `points[i]` gets index `i + 1`), with no equation yet.
@@ -839,8 +843,13 @@ impl<C: Curve> LinearRelation<C> {
                 coeffs.push(*c);
                 used_elements[*e as usize] = true;
             }
-            let image = group::vartime_msm::<C>(&points, &coeffs)?;
-            if bool::from(image.is_identity()) {
+            // One image term: `coeff * P` with `P` not the identity (checked above) is the
+            // identity only for a zero coefficient (prime order), so no multiplication.
+            let image_is_identity = match coeffs.as_slice() {
+                [c] => bool::from(c.is_zero()),
+                _ => bool::from(group::vartime_msm::<C>(&points, &coeffs)?.is_identity()),
+            };
+            if image_is_identity {
                 return Err(Error::InvalidInstance);
             }
             for (i, (s, e, c)) in eq.terms.iter().enumerate() {
@@ -961,6 +970,85 @@ impl<C: Curve> LinearRelation<C> {
         // Published: the proof is the prover's message (`c` a hash output, each `z_i` masked by
         // its one-time nonce).
         validation::publish(&mut out[..]);
+        Ok(out)
+    }
+
+    /// [`Self::prove_compact`] with openings: `openings[e]`, when present, is a representation
+    /// `element e = sum x * element e'` over elements with a fixed-base table in `tables` (or
+    /// the generator), known to the prover. A term on `e` is then computed on those elements,
+    /// and the terms of one equation on one element are merged into one fixed-base
+    /// multiplication, so no variable-base multiplication is left for an opened element. The
+    /// commitments are the same group elements, so the proof is byte-identical to
+    /// [`Self::prove_compact`]'s. Constant time in the witness, nonces and openings (the shape,
+    /// which elements are opened on which, is public).
+    ///
+    /// # Errors
+    /// As [`Self::prove_compact`]; [`Error::Batch`] when `openings` has the wrong length or an
+    /// opening names an element without a table.
+    pub fn prove_compact_opened(
+        &self,
+        session_id: &[u8; 32],
+        instance: &[u8],
+        witness: &[Scalar<C>],
+        nonces: &[Scalar<C>],
+        tables: &[Option<&FixedBaseTable<C>>],
+        openings: &[Option<Opening<'_, C>>],
+    ) -> Result<Vec<u8>> {
+        if witness.len() != self.scalars
+            || nonces.len() != self.scalars
+            || tables.len() != self.points.len()
+            || openings.len() != self.points.len()
+        {
+            return Err(Error::Batch);
+        }
+        let mut commitments = Vec::with_capacity(self.equations.len());
+        // The elements and scalars of one equation, merged by element (the indices are
+        // public; the scalars are wiped).
+        let mut elems: Vec<u32> = Vec::new();
+        let mut ks: zeroize::Zeroizing<Vec<Scalar<C>>> = zeroize::Zeroizing::new(Vec::new());
+        for eq in &self.equations {
+            elems.clear();
+            ks.clear();
+            for (s, e, c) in &eq.terms {
+                let k = *nonces.get(*s as usize).ok_or(Error::InvalidInstance)? * c;
+                let single = [(*e, Scalar::<C>::ONE)];
+                let op = openings.get(*e as usize).copied().flatten();
+                for (e2, x) in op.unwrap_or(&single) {
+                    let kx = if op.is_some() { k * x } else { k };
+                    match elems.iter().position(|m| m == e2) {
+                        Some(i) => ks[i] += kx,
+                        None => {
+                            elems.push(*e2);
+                            ks.push(kx);
+                        }
+                    }
+                }
+            }
+            let mut t = Point::<C>::IDENTITY;
+            for (e, k) in elems.iter().zip(ks.iter()) {
+                let p = if *e == 0 {
+                    group::mul_generator::<C>(k)
+                } else {
+                    match tables.get(*e as usize).copied().flatten() {
+                        Some(table) => table.mul(k),
+                        None if openings.get(*e as usize).copied().flatten().is_some() => {
+                            return Err(Error::Batch)
+                        }
+                        None => group::mul_affine::<C>(self.point(*e)?, k),
+                    }
+                };
+                t += p;
+            }
+            commitments.push(t);
+        }
+        let c = Self::challenge(session_id, instance, &commitments)?;
+        let mut out = Vec::with_capacity((1 + self.scalars) * C::SCALAR_LEN);
+        out.extend_from_slice(C::scalar_bytes(&c).as_ref());
+        for (n, w) in nonces.iter().zip(witness) {
+            let mut z = *n + c * w;
+            out.extend_from_slice(C::scalar_bytes(&z).as_ref());
+            zeroize::Zeroize::zeroize(&mut z);
+        }
         Ok(out)
     }
 
