@@ -5,7 +5,8 @@ use core::fmt;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use subtle::ConstantTimeEq;
+use elliptic_curve::ff::Field;
+use subtle::{ConditionallySelectable, ConstantTimeEq};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 use super::issuance::{
@@ -228,8 +229,6 @@ fn bits(x: u64, l: u8) -> Zeroizing<Vec<Scalar>> {
     out
 }
 
-/// The bit commitments `b[j]*H1 + s[j]*H3` of `amount` and the witness part `b, s, u` with
-/// `u[j] = (1 - b[j]) * s[j]` (ACT §4.6.2 steps 4-5), constant time.
 /// The prover's openings of the bit commitments over `H1` and `H3` (relation element
 /// indices), wiped on drop.
 struct Openings(Vec<Option<[(u32, Scalar); 2]>>);
@@ -243,6 +242,8 @@ impl Drop for Openings {
     }
 }
 
+/// The bit commitments `b[j]*H1 + s[j]*H3` of `amount` and the witness part `b, s, u` with
+/// `u[j] = (1 - b[j]) * s[j]` (ACT §4.6.2 steps 4-5), constant time.
 fn range_witness(
     g: &Generators,
     l: u8,
@@ -253,8 +254,11 @@ fn range_witness(
 ) {
     let b = bits(amount, l);
     let mut u = Zeroizing::new(Vec::with_capacity(usize::from(l)));
+    // `b_j*H1` with `b_j` in {0, 1} is a constant-time selection, not a multiplication.
+    let h1 = Point::<C>::from(g.h[0]);
     for (bj, sj) in b.iter().zip(blinds) {
-        proj.push(commit(g, false, &[(0, bj), (2, sj)]));
+        let bit = Point::<C>::conditional_select(&Point::<C>::IDENTITY, &h1, !bj.is_zero());
+        proj.push(bit + commit(g, false, &[(2, sj)]));
         u.push((Scalar::ONE - bj) * sj);
     }
     witness.extend_from_slice(&b);
