@@ -899,6 +899,28 @@ pub fn vartime_msm<C: Curve>(points: &[Affine<C>], scalars: &[Scalar<C>]) -> Res
     Ok(mul::msm_vartime::<C>(points, scalars))
 }
 
+/// `out[i] = jobs[i].1 * points[jobs[i].0]`: many products of public points by public scalars,
+/// variable time (a verifier recomputing sigma-protocol commitments, where each point is
+/// multiplied by one or two scalars). Every point's tables are built once and shared by its
+/// scalars; a point with several scalars gets a comb (rows `P, 2^64 P, ...`) so that each of
+/// them costs 64 doublings, not the scalar's bit length; all tables go to affine with one field
+/// inversion, then mixed additions. Public data only. Allocates a number of buffers that does
+/// not depend on the input length.
+///
+/// # Errors
+/// [`Error::Batch`] when `jobs` and `out` differ in length or a job names no point.
+pub fn vartime_mul_batch<C: Curve>(
+    points: &[Affine<C>],
+    jobs: &[(usize, Scalar<C>)],
+    out: &mut [Point<C>],
+) -> Result<()> {
+    if jobs.len() != out.len() || jobs.iter().any(|(i, _)| *i >= points.len()) {
+        return Err(Error::Batch);
+    }
+    mul::mul_batch_vartime::<C>(points, jobs, out);
+    Ok(())
+}
+
 /// The identity element.
 pub fn identity<C: Curve>() -> Point<C> {
     Point::<C>::IDENTITY

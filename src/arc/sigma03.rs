@@ -823,6 +823,15 @@ impl<C: Curve> LinearRelation<C> {
     /// # Errors
     /// [`Error::InvalidInstance`].
     pub fn vartime_validate(&self) -> Result<()> {
+        self.vartime_validate_images().map(|_| ())
+    }
+
+    /// [`Self::vartime_validate`], returning the value of every image of several terms (the
+    /// others `None`): the verifier multiplies that one point by `-c` instead of each of its
+    /// terms (ACT's range equations: `s*H1 + sum 2^j Com_j`, computed once, with the
+    /// coefficients' one-digit recodings, as Horner's rule would).
+    fn vartime_validate_images(&self) -> Result<Vec<Option<Point<C>>>> {
+        let mut images = Vec::with_capacity(self.equations.len());
         let mut used_elements = vec![false; self.points.len()];
         let mut used_scalars = vec![false; self.scalars];
         let mut nonzero_column = vec![false; self.scalars];
@@ -846,8 +855,15 @@ impl<C: Curve> LinearRelation<C> {
             // One image term: `coeff * P` with `P` not the identity (checked above) is the
             // identity only for a zero coefficient (prime order), so no multiplication.
             let image_is_identity = match coeffs.as_slice() {
-                [c] => bool::from(c.is_zero()),
-                _ => bool::from(group::vartime_msm::<C>(&points, &coeffs)?.is_identity()),
+                [c] => {
+                    images.push(None);
+                    bool::from(c.is_zero())
+                }
+                _ => {
+                    let image = group::vartime_msm::<C>(&points, &coeffs)?;
+                    images.push(Some(image));
+                    bool::from(image.is_identity())
+                }
             };
             if image_is_identity {
                 return Err(Error::InvalidInstance);
@@ -887,7 +903,7 @@ impl<C: Curve> LinearRelation<C> {
         {
             return Err(Error::InvalidInstance);
         }
-        Ok(())
+        Ok(images)
     }
 
     /// The challenge of the compact NARG: a [`DuplexSponge`] on `session_id` absorbs
@@ -1071,32 +1087,54 @@ impl<C: Curve> LinearRelation<C> {
         if proof.len() != (1 + self.scalars) * ns {
             return Err(Error::InvalidProof);
         }
-        self.vartime_validate().map_err(|_| Error::InvalidProof)?;
+        let images = self
+            .vartime_validate_images()
+            .map_err(|_| Error::InvalidProof)?;
         let mut scalars = Vec::with_capacity(self.scalars + 1);
         for chunk in proof.chunks_exact(ns) {
             scalars.push(group::decode_scalar::<C>(chunk).map_err(|_| Error::InvalidProof)?);
         }
         let (c, z) = scalars.split_first().ok_or(Error::InvalidProof)?;
+        // The elements, then the images of several terms (one inversion for those).
+        let image_points: Vec<Point<C>> = images.iter().flatten().copied().collect();
+        let mut bases = self.points.clone();
+        bases.resize(
+            self.points.len() + image_points.len(),
+            Affine::<C>::IDENTITY,
+        );
+        group::normalize_slice::<C>(&image_points, &mut bases[self.points.len()..])?;
+        let mut next_image = self.points.len();
         let mut commitments = Vec::with_capacity(self.equations.len());
+        // Equations with one variable base leave it to one batch: `(base, scalar)` jobs and
+        // the equation each adds to.
+        let mut jobs: Vec<(usize, Scalar<C>)> = Vec::new();
+        let mut job_eq: Vec<usize> = Vec::new();
         let mut merged: Vec<(u32, Scalar<C>)> = Vec::new();
         let mut pts = Vec::new();
         let mut ks = Vec::new();
-        for eq in &self.equations {
-            // One scalar per element: terms and image terms on the same element are merged.
+        let mut var: Vec<usize> = Vec::new();
+        for (j, (eq, image)) in self.equations.iter().zip(&images).enumerate() {
+            // One scalar per element: terms and image terms on the same element are merged;
+            // an image of several terms is one base of its own with the scalar `-c`.
             merged.clear();
             let terms = eq.terms.iter().map(|(s, e, coeff)| {
                 z.get(*s as usize)
                     .map(|zs| (*e, *zs * coeff))
                     .ok_or(Error::InvalidProof)
             });
-            let image = eq.image.iter().map(|(e, coeff)| Ok((*e, -(*c * coeff))));
-            for t in terms.chain(image) {
+            let image_terms = eq
+                .image
+                .iter()
+                .filter(|_| image.is_none())
+                .map(|(e, coeff)| Ok((*e, -(*c * coeff))));
+            for t in terms.chain(image_terms) {
                 let (e, k) = t?;
                 match merged.iter_mut().find(|(m, _)| *m == e) {
                     Some((_, acc)) => *acc += k,
                     None => merged.push((e, k)),
                 }
             }
+            var.clear();
             pts.clear();
             ks.clear();
             let mut t = Point::<C>::IDENTITY;
@@ -1110,15 +1148,36 @@ impl<C: Curve> LinearRelation<C> {
                     Some(table) => t = t.vartime_add(&table.vartime_mul(k)),
                     None if *e == 0 => t = t.vartime_add(&C::generator_table().vartime_mul(k)),
                     None => {
-                        pts.push(*self.point(*e).map_err(|_| Error::InvalidProof)?);
+                        self.point(*e).map_err(|_| Error::InvalidProof)?;
+                        var.push(*e as usize);
                         ks.push(*k);
                     }
                 }
             }
-            if !pts.is_empty() {
-                t = t.vartime_add(&group::vartime_msm::<C>(&pts, &ks)?);
+            if image.is_some() {
+                var.push(next_image);
+                ks.push(-*c);
+                next_image += 1;
+            }
+            match var.len() {
+                0 => {}
+                1 => {
+                    jobs.push((var[0], ks[0]));
+                    job_eq.push(j);
+                }
+                _ => {
+                    pts.extend(var.iter().map(|i| bases[*i]));
+                    t = t.vartime_add(&group::vartime_msm::<C>(&pts, &ks)?);
+                }
             }
             commitments.push(t);
+        }
+        let mut products = vec![Point::<C>::IDENTITY; jobs.len()];
+        group::vartime_mul_batch::<C>(&bases, &jobs, &mut products)?;
+        for (p, j) in products.iter().zip(&job_eq) {
+            if let Some(t) = commitments.get_mut(*j) {
+                *t = t.vartime_add(p);
+            }
         }
         let expected = Self::challenge(session_id, instance, &commitments)?;
         if expected == *c {

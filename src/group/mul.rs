@@ -290,6 +290,105 @@ fn straus_core_affine<C: Curve>(
     acc
 }
 
+/// Width-5 NAF of a 64-bit chunk (digits odd, in `[-15, 15]`), variable time. Returns the
+/// number of digits (at most 65).
+fn wnaf_chunk(k: u64, naf: &mut [i8; MAX_NAF]) -> usize {
+    let mut k = u128::from(k);
+    let mut len = 0;
+    while k != 0 {
+        let mut d = 0i8;
+        if k & 1 == 1 {
+            let w = (k & 31) as i8;
+            d = if w >= 16 { w - 32 } else { w };
+            k = if d >= 0 {
+                k - d as u128
+            } else {
+                k + (-(d as i16)) as u128
+            };
+        }
+        naf[len] = d;
+        k >>= 1;
+        len += 1;
+    }
+    len
+}
+
+/// Bits of one row of [`vartime_mul_batch`]'s comb: a point used by several scalars gets the
+/// rows `P, 2^64 P, 2^128 P, ...`, and each of its scalars is split into 64-bit chunks.
+const ROW_BITS: usize = 64;
+/// Most rows of a comb (a 384-bit scalar).
+const MAX_ROWS: usize = MAX_SCALAR_BYTES * 8 / ROW_BITS;
+
+/// `out[i] = jobs[i].1 * points[jobs[i].0]`: several products of public points by public
+/// scalars, variable time. A point used by one job gets one odd-multiple table (width-5 wNAF,
+/// `P, 3P, ..., 15P`); a point used by several gets a comb of `bits / 64` rows `2^(64 r) P`,
+/// each with its odd-multiple table, so that its scalars, cut into 64-bit chunks, need 64
+/// doublings each instead of `bits` (the rows' doublings are paid once per point). Every
+/// table of every point is converted to affine with one field inversion, then each product is
+/// Straus over its rows with mixed additions. The caller checks the lengths and indices.
+pub(crate) fn mul_batch_vartime<C: Curve>(
+    points: &[Affine<C>],
+    jobs: &[(usize, Scalar<C>)],
+    out: &mut [Point<C>],
+) {
+    let rows_max = (C::SCALAR_LEN * 8).div_ceil(ROW_BITS).min(MAX_ROWS);
+    // Rows per point: 0 (unused), 1, or the comb.
+    let mut uses = vec![0usize; points.len()];
+    for (i, _) in jobs {
+        uses[*i] += 1;
+    }
+    let rows: Vec<usize> = uses
+        .iter()
+        .map(|&u| match u {
+            0 => 0,
+            1 => 1,
+            _ => rows_max,
+        })
+        .collect();
+    let mut offsets = Vec::with_capacity(points.len());
+    let mut total = 0;
+    for r in &rows {
+        offsets.push(total);
+        total += r * NAF_TABLE;
+    }
+    let mut proj = Vec::with_capacity(total);
+    for (p, r) in points.iter().zip(&rows) {
+        let mut row = Point::<C>::from(*p);
+        for k in 0..*r {
+            if k > 0 {
+                for _ in 0..ROW_BITS {
+                    row = row.double();
+                }
+            }
+            proj.extend_from_slice(&odd_multiples::<C>(row));
+        }
+    }
+    let mut tables = vec![Affine::<C>::IDENTITY; total];
+    batch_normalize(&proj, &mut tables);
+    let mut nafs = [[0i8; MAX_NAF]; MAX_ROWS];
+    for ((i, k), o) in jobs.iter().zip(out.iter_mut()) {
+        let (r, off) = (rows[*i], offsets[*i]);
+        let table = &tables[off..off + r * NAF_TABLE];
+        let len = if r == 1 {
+            wnaf::<C>(k, &mut nafs[0])
+        } else {
+            let bytes = C::scalar_bytes(k);
+            let be = bytes.as_ref();
+            let mut len = 0;
+            for (row, naf) in nafs.iter_mut().enumerate().take(r) {
+                // Row `row` holds bits 64 row .. 64 row + 63: big-endian bytes from the end.
+                let end = be.len() - row * 8;
+                let mut chunk = [0u8; 8];
+                chunk.copy_from_slice(&be[end - 8..end]);
+                naf.fill(0);
+                len = len.max(wnaf_chunk(u64::from_be_bytes(chunk), naf));
+            }
+            len
+        };
+        *o = straus_core_affine::<C>(table, &nafs[..r], len);
+    }
+}
+
 /// Inputs at least this long use Pippenger's method instead of Straus.
 const PIPPENGER_THRESHOLD: usize = 512;
 
@@ -308,13 +407,45 @@ pub(crate) fn msm_vartime<C: Curve>(points: &[Affine<C>], scalars: &[Scalar<C>])
             for (naf, k) in nafs.iter_mut().zip(scalars.iter()) {
                 len = len.max(wnaf::<C>(k, naf));
             }
-            // All tables to affine with one field inversion, then mixed additions.
-            let proj: Vec<Point<C>> = points
+            // Each point's table only as long as its largest digit needs (a coefficient `2^j`
+            // has the one digit 1: the point itself, no table), the computed entries to affine
+            // with one field inversion, then mixed additions.
+            let mut entries = Vec::with_capacity(n);
+            let mut proj = Vec::new();
+            for (p, naf) in points.iter().zip(&nafs) {
+                let top = naf[..len]
+                    .iter()
+                    .map(|d| d.unsigned_abs())
+                    .max()
+                    .unwrap_or(0);
+                let e = usize::from(top).div_ceil(2);
+                entries.push(e);
+                if e > 1 {
+                    let p1 = Point::<C>::from(*p);
+                    let p2 = p1.double();
+                    let mut t = p1;
+                    for _ in 1..e {
+                        t = t.vartime_add(&p2);
+                        proj.push(t);
+                    }
+                }
+            }
+            let mut computed = vec![Affine::<C>::IDENTITY; proj.len()];
+            batch_normalize(&proj, &mut computed);
+            let mut tables = vec![Affine::<C>::IDENTITY; n * NAF_TABLE];
+            let mut next = computed.iter();
+            for ((p, e), table) in points
                 .iter()
-                .flat_map(|p| odd_multiples::<C>(p.into()))
-                .collect();
-            let mut tables = vec![Affine::<C>::IDENTITY; proj.len()];
-            batch_normalize(&proj, &mut tables);
+                .zip(&entries)
+                .zip(tables.chunks_exact_mut(NAF_TABLE))
+            {
+                table[0] = *p;
+                for slot in table.iter_mut().take(*e).skip(1) {
+                    if let Some(a) = next.next() {
+                        *slot = *a;
+                    }
+                }
+            }
             straus_core_affine::<C>(&tables, &nafs, len)
         }
         n => pippenger::<C>(points, scalars, n),

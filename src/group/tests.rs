@@ -521,6 +521,95 @@ fn msm<C: Curve>() {
     }
 }
 
+/// `vartime_msm` with sparse coefficients (`2^j`, small amounts: the short per-point tables)
+/// and `vartime_mul_batch` (points used once, twice, three times, unused; the identity; zero,
+/// one, minus one and random scalars) against the reference per-term products.
+fn batched_vartime<C: Curve>() {
+    let mut rng = rand::rng();
+    let g = gen::<C>();
+    let rnd = |rng: &mut rand::rngs::ThreadRng| crate::group::random_scalar::<C>(rng);
+    for n in [3usize, 9, 65, 130] {
+        let pts: Vec<Affine<C>> = (0..n)
+            .map(|_| ref_mul(&g, &rnd(&mut rng)).to_affine())
+            .collect();
+        let ks: Vec<Scalar<C>> = (0..n)
+            .map(|j| match j % 4 {
+                0 => Scalar::<C>::from(1u64 << (j % 64)),
+                1 => -Scalar::<C>::from(j as u64 * 12345),
+                2 => Scalar::<C>::from(u64::MAX - j as u64),
+                _ => rnd(&mut rng),
+            })
+            .collect();
+        let expect = pts
+            .iter()
+            .zip(ks.iter())
+            .fold(RefPoint::<C>::identity(), |a, (p, k)| {
+                a + p.to_primeorder() * *k
+            });
+        assert_eq!(
+            to_ref(&vartime_msm::<C>(&pts, &ks).unwrap()),
+            expect,
+            "n = {n}"
+        );
+    }
+    for n in [1usize, 2, 5, 40] {
+        let mut pts: Vec<Affine<C>> = (0..n)
+            .map(|_| ref_mul(&g, &rnd(&mut rng)).to_affine())
+            .collect();
+        if n >= 5 {
+            pts[n - 2] = Affine::<C>::IDENTITY;
+        }
+        let one = Scalar::<C>::ONE;
+        let mut jobs = Vec::new();
+        for i in 0..n {
+            // Point i used i % 4 times (unused when 0), with edge and random scalars.
+            for u in 0..(i % 4).max(usize::from(n < 3)) {
+                let k = match (i + u) % 5 {
+                    0 => Scalar::<C>::ZERO,
+                    1 => one,
+                    2 => -one,
+                    3 => Scalar::<C>::from(1u64 << 63) * Scalar::<C>::from(1u64 << 63),
+                    _ => rnd(&mut rng),
+                };
+                jobs.push((i, k));
+            }
+        }
+        let mut out = vec![Point::<C>::IDENTITY; jobs.len()];
+        vartime_mul_batch::<C>(&pts, &jobs, &mut out).unwrap();
+        for ((i, k), o) in jobs.iter().zip(&out) {
+            assert_eq!(
+                to_ref(o),
+                pts[*i].to_primeorder() * *k,
+                "n = {n}, point {i}"
+            );
+        }
+        // Control: a changed scalar gives another product.
+        if let Some((i, k)) = jobs
+            .iter()
+            .find(|(i, k)| *i != n - 2 && !bool::from(k.is_zero()))
+        {
+            let mut one_out = [Point::<C>::IDENTITY];
+            vartime_mul_batch::<C>(&pts, &[(*i, *k + one)], &mut one_out).unwrap();
+            assert_ne!(to_ref(&one_out[0]), pts[*i].to_primeorder() * *k);
+        }
+        // Lengths and indices are checked.
+        assert_eq!(
+            vartime_mul_batch::<C>(&pts, &[(n, one)], &mut [Point::<C>::IDENTITY]),
+            Err(crate::Error::Batch)
+        );
+        assert_eq!(
+            vartime_mul_batch::<C>(&pts, &[(0, one)], &mut []),
+            Err(crate::Error::Batch)
+        );
+    }
+}
+
+#[test]
+fn batched_vartime_products_match_the_reference() {
+    batched_vartime::<NistP256>();
+    batched_vartime::<NistP384>();
+}
+
 fn normalization<C: Curve>() {
     let mut rng = rand::rng();
     let g = gen::<C>();
