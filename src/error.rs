@@ -86,7 +86,9 @@ errors! {
     /// a key encoding that is not the one expected ([`crate::blind_rsa`]).
     InvalidKey => "RSA key is malformed or unsupported",
     /// An integer was not below the RSA modulus (RFC 9474 `BlindSign`: "message representative
-    /// out of range"; refused, never reduced).
+    /// out of range"; refused, never reduced). Also ACT's `AmountError`: an amount, balance or
+    /// sum not below `2^L` (`act`), kept in this variant so that `Error::ALL` and the error
+    /// codes of the bindings stay as they are.
     OutOfRange => "integer is not below the RSA modulus",
     /// The RSA private operation failed its own check against the public one (RFC 9474
     /// "signing failure", a fault): nothing was returned.

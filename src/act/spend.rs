@@ -142,12 +142,15 @@ impl Spend {
     }
 
     /// `I2OSP(L, 1) || to_bytes()`: the self-describing form of the serde encoding.
+    #[cfg(feature = "serde")]
     fn to_tagged(&self) -> Vec<u8> {
         let mut out = vec![self.l];
         out.extend_from_slice(&self.to_bytes());
         out
     }
 
+    /// The inverse of [`Self::to_tagged`] (the serde decoding).
+    #[cfg(feature = "serde")]
     fn from_tagged(bytes: &[u8]) -> Result<Self> {
         let (l, rest) = bytes.split_first().ok_or(Error::InvalidLength)?;
         Self::from_bytes(rest, *l)
