@@ -25,8 +25,8 @@
 use super::fixed_base::FixedBaseTable;
 use super::point::batch_normalize;
 use super::window::{
-    affine_tables, ct_lookup, odd_digits_w, odd_entry, odd_table, signed_digits, Entry,
-    ScalarDigits, ENTRIES, MAX_DIGITS, MAX_SCALAR_BYTES, W,
+    affine_tables, ct_lookup, odd_digits_w, odd_entry, odd_table, odd_table_n, signed_digits,
+    Entry, ScalarDigits, ENTRIES, MAX_DIGITS, MAX_SCALAR_BYTES, W,
 };
 use super::{Affine, Curve, Point, Scalar};
 
@@ -202,14 +202,10 @@ impl<C: Curve> core::ops::Mul<Scalar<C>> for &Point<C> {
     }
 }
 
-/// Odd multiples `P, 3P, ..., (2^(w-1)-1)P` in projective form.
+/// Odd multiples `P, 3P, ..., (2^(w-1)-1)P` in projective form: one doubling and co-Z
+/// additions (`odd_table_n`; the identity's table is the identity's).
 fn odd_multiples<C: Curve>(p1: Point<C>) -> [Point<C>; NAF_TABLE] {
-    let p2 = p1.double();
-    let mut t = [p1; NAF_TABLE];
-    for i in 1..NAF_TABLE {
-        t[i] = t[i - 1].vartime_add(&p2);
-    }
-    t
+    odd_table_n::<C, NAF_TABLE>(&p1)
 }
 
 #[inline]

@@ -161,15 +161,21 @@ fn odd_sign_index(d: i8) -> (Choice, u8) {
 /// exceptional (`(2i + 1) P = ±2P` needs an order below 33); the identity's table is the
 /// identity's (`Z = 0` throughout).
 pub(super) fn odd_table<C: Curve>(p: &Point<C>) -> [Point<C>; ENTRIES] {
+    odd_table_n::<C, ENTRIES>(p)
+}
+
+/// [`odd_table`] with `N` entries, `P, 3P, ..., (2N - 1)P` (the variable-time wNAF tables
+/// take 8).
+pub(super) fn odd_table_n<C: Curve, const N: usize>(p: &Point<C>) -> [Point<C>; N] {
     let mut twice = p.double();
     let gamma = p.y.square();
-    let mut t = [Point::<C>::IDENTITY; ENTRIES];
+    let mut t = [Point::<C>::IDENTITY; N];
     t[0] = Point::<C> {
         x: p.x * gamma,
         y: gamma.square(),
         z: twice.z,
     };
-    for i in 1..ENTRIES {
+    for i in 1..N {
         let (sum, moved) = twice.zaddu(&t[i - 1]);
         t[i] = sum;
         twice = moved;
