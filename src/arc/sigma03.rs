@@ -934,6 +934,30 @@ impl<C: Curve> LinearRelation<C> {
         decode_uint::<C>(&wide[..n])
     }
 
+    /// The end of both provers: the challenge from the commitments, then `c || z` with
+    /// `z_i = nonce_i + c * w_i` (constant time in the witness and nonces; each `z_i` wiped).
+    fn respond(
+        &self,
+        session_id: &[u8; 32],
+        instance: &[u8],
+        commitments: &[Point<C>],
+        witness: &[Scalar<C>],
+        nonces: &[Scalar<C>],
+    ) -> Result<Vec<u8>> {
+        let c = Self::challenge(session_id, instance, commitments)?;
+        let mut out = Vec::with_capacity((1 + self.scalars) * C::SCALAR_LEN);
+        out.extend_from_slice(C::scalar_bytes(&c).as_ref());
+        for (n, w) in nonces.iter().zip(witness) {
+            let mut z = *n + c * w;
+            out.extend_from_slice(C::scalar_bytes(&z).as_ref());
+            zeroize::Zeroize::zeroize(&mut z);
+        }
+        // Published: the proof is the prover's message (`c` a hash output, each `z_i` masked by
+        // its one-time nonce).
+        validation::publish(&mut out[..]);
+        Ok(out)
+    }
+
     /// `ProveCompact` with the given nonces (one per scalar; sigma-protocols-03 §5.5): commits
     /// `T_j = sum coeff * nonce * element`, derives the challenge from `instance` (which must be
     /// [`Self::serialize`]) and answers `z_i = nonce_i + c * w_i`; returns `c || z` encoded.
@@ -952,41 +976,9 @@ impl<C: Curve> LinearRelation<C> {
         nonces: &[Scalar<C>],
         tables: &[Option<&FixedBaseTable<C>>],
     ) -> Result<Vec<u8>> {
-        if witness.len() != self.scalars
-            || nonces.len() != self.scalars
-            || tables.len() != self.points.len()
-        {
-            return Err(Error::Batch);
-        }
-        let mut commitments = Vec::with_capacity(self.equations.len());
-        for eq in &self.equations {
-            let mut t = Point::<C>::IDENTITY;
-            for (s, e, c) in &eq.terms {
-                let k = *nonces.get(*s as usize).ok_or(Error::InvalidInstance)? * c;
-                let p = if *e == 0 {
-                    group::mul_generator::<C>(&k)
-                } else {
-                    match tables.get(*e as usize).copied().flatten() {
-                        Some(table) => table.mul(&k),
-                        None => group::mul_affine::<C>(self.point(*e)?, &k),
-                    }
-                };
-                t += p;
-            }
-            commitments.push(t);
-        }
-        let c = Self::challenge(session_id, instance, &commitments)?;
-        let mut out = Vec::with_capacity((1 + self.scalars) * C::SCALAR_LEN);
-        out.extend_from_slice(C::scalar_bytes(&c).as_ref());
-        for (n, w) in nonces.iter().zip(witness) {
-            let mut z = *n + c * w;
-            out.extend_from_slice(C::scalar_bytes(&z).as_ref());
-            zeroize::Zeroize::zeroize(&mut z);
-        }
-        // Published: the proof is the prover's message (`c` a hash output, each `z_i` masked by
-        // its one-time nonce).
-        validation::publish(&mut out[..]);
-        Ok(out)
+        // No element opened: the same products (terms on one element merged into one).
+        let openings = vec![None; self.points.len()];
+        self.prove_compact_opened(session_id, instance, witness, nonces, tables, &openings)
     }
 
     /// [`Self::prove_compact`] with openings: `openings[e]`, when present, is a representation
@@ -1057,15 +1049,7 @@ impl<C: Curve> LinearRelation<C> {
             }
             commitments.push(t);
         }
-        let c = Self::challenge(session_id, instance, &commitments)?;
-        let mut out = Vec::with_capacity((1 + self.scalars) * C::SCALAR_LEN);
-        out.extend_from_slice(C::scalar_bytes(&c).as_ref());
-        for (n, w) in nonces.iter().zip(witness) {
-            let mut z = *n + c * w;
-            out.extend_from_slice(C::scalar_bytes(&z).as_ref());
-            zeroize::Zeroize::zeroize(&mut z);
-        }
-        Ok(out)
+        self.respond(session_id, instance, &commitments, witness, nonces)
     }
 
     /// `VerifyCompact`: strict decoding of `c || z` (exact length, canonical scalars),

@@ -476,6 +476,15 @@ fn multiplication<C: Curve>() {
     }
 }
 
+/// `sum k_i P_i` by the reference arithmetic.
+fn ref_msm<C: Curve>(pts: &[Affine<C>], ks: &[Scalar<C>]) -> RefPoint<C> {
+    pts.iter()
+        .zip(ks.iter())
+        .fold(RefPoint::<C>::identity(), |a, (p, k)| {
+            a + p.to_primeorder() * *k
+        })
+}
+
 fn msm<C: Curve>() {
     let mut rng = rand::rng();
     let g = gen::<C>();
@@ -495,15 +504,9 @@ fn msm<C: Curve>() {
             ks[0] = -Scalar::<C>::ONE;
             ks[n - 1] = Scalar::<C>::ZERO;
         }
-        let expect = pts
-            .iter()
-            .zip(ks.iter())
-            .fold(RefPoint::<C>::identity(), |a, (p, k)| {
-                a + p.to_primeorder() * *k
-            });
         assert_eq!(
             to_ref(&vartime_msm::<C>(&pts, &ks).unwrap()),
-            expect,
+            ref_msm(&pts, &ks),
             "n = {n}"
         );
     }
@@ -540,15 +543,9 @@ fn batched_vartime<C: Curve>() {
                 _ => rnd(&mut rng),
             })
             .collect();
-        let expect = pts
-            .iter()
-            .zip(ks.iter())
-            .fold(RefPoint::<C>::identity(), |a, (p, k)| {
-                a + p.to_primeorder() * *k
-            });
         assert_eq!(
             to_ref(&vartime_msm::<C>(&pts, &ks).unwrap()),
-            expect,
+            ref_msm(&pts, &ks),
             "n = {n}"
         );
     }
