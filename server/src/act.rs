@@ -211,6 +211,11 @@ pub async fn issue(State(st): State<Arc<AppState>>, headers: HeaderMap, body: By
         Err(r) => return *r,
     };
     let epoch = ring.epoch;
+    // Decoded before the gate charges anything: a body of the wrong length or with a bad
+    // point costs no quota (the proof is checked on the pool).
+    let Ok(req) = IssueRequest::from_bytes(message(&body)) else {
+        return unprocessable("malformed issue request\n");
+    };
     if let Err(r) = st
         .gate
         .admit(&headers, 1, epoch, st.config.keys.secs_to_rotation(now))
@@ -224,9 +229,6 @@ pub async fn issue(State(st): State<Arc<AppState>>, headers: HeaderMap, body: By
             with_rng(|rng| {
                 let Some(key) = ring.act.get(index) else {
                     return unprocessable("unknown key\n");
-                };
-                let Ok(req) = IssueRequest::from_bytes(message(&body)) else {
-                    return unprocessable("malformed issue request\n");
                 };
                 match key
                     .key

@@ -106,6 +106,18 @@ impl ActConfig {
                 )));
             }
         }
+        // The refund is `s - cost + a`: a spend must cost something (`cost >= 1`), and a
+        // top-up below the cost keeps every spend a net charge of `cost - a >= 1`; a top-up of
+        // `cost` or more would mint credits on every spend (nothing else charges for `a`).
+        if self.cost == 0 {
+            return Err(ConfigError::Invalid("act.cost must be at least 1".into()));
+        }
+        if self.max_top_up >= self.cost {
+            return Err(ConfigError::Invalid(
+                "act.max_top_up must be below act.cost (a top-up of cost or more mints credits)"
+                    .into(),
+            ));
+        }
         Ok(())
     }
 
@@ -539,13 +551,16 @@ mod tests {
             format!("[act]\nwidth = 8\nissue_credits = 256{open}"),
             format!("[act]\nwidth = 8\ncost = 256{open}"),
             format!("[act]\nwidth = 8\nmax_top_up = 256{open}"),
+            format!("[act]\ncost = 0{open}"),
+            format!("[act]\ncost = 3\nmax_top_up = 3{open}"),
+            format!("[act]\nmax_top_up = 1{open}"),
             "[issuance]\nauth = \"api-keys\"".to_string(),
             "[issuance]\nauth = \"none\"".to_string(),
         ] {
             assert!(Config::from_toml(&bad).is_err(), "{bad}");
         }
         let c = Config::from_toml(&format!(
-            "[act]\nenabled = true\nwidth = 8\nissue_credits = 255\ncost = 255\nmax_top_up = 255{open}"
+            "[act]\nenabled = true\nwidth = 8\nissue_credits = 255\ncost = 255\nmax_top_up = 254{open}"
         ))
         .unwrap();
         assert_eq!((c.act.width, c.act.issue_credits), (8, 255));

@@ -750,9 +750,15 @@ impl RedisStore {
 }
 
 /// [`SpentStore::record`] on Redis: `KEYS[1]` the record, `ARGV[1]` its value, `ARGV[2]` the
-/// `EXAT` instant. Returns the stored value, or nil when it wrote the record.
+/// `EXAT` instant, `ARGV[3]` `1` when the caller will `WAIT` for replicas. Returns the stored
+/// value, or nil when it wrote the record. A present record is written again unchanged
+/// (`XX KEEPTTL`) when the caller waits: the record may have been written by another
+/// connection (another instance) whose write this connection's `WAIT` does not cover, and the
+/// stored value is about to be released (an ACT refund), so it must be on the replicas first.
 const RECORD_SCRIPT: &str = "local v = redis.call('GET', KEYS[1]) \
-if v then return v end \
+if v then \
+if ARGV[3] == '1' then redis.call('SET', KEYS[1], v, 'XX', 'KEEPTTL') end \
+return v end \
 redis.call('SET', KEYS[1], ARGV[1], 'EXAT', ARGV[2]) \
 return false";
 
@@ -876,16 +882,19 @@ impl SpentStore for RedisStore {
                 .arg(self.key(id))
                 .arg(value)
                 .arg(expires_at.saturating_add(self.margin))
+                .arg(if self.wait_replicas > 0 { "1" } else { "0" })
                 .query_async(&mut conn)
                 .await
                 .map_err(store_err)?;
-            if let Some(v) = stored {
-                return Ok(Recorded::Present(v));
-            }
+            // Either answer releases something (a fresh refund, or the stored one to a
+            // repeated request): both wait for the replicas first.
             if self.wait_replicas > 0 {
                 self.wait_for_replicas().await?;
             }
-            Ok(Recorded::Fresh)
+            Ok(match stored {
+                Some(v) => Recorded::Present(v),
+                None => Recorded::Fresh,
+            })
         })
     }
 

@@ -341,20 +341,20 @@ async fn futures_join<F: std::future::Future>(f: [F; 4]) -> [F::Output; 4] {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn policy_refusals_record_nothing() {
     let dir = tempfile::tempdir().unwrap(); // ok: test
-    let cfg = act_config("cost = 2\nmax_top_up = 5\nissue_credits = 20", "");
+    let cfg = act_config("cost = 5\nmax_top_up = 2\nissue_credits = 20", "");
     let s = start(cfg, [7; 32], redb(dir.path()).await).await;
     let c = http();
     let conf = conf(&c, &s).await;
     assert_eq!(
         (&conf.json["cost"], &conf.json["max_top_up"]),
-        (&Value::from(2), &Value::from(5))
+        (&Value::from(5), &Value::from(2))
     );
     let key = conf.keys[0].clone();
     let cred = issue(&c, &s, &key).await;
     assert_eq!(cred.balance(), 20);
     // Below the cost, and a top-up above the limit: 403, and nothing recorded (the same
     // credential spends afterwards).
-    for (amount, top_up) in [(1, 0), (2, 6), (0, 3)] {
+    for (amount, top_up) in [(4, 0), (5, 3), (0, 2)] {
         let (body, _) = prove(&conf, &key, copy(&cred), amount, top_up);
         let (status, outcome, _, _) = send_spend(&c, &s, body).await;
         assert_eq!(
@@ -363,12 +363,13 @@ async fn policy_refusals_record_nothing() {
             "s = {amount}, a = {top_up}"
         );
     }
-    // The control: s = 2, a = 5 is taken, t = 2 - 2 + 5 = 5: 20 - 2 + 5 = 23.
-    let (body, state) = prove(&conf, &key, cred, 2, 5);
+    // The control: s = 6, a = 2 is taken, t = 6 - 5 + 2 = 3: 20 - 6 + 3 = 17 (a net charge of
+    // cost - a = 3).
+    let (body, state) = prove(&conf, &key, cred, 6, 2);
     let (status, outcome, _, refund) = send_spend(&c, &s, body).await;
     assert_eq!((status, outcome.as_str()), (200, "fresh"));
-    assert_eq!(Refund::from_bytes(&refund).unwrap().amount(), 5); // ok: test
-    assert_eq!(finalize(&key, state, &refund).balance(), 23);
+    assert_eq!(Refund::from_bytes(&refund).unwrap().amount(), 3); // ok: test
+    assert_eq!(finalize(&key, state, &refund).balance(), 17);
     s.stop().await.unwrap(); // ok: test
 }
 
@@ -729,7 +730,7 @@ async fn random_bodies_get_4xx_and_the_server_keeps_serving() {
     use rand::{Rng as _, RngExt as _, SeedableRng as _};
     let dir = tempfile::tempdir().unwrap(); // ok: test
     let s = start(
-        act_config("max_top_up = 3", ""),
+        act_config("cost = 4\nmax_top_up = 3", ""),
         [7; 32],
         redb(dir.path()).await,
     )
@@ -759,6 +760,6 @@ async fn random_bodies_get_4xx_and_the_server_keeps_serving() {
         assert!((400..500).contains(&status), "{path}: {status}");
     }
     let cred = issue(&c, &s, &key).await;
-    assert_eq!(spend_ok(&c, &s, &conf, &key, cred, 1).await.balance(), 99);
+    assert_eq!(spend_ok(&c, &s, &conf, &key, cred, 4).await.balance(), 96);
     s.stop().await.unwrap(); // ok: test
 }

@@ -334,8 +334,10 @@ impl Credential {
         let h1_prime = commit(g, true, &[(1, &self.k), (3, &ctx.ctx)]);
 
         let mut proj: Vec<Point<C>> = vec![a_prime, b_bar, a_bar, h1_prime, k_n];
+        // Sized once: a reallocation would free a buffer of secrets unwiped.
         let mut witness: Zeroizing<Vec<Scalar>> =
-            Zeroizing::new(vec![self.e, r2, r3, c, self.r, k_star, rn]);
+            Zeroizing::new(Vec::with_capacity(proofs::spend_scalars(l, s, a)));
+        witness.extend_from_slice(&[self.e, r2, r3, c, self.r, k_star, rn]);
         let mut r_star = rn;
         let mut pow2 = Scalar::ONE;
         if s > 0 {

@@ -1012,8 +1012,27 @@ impl<C: Curve> LinearRelation<C> {
         let mut commitments = Vec::with_capacity(self.equations.len());
         // The elements and scalars of one equation, merged by element (the indices are
         // public; the scalars are wiped).
-        let mut elems: Vec<u32> = Vec::new();
-        let mut ks: zeroize::Zeroizing<Vec<Scalar<C>>> = zeroize::Zeroizing::new(Vec::new());
+        // Sized once for the longest equation (a reallocation would free a buffer of secret
+        // scalars unwiped).
+        let cap = self
+            .equations
+            .iter()
+            .map(|eq| {
+                eq.terms
+                    .iter()
+                    .map(
+                        |(_, e, _)| match openings.get(*e as usize).copied().flatten() {
+                            Some(op) => op.len(),
+                            None => 1,
+                        },
+                    )
+                    .sum::<usize>()
+            })
+            .max()
+            .unwrap_or(0);
+        let mut elems: Vec<u32> = Vec::with_capacity(cap);
+        let mut ks: zeroize::Zeroizing<Vec<Scalar<C>>> =
+            zeroize::Zeroizing::new(Vec::with_capacity(cap));
         for eq in &self.equations {
             elems.clear();
             ks.clear();

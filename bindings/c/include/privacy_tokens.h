@@ -809,8 +809,11 @@ pt_status pt_act_verified_spend_amounts(const pt_act_verified_spend *verified,
                                         uint64_t *top_up);
 
 /**
- * Verifies a spend message under `spend_context` (no store is consulted): `*verified`, whose
- * nullifier the caller checks and records before `pt_act_moderator_issue_refund`.
+ * Verifies a spend message under `spend_context` (no store is consulted): `*verified`. The
+ * order that loses nothing (ACT §8): verify, `pt_act_moderator_issue_refund`, then record the
+ * nullifier **with the refund** atomically, failing if present, and release the refund only
+ * after that (a present nullifier: answer with the refund stored with it, never a new one);
+ * `pt_act_moderator_redeem` does exactly that.
  * `PT_INVALID_PROOF`, `PT_OUT_OF_RANGE`, decoding codes (`PT_INVALID_LENGTH` for a message of
  * another width).
  */

@@ -654,8 +654,11 @@ pub unsafe extern "C" fn pt_act_verified_spend_amounts(
     })
 }
 
-/// Verifies a spend message under `spend_context` (no store is consulted): `*verified`, whose
-/// nullifier the caller checks and records before `pt_act_moderator_issue_refund`.
+/// Verifies a spend message under `spend_context` (no store is consulted): `*verified`. The
+/// order that loses nothing (ACT §8): verify, `pt_act_moderator_issue_refund`, then record the
+/// nullifier **with the refund** atomically, failing if present, and release the refund only
+/// after that (a present nullifier: answer with the refund stored with it, never a new one);
+/// `pt_act_moderator_redeem` does exactly that.
 /// `PT_INVALID_PROOF`, `PT_OUT_OF_RANGE`, decoding codes (`PT_INVALID_LENGTH` for a message of
 /// another width).
 #[no_mangle]
@@ -803,7 +806,7 @@ pub unsafe extern "C" fn pt_act_moderator_redeem(
                 refused = true;
                 return Err(Error::OutOfRange);
             }
-            Ok(s - cost + a)
+            (s - cost).checked_add(a).ok_or(Error::OutOfRange)
         };
         let res = m.inner.redeem(
             &ctx.inner,

@@ -580,8 +580,10 @@ mod moderator {
         }
 
         /// Verifies a spend message under `spendContext` (no store is consulted): the
-        /// verified spend, whose nullifier the caller checks and records before
-        /// `issueRefund`. Throws `INVALID_PROOF`, `UNSUPPORTED_VALUE` (another width),
+        /// verified spend. The order that loses nothing (ACT §8): verify, `issueRefund`, then
+        /// record the nullifier with the refund atomically, failing if present, and release
+        /// the refund only after that (a present nullifier: answer with the stored refund);
+        /// `redeem` and `redeemWith` do exactly that. Throws `INVALID_PROOF`, `UNSUPPORTED_VALUE` (another width),
         /// decoding codes.
         #[wasm_bindgen(js_name = verifySpend)]
         pub fn verify_spend(
@@ -653,7 +655,10 @@ mod moderator {
 
         /// `redeem` with a JavaScript store: `insertIfAbsent(nullifier, refund)` must atomically
         /// record the pair and return `null`, or return the refund recorded earlier for that
-        /// nullifier (a throw refuses the spend and is rethrown).
+        /// nullifier (a throw refuses the spend and is rethrown). It must be synchronous: a
+        /// returned Promise is not awaited but refused (the spend is refused, nothing granted);
+        /// an asynchronous store goes through `verifySpend`, `issueRefund` and the order they
+        /// document.
         #[wasm_bindgen(js_name = redeemWith, unchecked_return_type = "ActRedeemResult")]
         pub fn redeem_with(
             &self,
