@@ -56,6 +56,11 @@ REVIEWED = {
     # arc/v2/verify and arc/v1/flow (the key marked secret) run with 0 errors.
     r"arc::sigma::verify$": (
         1, "the statement's shape after an inlined mul_ct (which bases are secret)"),
+    # The sigma-03 prover's buffers are sized once for the longest equation (a sum over each
+    # equation's terms of its opening's length): the unrolled sizing loop tests the parity of
+    # an equation's term count, the public statement's shape.
+    r"arc::sigma03::LinearRelation<C>::prove_compact_opened$": (
+        2, "the parity of an equation's term count (sizing loop over the public statement)"),
     # Instance validation of sigma-protocols-03 reads only the public statement and elements.
     r"arc::sigma03::validate_instance$": (
         1, "a shape check of the public statement (an unused element or scalar)"),
