@@ -84,16 +84,22 @@ pub const ELEMENT_LEN: usize = 33;
 /// `HashToScalar(msg, "<prefix>" || ctx_proto)`: `hash_to_field` with `L = 48` over
 /// `expand_message_xmd(SHA-256)`.
 fn hash_to_scalar(msg: &[&[u8]], dst_prefix: &[u8]) -> Result<Scalar> {
-    C::hash_to_scalar(Xmd::Sha256, msg, &[dst_prefix, CTX])
+    hash_to_scalar_in(CTX, msg, dst_prefix)
+}
+
+/// [`hash_to_scalar`] under another protocol's `ctx_proto` (Rollatini shares these helpers,
+/// IHAT §4.2-4.4).
+pub(crate) fn hash_to_scalar_in(ctx: &[u8], msg: &[&[u8]], dst_prefix: &[u8]) -> Result<Scalar> {
+    C::hash_to_scalar(Xmd::Sha256, msg, &[dst_prefix, ctx])
 }
 
 /// `ExpandScalars(key, count)`: `HashToScalar(key || I2OSP(i, 4))` under
 /// `"ExpandScalars-" || ctx_proto`; a zero scalar is `DeriveError` ([`Error::ZeroScalar`]).
-fn expand_scalars(key: &[u8; 32], count: usize) -> Result<Zeroizing<Vec<Scalar>>> {
+fn expand_scalars(ctx: &[u8], key: &[u8; 32], count: usize) -> Result<Zeroizing<Vec<Scalar>>> {
     let mut out = Zeroizing::new(Vec::with_capacity(count));
     for i in 0..count {
         let i = u32::try_from(i).map_err(|_| Error::Batch)?.to_be_bytes();
-        let s = hash_to_scalar(&[key, &i], b"ExpandScalars-")?;
+        let s = hash_to_scalar_in(ctx, &[key, &i], b"ExpandScalars-")?;
         if group::declassify(s.is_zero()) {
             return Err(Error::ZeroScalar);
         }
@@ -109,15 +115,25 @@ fn derive_scalars(
     info: &[u8],
     count: usize,
 ) -> Result<Zeroizing<Vec<Scalar>>> {
+    derive_scalars_in(CTX, rand, info, count)
+}
+
+/// [`derive_scalars`] under another protocol's `ctx_proto`.
+pub(crate) fn derive_scalars_in(
+    ctx: &[u8],
+    rand: &[u8; SEED_LEN],
+    info: &[u8],
+    count: usize,
+) -> Result<Zeroizing<Vec<Scalar>>> {
     let mut key = Zeroizing::new([0u8; 32]);
     let p = len_prefix(info.len())?;
     expand_message(
         MessageExpansion::Xmd(Xmd::Sha256),
         &[rand, &p, info],
-        &[b"DeriveScalars-", CTX],
+        &[b"DeriveScalars-", ctx],
         &mut *key,
     )?;
-    expand_scalars(&key, count)
+    expand_scalars(ctx, &key, count)
 }
 
 /// `DeriveNonces(secret, label, instance, rand, count)`: `key = expand_message_xmd(
@@ -125,6 +141,18 @@ fn derive_scalars(
 /// I2OSP(len(instance), 4) || instance, "DeriveNonces-" || ctx_proto, 32)`, then
 /// [`expand_scalars`]. `instance` is given in pieces.
 fn derive_nonces(
+    secret: &[u8],
+    label: &[u8],
+    instance: &[&[u8]],
+    rand: &[u8; SEED_LEN],
+    count: usize,
+) -> Result<Zeroizing<Vec<Scalar>>> {
+    derive_nonces_in(CTX, secret, label, instance, rand, count)
+}
+
+/// [`derive_nonces`] under another protocol's `ctx_proto`.
+pub(crate) fn derive_nonces_in(
+    ctx: &[u8],
     secret: &[u8],
     label: &[u8],
     instance: &[&[u8]],
@@ -156,15 +184,20 @@ fn derive_nonces(
     expand_message(
         MessageExpansion::Xmd(Xmd::Sha256),
         &msg,
-        &[b"DeriveNonces-", CTX],
+        &[b"DeriveNonces-", ctx],
         &mut *key,
     )?;
-    expand_scalars(&key, count)
+    expand_scalars(ctx, &key, count)
 }
 
 /// `HashToGroup(msg)` under `"HashToGroup-" || ctx_proto`.
 fn hash_to_group(msg: &[u8]) -> Result<Affine<C>> {
-    let p = C::hash_to_curve(Xmd::Sha256, &[msg], &[b"HashToGroup-", CTX])?;
+    hash_to_group_in(CTX, &[msg])
+}
+
+/// [`hash_to_group`] of a message in pieces under another protocol's `ctx_proto`.
+pub(crate) fn hash_to_group_in(ctx: &[u8], msg: &[&[u8]]) -> Result<Affine<C>> {
+    let p = C::hash_to_curve(Xmd::Sha256, msg, &[b"HashToGroup-", ctx])?;
     Ok(group::to_affine(&p))
 }
 
@@ -220,13 +253,13 @@ fn check_amount(x: u128, l: u8) -> Result<()> {
     }
 }
 
-fn encode_scalar(s: &Scalar) -> [u8; SCALAR_LEN] {
+pub(crate) fn encode_scalar(s: &Scalar) -> [u8; SCALAR_LEN] {
     let mut out = [0u8; SCALAR_LEN];
     out.copy_from_slice(C::scalar_bytes(s).as_ref());
     out
 }
 
-fn encode_element(p: &Affine<C>) -> [u8; ELEMENT_LEN] {
+pub(crate) fn encode_element(p: &Affine<C>) -> [u8; ELEMENT_LEN] {
     let mut out = [0u8; ELEMENT_LEN];
     out.copy_from_slice(C::encode_compressed(p).as_ref());
     out
@@ -241,7 +274,7 @@ fn draw(rng: &mut (impl rand_core::CryptoRng + ?Sized)) -> Zeroizing<[u8; 2 * SE
 }
 
 /// A canonical big-endian scalar (zero allowed: `DeserializeScalar`).
-fn read_scalar(r: &mut Reader<'_>) -> Result<Scalar> {
+pub(crate) fn read_scalar(r: &mut Reader<'_>) -> Result<Scalar> {
     group::decode_scalar::<C>(r.take(SCALAR_LEN)?)
 }
 
@@ -265,6 +298,20 @@ impl<S> fmt::Debug for Rejected<S> {
             .field("error", &self.error)
             .finish_non_exhaustive()
     }
+}
+
+/// The secret scalar of `DeriveKeyPair(seed, info)` (ACT §3.4, IHAT §4.4) under `ctx_proto`
+/// `ctx`: the first non-zero `HashToScalar(seed || U16Prefixed(info) || I2OSP(counter, 1))`
+/// under `"DeriveKeyPair-" || ctx`, `counter = 0 .. 255`.
+pub(crate) fn derive_key_scalar(ctx: &[u8], seed: &[u8; SEED_LEN], info: &[u8]) -> Result<Scalar> {
+    let p = len_prefix(info.len())?;
+    for counter in 0..=255u8 {
+        let sk = hash_to_scalar_in(ctx, &[seed, &p, info, &[counter]], b"DeriveKeyPair-")?;
+        if !group::declassify(sk.is_zero()) {
+            return Ok(sk);
+        }
+    }
+    Err(Error::DeriveKeyPair)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -419,14 +466,7 @@ impl PrivateKey {
     /// [`Error::InputTooLong`] for `info` of 65536 bytes or more; [`Error::DeriveKeyPair`]
     /// when all 256 candidates are zero.
     pub fn derive(seed: &[u8; SEED_LEN], info: &[u8]) -> Result<Self> {
-        let p = len_prefix(info.len())?;
-        for counter in 0..=255u8 {
-            let sk = hash_to_scalar(&[seed, &p, info, &[counter]], b"DeriveKeyPair-")?;
-            if !group::declassify(sk.is_zero()) {
-                return Ok(Self::from_scalar(sk));
-            }
-        }
-        Err(Error::DeriveKeyPair)
+        Ok(Self::from_scalar(derive_key_scalar(CTX, seed, info)?))
     }
 
     fn from_scalar(sk: Scalar) -> Self {
