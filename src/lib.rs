@@ -93,6 +93,7 @@ pub mod http;
 mod par;
 pub mod privacy_pass;
 pub mod rng;
+pub mod rollatini;
 mod stack;
 pub mod suite;
 pub mod transcript;

@@ -58,6 +58,11 @@ impl<'a> Reader<'a> {
         group::decode_nonzero_scalar::<C>(self.take(C::SCALAR_LEN)?)
     }
 
+    /// The bytes not read yet (consumes the reader).
+    pub(crate) fn rest(self) -> &'a [u8] {
+        self.buf
+    }
+
     /// Fails unless every byte was read.
     pub(crate) fn finish(&self) -> Result<()> {
         if self.buf.is_empty() {

@@ -199,3 +199,19 @@ fn act_rs_l64() {
     let c = replay("act/act-L64.txt");
     assert_eq!(c.passed, 7, "{c:?}");
 }
+
+/// Rollatini, the draft's appendix: suite, DeriveScalars, key, issuance, and redemptions against
+/// Anchor Sets of 2, 5 and 1 keys (every intermediate value byte for byte).
+#[test]
+fn rollatini_draft() {
+    let c = replay("ihat/draft.txt");
+    assert_eq!(c.passed, 7, "{c:?}");
+}
+
+/// Rollatini, ihat-rs's extended file: redemptions against Anchor Sets of 1 to 33 keys and
+/// eight permutation vectors (`P`, `Pinv`).
+#[test]
+fn rollatini_extended() {
+    let c = replay("ihat/extended.txt");
+    assert_eq!(c.passed, 4 + 10 + 8, "{c:?}");
+}

@@ -57,7 +57,7 @@ pub fn recognises(text: &str) -> bool {
 }
 
 impl File {
-    fn get(&self, name: &str) -> Result<&str, String> {
+    pub fn get(&self, name: &str) -> Result<&str, String> {
         self.read.borrow_mut().insert(name.to_string());
         self.entries
             .get(name)
@@ -65,25 +65,25 @@ impl File {
             .ok_or_else(|| format!("missing {name}"))
     }
 
-    fn has(&self, name: &str) -> bool {
+    pub fn has(&self, name: &str) -> bool {
         self.entries.contains_key(name)
     }
 
-    fn hex(&self, name: &str) -> Result<Vec<u8>, String> {
+    pub fn hex(&self, name: &str) -> Result<Vec<u8>, String> {
         hex::decode(self.get(name)?).map_err(|e| format!("{name}: {e}"))
     }
 
-    fn array<const N: usize>(&self, name: &str) -> Result<[u8; N], String> {
+    pub fn array<const N: usize>(&self, name: &str) -> Result<[u8; N], String> {
         self.hex(name)?
             .try_into()
             .map_err(|v: Vec<u8>| format!("{name}: {} bytes, expected {N}", v.len()))
     }
 
-    fn int(&self, name: &str) -> Result<u64, String> {
+    pub fn int(&self, name: &str) -> Result<u64, String> {
         self.get(name)?.parse().map_err(|e| format!("{name}: {e}"))
     }
 
-    fn unread(&self) -> Vec<String> {
+    pub fn unread(&self) -> Vec<String> {
         let read = self.read.borrow();
         self.entries
             .keys()
@@ -94,7 +94,7 @@ impl File {
 }
 
 /// Compares `got` with the file's `name`.
-fn check(file: &File, name: &str, got: &[u8], bad: &mut Vec<String>) -> Result<(), String> {
+pub fn check(file: &File, name: &str, got: &[u8], bad: &mut Vec<String>) -> Result<(), String> {
     let want = file.hex(name)?;
     if want != got {
         bad.push(format!("{name}: got {}", hex::encode(got)));

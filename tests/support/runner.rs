@@ -27,6 +27,8 @@ pub mod rfc9496;
 pub mod rfc9497;
 #[path = "rfc9578.rs"]
 pub mod rfc9578;
+#[path = "rollatini.rs"]
+pub mod rollatini;
 #[path = "sigma03.rs"]
 pub mod sigma03;
 #[path = "trust_token.rs"]
@@ -69,6 +71,8 @@ pub enum Kind {
     TokenInputs,
     /// ACT (`ACTv1-P256-SHA256`) text files of act-rs and the draft's appendix.
     Act,
+    /// Rollatini (`Rollatiniv1-P256-SHA256`) text files of ihat-rs and the draft's appendix.
+    Rollatini,
 }
 
 /// Recognises a document by its content.
@@ -114,14 +118,17 @@ pub fn recognise(json: &Value) -> Option<Kind> {
 pub fn replay_file(path: &Path) -> Result<(Kind, Counts), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
     if path.extension().is_some_and(|x| x == "txt") {
-        if !act::recognises(&text) {
+        let (kind, counts) = if act::recognises(&text) {
+            (Kind::Act, act::run_text(&text)?)
+        } else if rollatini::recognises(&text) {
+            (Kind::Rollatini, rollatini::run_text(&text)?)
+        } else {
             return Err("unrecognised text vector layout".into());
-        }
-        let counts = act::run_text(&text)?;
+        };
         if counts.passed + counts.failed == 0 {
             return Err("no case ran".into());
         }
-        return Ok((Kind::Act, counts));
+        return Ok((kind, counts));
     }
     let json: Value = serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
     let kind = recognise(&json).ok_or("unrecognised vector layout")?;
@@ -140,7 +147,7 @@ pub fn replay_file(path: &Path) -> Result<(Kind, Counts), String> {
         Kind::Pbrsa => blind_rsa::run_pbrsa(&json)?,
         Kind::BlindRsaTokens => privacy_pass_rsa::run(&json)?,
         Kind::TokenInputs => privacy_pass_rsa::run_token_inputs(&json)?,
-        Kind::Act => return Err("ACT files are text".into()),
+        Kind::Act | Kind::Rollatini => return Err("ACT and Rollatini files are text".into()),
     };
     if counts.passed + counts.failed == 0 {
         return Err(format!("no case ran ({} skipped)", counts.skipped));
@@ -148,13 +155,13 @@ pub fn replay_file(path: &Path) -> Result<(Kind, Counts), String> {
     Ok((kind, counts))
 }
 
-/// Whether a vector file (JSON, or an ACT text file) is claimed by a runner.
+/// Whether a vector file (JSON, or an ACT or Rollatini text file) is claimed by a runner.
 pub fn claimed(path: &Path) -> bool {
     let Ok(text) = std::fs::read_to_string(path) else {
         return false;
     };
     if path.extension().is_some_and(|x| x == "txt") {
-        return act::recognises(&text);
+        return act::recognises(&text) || rollatini::recognises(&text);
     }
     serde_json::from_str::<Value>(&text).is_ok_and(|json| recognise(&json).is_some())
 }
