@@ -264,24 +264,8 @@ impl Redemption {
         let shown = Signature::read(&mut r)?;
         let pc = read_scalar(&mut r)?;
         let response = read_scalar(&mut r)?;
-        let (len, rest) = varint_decode(r.rest())?;
-        if len != q * ELEMENT_LEN {
-            return Err(Error::InvalidLength);
-        }
-        let mut r = Reader::new(rest);
-        let mut keys = Vec::with_capacity(q);
-        for _ in 0..q {
-            keys.push(r.element::<C>()?);
-        }
-        let (len, rest) = varint_decode(r.rest())?;
-        if len != q * SCALAR_LEN {
-            return Err(Error::InvalidLength);
-        }
-        let mut r = Reader::new(rest);
-        let mut openings = Vec::with_capacity(q);
-        for _ in 0..q {
-            openings.push(read_scalar(&mut r)?);
-        }
+        let (keys, r) = read_vector(r, q, ELEMENT_LEN, |r| r.element::<C>())?;
+        let (openings, r) = read_vector(r, q, SCALAR_LEN, read_scalar)?;
         r.finish()?;
         Ok(Self {
             x_hat,
@@ -292,6 +276,25 @@ impl Redemption {
             openings,
         })
     }
+}
+
+/// `items<V>`: a minimal varint that must equal `count * item_len`, then `count` items.
+fn read_vector<'a, T>(
+    r: Reader<'a>,
+    count: usize,
+    item_len: usize,
+    mut read: impl FnMut(&mut Reader<'a>) -> Result<T>,
+) -> Result<(Vec<T>, Reader<'a>)> {
+    let (len, rest) = varint_decode(r.rest())?;
+    if len != count * item_len {
+        return Err(Error::InvalidLength);
+    }
+    let mut r = Reader::new(rest);
+    let mut out = Vec::with_capacity(count);
+    for _ in 0..count {
+        out.push(read(&mut r)?);
+    }
+    Ok((out, r))
 }
 
 // ---------------------------------------------------------------------------------------------
