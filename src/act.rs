@@ -36,8 +36,7 @@ use core::fmt;
 use std::sync::OnceLock;
 
 use elliptic_curve::ff::Field;
-use subtle::ConstantTimeEq;
-use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
+use zeroize::Zeroizing;
 
 use crate::group::{
     self, expand_message, Affine, Curve, FixedBaseTable, MessageExpansion, NistP256, Point, Xmd,
@@ -413,39 +412,48 @@ pub struct PrivateKey {
     public: PublicKey,
 }
 
-impl Zeroize for PrivateKey {
-    fn zeroize(&mut self) {
-        self.sk.zeroize();
-    }
+/// Zeroize on drop, a redacted `Debug` and constant-time equality for a key type whose secret
+/// scalar is its field `sk` (ACT's [`PrivateKey`], Rollatini's `Anchor`).
+macro_rules! secret_key_traits {
+    ($ty:ident) => {
+        impl zeroize::Zeroize for $ty {
+            fn zeroize(&mut self) {
+                zeroize::Zeroize::zeroize(&mut self.sk);
+            }
+        }
+
+        impl Drop for $ty {
+            fn drop(&mut self) {
+                zeroize::Zeroize::zeroize(self);
+            }
+        }
+
+        impl zeroize::ZeroizeOnDrop for $ty {}
+
+        impl core::fmt::Debug for $ty {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(concat!(stringify!($ty), "(<redacted>)"))
+            }
+        }
+
+        impl subtle::ConstantTimeEq for $ty {
+            fn ct_eq(&self, o: &Self) -> subtle::Choice {
+                subtle::ConstantTimeEq::ct_eq(&self.sk, &o.sk)
+            }
+        }
+
+        impl PartialEq for $ty {
+            fn eq(&self, o: &Self) -> bool {
+                subtle::ConstantTimeEq::ct_eq(self, o).into()
+            }
+        }
+
+        impl Eq for $ty {}
+    };
 }
+pub(crate) use secret_key_traits;
 
-impl Drop for PrivateKey {
-    fn drop(&mut self) {
-        self.zeroize();
-    }
-}
-
-impl ZeroizeOnDrop for PrivateKey {}
-
-impl fmt::Debug for PrivateKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("PrivateKey(<redacted>)")
-    }
-}
-
-impl ConstantTimeEq for PrivateKey {
-    fn ct_eq(&self, o: &Self) -> subtle::Choice {
-        self.sk.ct_eq(&o.sk)
-    }
-}
-
-impl PartialEq for PrivateKey {
-    fn eq(&self, o: &Self) -> bool {
-        self.ct_eq(o).into()
-    }
-}
-
-impl Eq for PrivateKey {}
+secret_key_traits!(PrivateKey);
 
 impl PrivateKey {
     /// `GenerateKeyPair()`: `DeriveKeyPair(random(48), "GenerateKeyPair")`.

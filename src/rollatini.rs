@@ -29,8 +29,7 @@
 
 use core::fmt;
 
-use subtle::ConstantTimeEq;
-use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
+use zeroize::Zeroizing;
 
 use crate::act;
 use crate::group::{self, validation, Affine, Curve, NistP256, Point};
@@ -211,41 +210,7 @@ pub struct Anchor {
     public: PublicKey,
 }
 
-impl Zeroize for Anchor {
-    fn zeroize(&mut self) {
-        self.sk.zeroize();
-    }
-}
-
-impl Drop for Anchor {
-    fn drop(&mut self) {
-        self.zeroize();
-    }
-}
-
-impl ZeroizeOnDrop for Anchor {}
-
-impl fmt::Debug for Anchor {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Anchor")
-            .field("public", &self.public)
-            .finish_non_exhaustive()
-    }
-}
-
-impl ConstantTimeEq for Anchor {
-    fn ct_eq(&self, o: &Self) -> subtle::Choice {
-        self.sk.ct_eq(&o.sk)
-    }
-}
-
-impl PartialEq for Anchor {
-    fn eq(&self, o: &Self) -> bool {
-        self.ct_eq(o).into()
-    }
-}
-
-impl Eq for Anchor {}
+act::secret_key_traits!(Anchor);
 
 impl Anchor {
     /// `GenerateKeyPair()`: `DeriveKeyPair(random(48), "GenerateKeyPair")`.

@@ -298,7 +298,7 @@ impl Anchor {
     /// # use privacy_tokens::rollatini::{Anchor, ChallengeMessage};
     /// # fn f(anchor: &Anchor, m: &ChallengeMessage) {
     /// let mut rng = rand::rng();
-    /// let c = anchor.commit(b"ctx", b"sid", &mut rng).unwrap();
+    /// let c = anchor.commit(b"ctx", b"sid", &mut rng).unwrap(); // ok: doctest
     /// let _ = anchor.respond(c.state, m);
     /// let _ = anchor.respond(c.state, m);
     /// # }
