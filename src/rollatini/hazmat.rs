@@ -102,7 +102,7 @@ pub fn redeem(
 /// # Errors
 /// [`crate::Error::InvalidLength`], [`crate::Error::InvalidPoint`] or [`crate::Error::IdentityElement`] for a bad
 /// encoding.
-pub fn permute(point: &[u8], inverse: bool) -> Result<[u8; 33]> {
+pub fn vartime_permute(point: &[u8], inverse: bool) -> Result<[u8; 33]> {
     use super::permutation::{vartime_p, Direction};
     use crate::group::Curve;
     let p = super::C::decode_compressed(point)?;

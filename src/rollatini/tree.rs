@@ -50,30 +50,34 @@ impl Key {
     }
 }
 
-/// One level up: the commitments of each pair under `key` and `rho` (as points), and the
-/// index of a carried odd last node.
-fn step_points(level: &[Scalar], key: &Key, rho: &Scalar, vartime: bool) -> Vec<Point<C>> {
-    let mut out = Vec::with_capacity(level.len() / 2);
-    for pair in level.chunks_exact(2) {
-        let (l, r) = (&pair[0], &pair[1]);
-        let p = if vartime {
-            group::vartime_lincomb::<C, 3>(
-                &[
-                    Point::<C>::from(Affine::<C>::generator()),
-                    Point::<C>::from(key.q),
-                    Point::<C>::from(key.pq),
-                ],
-                &[*rho, *l, *r],
-            )
-        } else {
+/// One level up in constant time: the commitment of each pair under `key` and `rho` (the
+/// prover's first move, where the hashes depend on the secret index).
+fn ct_step_points(level: &[Scalar], key: &Key, rho: &Scalar) -> Vec<Point<C>> {
+    level
+        .chunks_exact(2)
+        .map(|pair| {
             group::mul_generator::<C>(rho)
-                + group::mul_affine::<C>(&key.q, l)
-                + group::mul_affine::<C>(&key.pq, r)
-        };
-        out.push(p);
-    }
-    out
+                + group::mul_affine::<C>(&key.q, &pair[0])
+                + group::mul_affine::<C>(&key.pq, &pair[1])
+        })
+        .collect()
 }
+
+/// One level up in variable time, over public hashes and a public (sent) opening.
+fn vartime_step_points(level: &[Scalar], key: &Key, rho: &Scalar) -> Vec<Point<C>> {
+    let bases = [
+        Point::<C>::from(Affine::<C>::generator()),
+        Point::<C>::from(key.q),
+        Point::<C>::from(key.pq),
+    ];
+    level
+        .chunks_exact(2)
+        .map(|pair| group::vartime_lincomb::<C, 3>(&bases, &[*rho, pair[0], pair[1]]))
+        .collect()
+}
+
+/// How one level's pairs are committed: [`ct_step_points`] or [`vartime_step_points`].
+type StepPoints = fn(&[Scalar], &Key, &Scalar) -> Vec<Point<C>>;
 
 /// A level of the tree after one step: the hashes of the next level, or the root.
 enum Next {
@@ -87,10 +91,10 @@ fn next_level(
     level: &[Scalar],
     key: &Key,
     rho: &Scalar,
-    vartime: bool,
+    step: StepPoints,
     error: Error,
 ) -> Result<Next> {
-    let points = step_points(level, key, rho, vartime);
+    let points = step(level, key, rho);
     let mut affine = vec![group::affine_identity::<C>(); points.len()];
     group::normalize_slice::<C>(&points, &mut affine)?;
     if let [root] = affine.as_slice() {
@@ -133,7 +137,7 @@ pub(crate) fn vartime_commit(
         level.push(hash_to_scalar(&[leaf])?);
     }
     for (key, rho) in keys.iter().zip(openings) {
-        match next_level(&level, key, rho, true, error)? {
+        match next_level(&level, key, rho, vartime_step_points, error)? {
             Next::Hashes(h) => level = h,
             Next::Root(root) => return Ok(root),
         }
@@ -174,7 +178,7 @@ pub(crate) fn commit_at(
     }
     let mut levels = Vec::with_capacity(keys.len());
     for (key, rho) in keys.iter().zip(openings) {
-        match next_level(&level, key, rho, false, Error::InvalidInput)? {
+        match next_level(&level, key, rho, ct_step_points, Error::InvalidInput)? {
             Next::Hashes(h) => levels.push(core::mem::replace(&mut level, h)),
             Next::Root(root) => {
                 levels.push(level);
@@ -227,7 +231,13 @@ pub(crate) fn equivocate(
         let opening = Scalar::conditional_select(&shifted, rho, carried);
         out.push(opening);
         if j + 1 < q {
-            match next_level(&level, key, &opening, true, Error::InvalidInput)? {
+            match next_level(
+                &level,
+                key,
+                &opening,
+                vartime_step_points,
+                Error::InvalidInput,
+            )? {
                 Next::Hashes(h) => level = h,
                 Next::Root(_) => return Err(Error::InvalidInput),
             }
