@@ -447,3 +447,72 @@ fn one_key_sets_and_duplicates() {
     assert_eq!(AnchorSet::new(&[k, k]).err(), Some(Error::InvalidInput));
     assert_eq!(AnchorSet::new(&[]).err(), Some(Error::Batch));
 }
+
+/// Three fixed keys: sets of 1, 2 and 3 (depths 0, 1 and 2).
+fn fixed_sets() -> Vec<AnchorSet> {
+    let keys: Vec<PublicKey> = (0u8..3)
+        .map(|i| *Anchor::derive(&[i; 48], b"proptest").unwrap().public_key())
+        .collect();
+    (1..=3)
+        .map(|n| AnchorSet::new(&keys[..n]).unwrap())
+        .collect()
+}
+
+/// Every decoder on `bytes`: no panic, and whatever decodes encodes back to the same bytes.
+fn decode_everything(bytes: &[u8], sets: &[AnchorSet]) {
+    if let Ok(m) = CommitMessage::from_bytes(bytes) {
+        assert_eq!(m.to_bytes(), bytes);
+    }
+    if let Ok(m) = ChallengeMessage::from_bytes(bytes) {
+        assert_eq!(m.to_bytes(), bytes);
+    }
+    if let Ok(m) = ResponseMessage::from_bytes(bytes) {
+        assert_eq!(m.to_bytes()[..], bytes[..]);
+    }
+    if let Ok(m) = Endorsement::from_bytes(bytes) {
+        assert_eq!(m.to_bytes()[..], bytes[..]);
+    }
+    if let Ok(m) = PublicKey::from_bytes(bytes) {
+        assert_eq!(m.to_bytes()[..], bytes[..]);
+    }
+    if let Ok(m) = AnchorSet::from_bytes(bytes) {
+        assert_eq!(m.to_bytes(), bytes);
+    }
+    if let Ok(a) = Anchor::from_bytes(bytes) {
+        assert_eq!(a.to_bytes()[..], bytes[..]);
+    }
+    for set in sets {
+        if let Ok(r) = Redemption::from_bytes(bytes, set) {
+            assert_eq!(r.to_bytes(), bytes);
+        }
+    }
+}
+
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+            decode_everything(&bytes, &fixed_sets());
+        }
+
+        /// A valid redemption with one byte changed: refused by the decoder or the Moderator.
+        #[test]
+        fn mutated_redemptions_are_refused(at in any::<prop::sample::Index>(), xor in 1u8..=255) {
+            let sets = fixed_sets();
+            let set = &sets[2];
+            let anchor = Anchor::derive(&[2; 48], b"proptest").unwrap();
+            let wire = redeem(issue(&anchor), set, anchor.public_key());
+            let mut bad = wire.clone();
+            let i = at.index(bad.len());
+            bad[i] ^= xor;
+            decode_everything(&bad, &sets);
+            if let Ok(r) = Redemption::from_bytes(&bad, set) {
+                let m = Moderator::new(set.clone(), CTX_ISS, CTX_RED).unwrap();
+                prop_assert!(m.verify_redemption(&r, DIGEST).is_err());
+            }
+        }
+    }
+}

@@ -83,6 +83,11 @@ impl File {
         self.get(name)?.parse().map_err(|e| format!("{name}: {e}"))
     }
 
+    /// Every entry name, sorted.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.entries.keys().map(String::as_str)
+    }
+
     pub fn unread(&self) -> Vec<String> {
         let read = self.read.borrow();
         self.entries

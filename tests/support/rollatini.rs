@@ -154,8 +154,14 @@ pub fn run_text(text: &str) -> Result<Counts, String> {
     }
 
     // Redemptions, in the file's order of set sizes.
-    let mut sizes: Vec<u64> = (1..=65535u64)
-        .filter(|n| file.has(&format!("redeem{n}.index")))
+    let mut sizes: Vec<u64> = file
+        .names()
+        .filter_map(|k| {
+            k.strip_prefix("redeem")?
+                .strip_suffix(".index")?
+                .parse()
+                .ok()
+        })
         .collect();
     sizes.sort_unstable();
     for n in sizes {
