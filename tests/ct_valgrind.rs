@@ -761,6 +761,67 @@ fn act(ops: &mut Ops) {
     }
 }
 
+/// Rollatini: the Anchor's key generation, `Commit` and `Respond` (its key and `(a, y, t)`), the
+/// Client's `Challenge` and `Finalize` (its blinds and `nf`), and `Redeem` at Anchor Sets of 3
+/// and 8 keys on an Endorsement and an Anchor key marked undefined: the Client's Anchor, hence
+/// its index in the set, must steer no branch and no index (the key selection, the leaf, the
+/// siblings, `PermutationPair`'s direction). The library publishes what it sends (`A`, `C`,
+/// the challenge, the response, `X_hat`, the shown signature, the keys, the openings, the
+/// proof's challenge and response).
+fn rollatini(ops: &mut Ops) {
+    use privacy_tokens::rollatini::{Anchor, AnchorSet, ClientState, Endorsement, PublicKey};
+    let mut anchors = Vec::new();
+    for i in 0..8 {
+        ops.run(&format!("rollatini/keygen/{i}"), |rng| {
+            anchors.push(Anchor::generate(rng).unwrap())
+        });
+    }
+    let a = &anchors[5];
+    let mut commit = None;
+    ops.run("rollatini/commit", |rng| {
+        commit = Some(a.commit(b"ctx_iss", b"session", rng).unwrap());
+    });
+    let commit = commit.unwrap();
+    let mut challenge = None;
+    ops.run("rollatini/challenge", |rng| {
+        challenge = Some(
+            ClientState::challenge(a.public_key(), b"ctx_iss", b"ctx_red", &commit.message, rng)
+                .unwrap(),
+        );
+    });
+    let challenge = challenge.unwrap();
+    let mut response = None;
+    ops.run("rollatini/respond", |_| {
+        response = Some(a.respond(commit.state, &challenge.message).unwrap());
+    });
+    let response = response.unwrap();
+    let mut endorsement = None;
+    ops.run("rollatini/finalize", |_| {
+        endorsement = Some(challenge.state.finalize(a.public_key(), &response).unwrap());
+    });
+    let bytes = endorsement.unwrap().to_bytes();
+    public(&*bytes);
+    let keys: Vec<PublicKey> = anchors.iter().map(|k| *k.public_key()).collect();
+    for n in [3usize, 8] {
+        // Sets of 3 (the Anchor first) and 8 (the Anchor at 5).
+        let set = AnchorSet::new(&keys[8 - n..(8 - n + 3).max(n)]).unwrap();
+        let e = Endorsement::from_bytes(&*bytes).unwrap();
+        secret(&e);
+        // The Client's Anchor (its position in the set is the secret index).
+        let mine = *a.public_key();
+        secret(&mine);
+        let mut redemption = None;
+        ops.run(&format!("rollatini/redeem/n={n}"), |rng| {
+            redemption = Some(
+                e.redeem(&set, &mine, b"ctx_iss", b"ctx_red", b"digest", rng)
+                    .unwrap(),
+            );
+        });
+        public(&mine);
+        std::hint::black_box(redemption.unwrap().to_bytes());
+    }
+}
+
 #[test]
 fn ct_valgrind() {
     let on = memcheck::running_on_valgrind();
@@ -792,6 +853,7 @@ fn ct_valgrind() {
         arc_legacy(&mut ops);
         blind_rsa(&mut ops);
         act(&mut ops);
+        rollatini(&mut ops);
     }
     let errors: u64 = ops.done.iter().map(|(_, e)| e).sum();
     println!("ct-valgrind backend: {}", group::arithmetic_backend());

@@ -94,6 +94,12 @@ pub fn redeem(
     challenge_digest: &[u8],
     rand: &[u8; REDEEM_RAND_LEN],
 ) -> core::result::Result<Redemption, Rejected<Endorsement>> {
+    if usize::from(index) >= anchor_set.len() {
+        return Err(Rejected {
+            state: Box::new(endorsement),
+            error: crate::Error::InvalidInput,
+        });
+    }
     endorsement.redeem_with(anchor_set, index, ctx_iss, ctx_red, challenge_digest, rand)
 }
 

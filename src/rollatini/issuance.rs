@@ -318,11 +318,14 @@ impl Anchor {
         if bool::from(challenge.challenge.is_zero()) {
             return Err(Error::ZeroScalar);
         }
-        Ok(ResponseMessage {
+        let mut response = ResponseMessage {
             s: state.a + challenge.challenge * state.y * self.sk,
             y: state.y,
             t: state.t,
-        })
+        };
+        // Published: the response is sent.
+        validation::publish(&mut response);
+        Ok(response)
     }
 }
 

@@ -13,7 +13,7 @@ use subtle::{Choice, ConditionallySelectable};
 use zeroize::Zeroize;
 
 use super::{Affine, C, ELEMENT_LEN};
-use crate::group::Curve;
+use crate::group::{validation, Curve};
 use crate::{Error, Result};
 
 /// An encoding with its prefix reduced to its low bit.
@@ -134,6 +134,9 @@ pub(crate) fn pair(element: &Affine<C>, bind_left: Choice) -> Result<(Affine<C>,
         }
         fwd.zeroize();
         bwd.zeroize();
+        // Published: every string on the chosen walk lies on the public walk from `Q` to
+        // `P(Q)` (anyone can recompute it from the sent `Q`); only the direction is secret.
+        validation::publish(&mut buf);
         if let Some(p) = from_buf(&buf) {
             end = Some(p);
             break;

@@ -358,10 +358,8 @@ impl Endorsement {
         challenge_digest: &[u8],
         rand: &[u8; REDEEM_RAND_LEN],
     ) -> Result<Redemption> {
-        let n = anchor_set.len();
-        if usize::from(index) >= n {
-            return Err(Error::InvalidInput);
-        }
+        // `index < n`: `AnchorSet::ct_index_of` found it, or `hazmat::redeem` checked it (no
+        // branch on it here: it is secret).
         check_redemption_context(ctx_red)?;
         len_prefix(ctx_iss.len())?;
         len_prefix(challenge_digest.len())?;
@@ -384,7 +382,7 @@ impl Endorsement {
             nf: sig.nf,
         };
         // Published: the shown signature is sent.
-        validation::publish(&mut shown.s);
+        validation::publish(&mut shown);
         let statement = anchor_set.statement(&x_enc, &shown, ctx_iss, ctx_red, challenge_digest)?;
         seed.copy_from_slice(&rand[SEED_LEN..]);
         let (pc, response, keys, openings) =

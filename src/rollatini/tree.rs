@@ -228,7 +228,9 @@ pub(crate) fn equivocate(
         }
         let carried = path.ct_eq(&(m as u64).wrapping_sub(1)) & Choice::from((m & 1) as u8);
         let shifted = Zeroizing::new(*rho + (*old_p - *new_p) * trap);
-        let opening = Scalar::conditional_select(&shifted, rho, carried);
+        let mut opening = Scalar::conditional_select(&shifted, rho, carried);
+        // Published: the openings are sent.
+        crate::group::validation::publish(&mut opening);
         out.push(opening);
         if j + 1 < q {
             match next_level(
