@@ -341,6 +341,7 @@ pub struct ClientState {
     r2: Scalar,
     gamma1: Scalar,
     gamma2: Scalar,
+    gamma: Scalar,
     c: Scalar,
     challenge: Scalar,
     z: Affine<C>,
@@ -355,6 +356,7 @@ impl Zeroize for ClientState {
         self.r2.zeroize();
         self.gamma1.zeroize();
         self.gamma2.zeroize();
+        self.gamma.zeroize();
         self.c.zeroize();
         self.challenge.zeroize();
     }
@@ -444,6 +446,7 @@ impl ClientState {
                 r2,
                 gamma1,
                 gamma2,
+                gamma: *gamma,
                 c,
                 challenge,
                 z,
@@ -498,11 +501,10 @@ impl ClientState {
         if !group::declassify(ok) {
             return Err(Error::InvalidProof);
         }
-        let gamma = Zeroizing::new(self.gamma1 * group::invert::<C>(&self.gamma2)?);
         Ok(Endorsement {
             sig: Signature {
                 c: self.c,
-                s: *gamma * s + self.r1,
+                s: self.gamma * s + self.r1,
                 y: self.gamma1 * y,
                 t: self.gamma1 * t + self.r2,
                 nf: self.nf,

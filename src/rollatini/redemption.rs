@@ -422,18 +422,25 @@ fn prove_issuer(
     }
     let (trapdoors, first_openings) = rest.split_at(q);
 
+    // `trapdoor_j * B` for every level and `r * B`, with one inversion.
+    let points: Vec<Point<C>> = trapdoors
+        .iter()
+        .chain(core::iter::once(r))
+        .map(group::mul_generator::<C>)
+        .collect();
+    let mut affine = vec![group::affine_identity::<C>(); points.len()];
+    group::normalize_slice::<C>(&points, &mut affine)?;
+    let (r_b, t) = affine.split_last().ok_or(Error::Batch)?;
     let mut keys = Vec::with_capacity(q);
-    for (j, trap) in trapdoors.iter().enumerate() {
+    for (j, t) in t.iter().enumerate() {
         let bit = subtle::Choice::from(((u32::from(index) >> j) & 1) as u8);
-        let mut key = Key::generate(!bit, trap)?;
+        let mut key = Key::generate(!bit, t)?;
         // Published: the commitment key is sent (`P(Q)` follows from it).
         validation::publish(&mut key.q);
         validation::publish(&mut key.pq);
         keys.push(key);
     }
-    let value = Zeroizing::new(encode_nonidentity(&group::to_affine(
-        &group::mul_generator::<C>(r),
-    ))?);
+    let value = Zeroizing::new(encode_nonidentity(r_b)?);
     let first = tree::commit_at(&keys, n, index, &value, first_openings)?;
     let key_points: Vec<Affine<C>> = keys.iter().map(|k| k.q).collect();
     let mut pc = proof_challenge(statement, &key_points, &first.root)?;

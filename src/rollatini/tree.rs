@@ -41,11 +41,10 @@ impl Key {
         })
     }
 
-    /// `GenerateStep`: the key whose side opposite `bind_left` has the discrete logarithm
-    /// `trapdoor` (the bound side is `left` when `bind_left`). Constant time.
-    pub(crate) fn generate(bind_left: Choice, trapdoor: &Scalar) -> Result<Self> {
-        let t = group::to_affine(&group::mul_generator::<C>(trapdoor));
-        let (q, pq) = permutation::pair(&t, bind_left)?;
+    /// `GenerateStep`: the key whose side opposite `bind_left` is `t = trapdoor * B` (the bound
+    /// side is `left` when `bind_left`). Constant time.
+    pub(crate) fn generate(bind_left: Choice, t: &Affine<C>) -> Result<Self> {
+        let (q, pq) = permutation::pair(t, bind_left)?;
         Ok(Self { q, pq })
     }
 }
