@@ -262,11 +262,9 @@ impl Anchor {
 }
 
 #[cfg(feature = "serde")]
-crate::codec::serde_via_bytes!(
-    PublicKey,
-    |k: &PublicKey| k.to_bytes(),
-    PublicKey::from_bytes
-);
+crate::codec::serde_via_bytes!(PublicKey);
+#[cfg(feature = "serde")]
+crate::codec::serde_via_bytes!(Anchor);
 
 /// `k * B + l * P`, constant time in `k`, `l` and `P`.
 fn mul_gen_add(k: &Scalar, p: &Affine<C>, l: &Scalar) -> Point<C> {

@@ -516,3 +516,28 @@ mod tests {
         }
     }
 }
+
+#[test]
+fn serde_is_as_strict_as_from_bytes() {
+    let all = anchors(2);
+    let set = set_of(&all);
+    let json = serde_json::to_string(&set).unwrap();
+    assert_eq!(serde_json::from_str::<AnchorSet>(&json).unwrap(), set);
+    let e = issue(&all[0]);
+    let json = serde_json::to_string(&e).unwrap();
+    let back: Endorsement = serde_json::from_str(&json).unwrap();
+    assert_eq!(*back.to_bytes(), *e.to_bytes());
+    let key = serde_json::to_string(&all[1]).unwrap();
+    assert_eq!(serde_json::from_str::<Anchor>(&key).unwrap(), all[1]);
+    // The identity and a non-canonical scalar are refused through serde too.
+    let identity = format!("\"{}\"", "00".repeat(33));
+    assert!(serde_json::from_str::<PublicKey>(&identity).is_err());
+    let order = "\"ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551\"";
+    assert!(serde_json::from_str::<Anchor>(order).is_err());
+    let c = all[0].commit(CTX_ISS, b"s", &mut rand::rng()).unwrap();
+    let json = serde_json::to_string(&c.message).unwrap();
+    assert_eq!(
+        serde_json::from_str::<CommitMessage>(&json).unwrap(),
+        c.message
+    );
+}

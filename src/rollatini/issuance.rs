@@ -639,3 +639,12 @@ impl Endorsement {
         Ok(Self { sig })
     }
 }
+
+#[cfg(feature = "serde")]
+crate::codec::serde_via_bytes!(CommitMessage);
+#[cfg(feature = "serde")]
+crate::codec::serde_via_bytes!(ChallengeMessage);
+#[cfg(feature = "serde")]
+crate::codec::serde_via_bytes!(ResponseMessage);
+#[cfg(feature = "serde")]
+crate::codec::serde_via_bytes!(Endorsement);

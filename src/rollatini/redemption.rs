@@ -562,6 +562,9 @@ impl Moderator {
     }
 }
 
+#[cfg(feature = "serde")]
+crate::codec::serde_via_bytes!(AnchorSet);
+
 #[cfg(test)]
 mod tests {
     use super::*;
