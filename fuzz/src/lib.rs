@@ -16,6 +16,7 @@ pub mod arith;
 pub mod blind_rsa;
 pub mod fixtures;
 pub mod privacy_pass;
+pub mod rollatini;
 pub mod seeds;
 pub mod serde_json_rt;
 pub mod trust_token;

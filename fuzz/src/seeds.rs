@@ -37,6 +37,16 @@ pub const TARGETS: &[(&str, fn(&[u8]), fn() -> Seeds)] = &[
     ("tt_finish", crate::trust_token::finish_target, tt_finish),
     ("act_decode", crate::act::decode_target, act_decode),
     ("act_verify", crate::act::verify_target, act_verify),
+    (
+        "rollatini_decode",
+        crate::rollatini::decode_target,
+        rollatini_decode,
+    ),
+    (
+        "rollatini_verify",
+        crate::rollatini::verify_target,
+        rollatini_verify,
+    ),
     ("arc_decode", crate::arc::decode_target, arc_decode),
     ("arc_verify", crate::arc::verify_target, arc_verify),
     ("arc_issue", crate::arc::issue_target, arc_issue),
@@ -96,6 +106,31 @@ fn act_verify() -> Seeds {
     out.push((vec![2], f.response.clone()));
     out.push((vec![3], f.refund.clone()));
     out
+}
+
+/// Every Rollatini message of the fixture under its selector.
+fn rollatini_decode() -> Seeds {
+    let f = crate::rollatini::fix();
+    vec![
+        (vec![0], f.commit.clone()),
+        (vec![1], f.challenge.clone()),
+        (vec![2], f.response.clone()),
+        (vec![3], f.endorsement.clone()),
+        (vec![4], f.redemption.clone()),
+        (vec![6], f.set.to_bytes()),
+    ]
+}
+
+/// The fixture's redemption, Endorsement, challenge and response under their selectors.
+fn rollatini_verify() -> Seeds {
+    let f = crate::rollatini::fix();
+    let challenge = f.challenge.clone();
+    vec![
+        (vec![0], f.redemption.clone()),
+        (vec![1], f.endorsement.clone()),
+        (vec![2], challenge),
+        (vec![3], f.response.clone()),
+    ]
 }
 
 /// Writes the seeds of `target` into `dir` (each file named by its SHA-256), after running the
