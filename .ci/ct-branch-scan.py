@@ -61,6 +61,10 @@ REVIEWED = {
     # an equation's term count, the public statement's shape.
     r"arc::sigma03::LinearRelation<C>::prove_compact_opened$": (
         2, "the parity of an equation's term count (sizing loop over the public statement)"),
+    # Rollatini's VecEquivocate: the `Result` tag `next_level` returns through the stack (a
+    # failure on the public tree of the sent leaves), reloaded after the call.
+    r"rollatini::tree::equivocate$": (
+        1, "the Result tag next_level returns (an error on the public tree)"),
     # Instance validation of sigma-protocols-03 reads only the public statement and elements.
     r"arc::sigma03::validate_instance$": (
         1, "a shape check of the public statement (an unused element or scalar)"),
