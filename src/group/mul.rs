@@ -407,7 +407,9 @@ pub(crate) fn msm_vartime<C: Curve>(points: &[Affine<C>], scalars: &[Scalar<C>])
             // has the one digit 1: the point itself, no table), the computed entries to affine
             // with one field inversion, then mixed additions.
             let mut entries = Vec::with_capacity(n);
-            let mut proj = Vec::new();
+            // At most `NAF_TABLE - 1` computed entries a point: one allocation whatever the
+            // digits (the batch APIs' allocation count stays independent of the batch size).
+            let mut proj = Vec::with_capacity(n * (NAF_TABLE - 1));
             for (p, naf) in points.iter().zip(&nafs) {
                 let top = naf[..len]
                     .iter()
