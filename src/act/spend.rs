@@ -625,8 +625,12 @@ impl PrivateKey {
                 + g.tables[1].vartime_mul(&spend.k)
                 + g.tables[3].vartime_mul(&ctx.ctx),
         ]);
-        // Published: `Ā = skM * A'` is the Client's own value (`B̄ * r2 - A' * e`), which its
-        // proof covers; `skM` stays secret.
+        // Published: `Ā = skM * A'` is an honest Client's own value (`B̄ * r2 - A' * e`), which
+        // its proof covers; `skM` stays secret. A forged spend chooses `A'` without knowing
+        // `Ā`: the variable-time check then processes `Ā` with public scalars, whose timing
+        // depends on `Ā` only through the additions' exceptional cases (identity, equal
+        // points), which occur with negligible probability for a point the sender cannot
+        // predict.
         validation::publish(&mut pub_pts);
         let mut points = Vec::with_capacity(n + 2);
         points.extend_from_slice(&spend.points[..2]);

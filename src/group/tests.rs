@@ -589,6 +589,23 @@ fn batched_vartime<C: Curve>() {
             vartime_mul_batch::<C>(&pts, &[(*i, *k + one)], &mut one_out).unwrap();
             assert_ne!(to_ref(&one_out[0]), pts[*i].to_primeorder() * *k);
         }
+        // Through the comb (a point used twice): the right products, and a changed scalar gives
+        // another product (the control of the comb path, which a single job does not take).
+        let k = rnd(&mut rng);
+        let mut two = [Point::<C>::IDENTITY; 2];
+        vartime_mul_batch::<C>(&pts, &[(0, k), (0, k + one)], &mut two).unwrap();
+        assert_eq!(to_ref(&two[0]), pts[0].to_primeorder() * k);
+        assert_eq!(to_ref(&two[1]), pts[0].to_primeorder() * (k + one));
+        assert_ne!(to_ref(&two[1]), pts[0].to_primeorder() * k);
+        // The same point at two indices, and the identity used once.
+        let dup = [pts[0], pts[0], Affine::<C>::IDENTITY];
+        let mut three = [Point::<C>::IDENTITY; 3];
+        vartime_mul_batch::<C>(&dup, &[(0, k), (1, -k), (2, k)], &mut three).unwrap();
+        assert_eq!(to_ref(&three[0]), pts[0].to_primeorder() * k);
+        assert_eq!(to_ref(&three[1]), pts[0].to_primeorder() * (-k));
+        assert!(bool::from(three[2].is_identity()));
+        // No job: nothing to do.
+        assert_eq!(vartime_mul_batch::<C>(&pts, &[], &mut []), Ok(()));
         // Lengths and indices are checked.
         assert_eq!(
             vartime_mul_batch::<C>(&pts, &[(n, one)], &mut [Point::<C>::IDENTITY]),
